@@ -1,0 +1,43 @@
+import crypto from 'node:crypto';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { AppContext } from '../src/app-context.js';
+import { jsonErrorHandler } from './errors.js';
+import { createRestRouter } from './routes/index.js';
+import { mountDashboard } from '../admin/router.js';
+
+/** Builds the HTTP application (no listen): health, REST API, dashboard and panel. */
+export async function createApp(ctx: AppContext): Promise<Express> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', ctx.config.trustProxy);
+  app.use((req, res, next) => {
+    req.id = (req.headers['x-request-id'] as string) || crypto.randomUUID();
+    res.set('X-Request-Id', req.id);
+    next();
+  });
+  app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false }));
+
+  app.get('/health/live', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/health/ready', async (_req, res) => {
+    try {
+      await ctx.db.sequelize.query('SELECT 1');
+      await ctx.jobs.ping();
+      res.json({ status: 'ok', database: 'ok', jobs: 'ok' });
+    } catch (err) {
+      ctx.logger.warn({ err }, 'readiness check failed');
+      res.status(503).json({ status: 'unavailable' });
+    }
+  });
+
+  app.use('/api/web/1.0', createRestRouter(ctx));
+  await mountDashboard(app, ctx);
+
+  app.use((req, res) => {
+    res.status(404).json({ message: 'Not found.' });
+  });
+  app.use(jsonErrorHandler(ctx.logger));
+  return app;
+}

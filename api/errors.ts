@@ -1,0 +1,44 @@
+import type { ErrorRequestHandler, Response } from 'express';
+import { AppError, ConflictError, ForbiddenError, NotFoundError, RateLimitedError, UnauthenticatedError, ValidationError } from '../src/errors.js';
+import type { Logger } from '../src/logger.js';
+
+/** The one table from typed errors to HTTP status codes (bodies follow decisions.md, Laravel style). */
+export function statusFor(err: unknown): number {
+  if (err instanceof ValidationError) return 422;
+  if (err instanceof UnauthenticatedError) return 401;
+  if (err instanceof ForbiddenError) return 403;
+  if (err instanceof NotFoundError) return 404;
+  if (err instanceof ConflictError) return 409;
+  if (err instanceof RateLimitedError) return 429;
+  return 500;
+}
+
+export function errorBody(err: unknown): Record<string, unknown> {
+  if (err instanceof ValidationError) return { message: err.message, errors: err.errors };
+  if (err instanceof AppError) return { message: err.message };
+  return { message: 'Server Error' };
+}
+
+export function sendError(res: Response, err: unknown): void {
+  const status = statusFor(err);
+  if (err instanceof RateLimitedError) res.set('Retry-After', String(err.retryAfterSeconds));
+  res.status(status).json(errorBody(err));
+}
+
+/** Body-parser and other HTTP-level errors carry a status; they are answered as JSON too, never HTML. */
+export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (res.headersSent) return;
+    const httpStatus = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode;
+    if (!(err instanceof AppError) && httpStatus && httpStatus >= 400 && httpStatus < 500) {
+      const type = (err as { type?: string }).type;
+      const message = type === 'entity.parse.failed' ? 'Malformed JSON body.'
+        : type === 'entity.too.large' ? 'The request body is too large.'
+        : httpStatus === 403 ? 'This action is unauthorized.' : (err as Error).message || 'Bad Request';
+      res.status(httpStatus).json({ message });
+      return;
+    }
+    if (statusFor(err) === 500) logger.error({ err, reqId: req.id, url: req.originalUrl }, 'unhandled error');
+    sendError(res, err);
+  };
+}

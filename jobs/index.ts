@@ -1,0 +1,4 @@
+import type { JobDefinition } from './job.js';
+
+/** Every job kind the worker runs; each feature adds its definition here. */
+export const jobDefinitions: JobDefinition<any>[] = [];

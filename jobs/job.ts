@@ -1,0 +1,14 @@
+import type { Job } from 'agenda';
+import type { Priority } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
+
+/** A job kind: a thin adapter that calls a service. Handlers must be idempotent (a job may run twice). */
+export interface JobDefinition<D = Record<string, unknown>> {
+  name: string;
+  priority: Priority;
+  /** Concurrency of this job kind in one worker; URGENT kinds keep their own slots so they never wait. */
+  concurrency: (ctx: AppContext) => number;
+  handler: (ctx: AppContext, data: D, job: Job<D>) => Promise<void>;
+  /** Retries with exponential back-off (Agenda's own backoff) when the handler throws. */
+  retries?: number;
+}

@@ -1,0 +1,112 @@
+import { parseArgs } from 'node:util';
+import { systemActor, type Role, type Scope } from '../src/actor.js';
+import { createAppContext, type AppContext } from '../src/app-context.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/index.js';
+import { migrateDown, migrateUp } from '../src/db/migrator.js';
+import { AppError, ValidationError } from '../src/errors.js';
+import { createLogger } from '../src/logger.js';
+import { seed } from '../src/seed.js';
+
+const HELP = `LeadFlow operator CLI. Every command accepts --json (one JSON object on stdout).
+
+  migrate [up|down] [--all]        apply pending migrations, or revert the last one (--all: every one)
+  seed                             create the admin and the demo account if the database is empty
+  account:create --name NAME
+  accounts:list
+  user:create --account ID --role seller|agent|admin --email E --password P --name "Full Name"
+  product:create --account ID --sku SKU --name NAME --price N [--inactive]
+  token:create --email USER_EMAIL --name NAME --scopes "CREATE LEADS,VIEW LEADS" [--expires 2027-01-01]
+  help`;
+
+/** Flags that take a value; the rest are switches. */
+const STRING_FLAGS = ['name', 'account', 'role', 'email', 'password', 'sku', 'price', 'scopes', 'expires', 'code', 'url', 'api-key', 'secret', 'timeout-ms'];
+
+type Flags = Record<string, string | boolean | undefined>;
+type Command = (ctx: AppContext, flags: Flags, positionals: string[]) => Promise<object>;
+
+const sys = systemActor();
+const str = (f: Flags, k: string) => (typeof f[k] === 'string' ? (f[k] as string) : undefined);
+const num = (f: Flags, k: string) => (str(f, k) === undefined ? undefined : Number(str(f, k)));
+
+export const commands: Record<string, Command> = {
+  async seed(ctx) {
+    const r = await seed(ctx);
+    return { created: r.created, ...(r.created ? { admin: r.admin, demo: r.demo } : {}) };
+  },
+  async 'account:create'(ctx, f) {
+    return ctx.services.accounts.createAccount(sys, { name: str(f, 'name')! });
+  },
+  async 'accounts:list'(ctx) {
+    return { accounts: await ctx.services.accounts.listAccounts(sys) };
+  },
+  async 'user:create'(ctx, f) {
+    return ctx.services.accounts.createUser(sys, {
+      account_id: num(f, 'account')!, role: str(f, 'role') as Role, email: str(f, 'email')!, password: str(f, 'password')!, name: str(f, 'name')!,
+    });
+  },
+  async 'product:create'(ctx, f) {
+    return ctx.services.catalogue.createProduct(sys, {
+      account_id: num(f, 'account'), sku: str(f, 'sku')!, name: str(f, 'name')!, price: num(f, 'price')!, active: !f.inactive,
+    });
+  },
+  async 'token:create'(ctx, f) {
+    const user = await ctx.services.accounts.findUserByEmail(str(f, 'email') ?? '');
+    if (!user) throw ValidationError.single('email', 'No user has this email.');
+    const scopes = (str(f, 'scopes') ?? '').split(',').map((s) => s.trim()).filter(Boolean) as Scope[];
+    return ctx.services.tokens.createToken(sys, { user_id: user.id, name: str(f, 'name')!, scopes, expires_at: str(f, 'expires') ? new Date(str(f, 'expires')!) : undefined });
+  },
+};
+
+function print(result: object, json: boolean): void {
+  if (json) process.stdout.write(JSON.stringify(result) + '\n');
+  else for (const [k, v] of Object.entries(result)) process.stdout.write(`${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}\n`);
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values: flags, positionals } = parseArgs({
+    args: argv, allowPositionals: true, strict: false,
+    options: {
+      json: { type: 'boolean' }, all: { type: 'boolean' }, inactive: { type: 'boolean' },
+      ...Object.fromEntries(STRING_FLAGS.map((k) => [k, { type: 'string' as const }])),
+    },
+  });
+  const [name, ...rest] = positionals;
+  const json = !!flags.json;
+  if (!name || name === 'help') {
+    if (json) print({ commands: [...Object.keys(commands), 'migrate', 'help'] }, true);
+    else process.stdout.write(HELP + '\n');
+    return;
+  }
+  const config = loadConfig();
+  const logger = createLogger('silent');
+  if (name === 'migrate') {
+    const db = await openDatabase(config, { log: () => {} });
+    try {
+      const direction = rest[0] ?? 'up';
+      if (direction !== 'up' && direction !== 'down') throw new ConfigError(`Unknown migrate direction "${direction}": use up or down`);
+      const applied = direction === 'up' ? await migrateUp(db.sequelize, db.url) : await migrateDown(db.sequelize, db.url, !!flags.all);
+      print({ direction, migrations: applied }, json);
+    } finally {
+      await db.close();
+    }
+    return;
+  }
+  const cmd = commands[name];
+  if (!cmd) throw new ConfigError(`Unknown command "${name}". Run: npm run cli -- help`);
+  const ctx = await createAppContext(config, { logger });
+  try {
+    print(await cmd(ctx, flags as Flags, rest), json);
+  } finally {
+    await ctx.close();
+  }
+}
+
+run(process.argv.slice(2)).catch((err) => {
+  const message = err instanceof ValidationError
+    ? Object.entries(err.errors).map(([k, v]) => `${k}: ${v.join(' ')}`).join('; ')
+    : err instanceof AppError || err instanceof ConfigError ? err.message : `Error: ${(err as Error)?.message ?? String(err)}`;
+  if (process.argv.includes('--json')) process.stdout.write(JSON.stringify({ error: message }) + '\n');
+  process.stderr.write(message + '\n');
+  process.exit(1);
+});

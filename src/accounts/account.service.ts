@@ -1,0 +1,95 @@
+import { Op } from 'sequelize';
+import type { Actor } from '../actor.js';
+import type { Core } from '../context.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { hashPassword, verifyPassword } from '../passwords.js';
+import { accountScope, authorize } from '../policy.js';
+import { validate } from '../validation.js';
+import { accountCreateSchema, userCreateSchema, userUpdateSchema, type AccountCreateInput, type UserCreateInput, type UserUpdateInput } from './account.schemas.js';
+import type { User } from './user.model.js';
+
+export interface UserView { id: number; account_id: number; role: string; email: string; name: string; active: boolean; created_at: string }
+
+export function userView(u: User): UserView {
+  return { id: u.id, account_id: u.account_id, role: u.role, email: u.email, name: u.name, active: u.active, created_at: u.created_at.toISOString() };
+}
+
+export function createAccountService(core: Core) {
+  const { Account, User } = core.models;
+
+  return {
+    /** Creates a tenant. Admin (or system) only. */
+    async createAccount(actor: Actor, input: AccountCreateInput) {
+      authorize(actor, 'create', 'account');
+      const v = validate<AccountCreateInput>(accountCreateSchema, input);
+      if (await Account.findOne({ where: { name: { [Op.iLike]: v.name } } })) {
+        throw ValidationError.single('name', 'The name has already been taken.');
+      }
+      const a = await Account.create({ name: v.name });
+      return { id: a.id, name: a.name, created_at: a.created_at.toISOString() };
+    },
+
+    async listAccounts(actor: Actor) {
+      authorize(actor, 'viewAny', 'account');
+      const where = accountScope(actor).account_id ? { id: accountScope(actor).account_id } : {};
+      const rows = await Account.findAll({ where, order: [['id', 'ASC']] });
+      const counts = await User.count({ group: ['account_id'] }) as unknown as { account_id: number; count: number }[];
+      const byAccount = new Map(counts.map((c) => [c.account_id, Number(c.count)]));
+      return rows.map((a) => ({ id: a.id, name: a.name, users: byAccount.get(a.id) ?? 0, created_at: a.created_at.toISOString() }));
+    },
+
+    /** Creates a login. Sellers create agents/sellers of their own account; only admins create admins. */
+    async createUser(actor: Actor, input: UserCreateInput) {
+      const v = validate<UserCreateInput>(userCreateSchema, input);
+      authorize(actor, 'create', 'user', { account_id: v.account_id, role: v.role });
+      if (!(await Account.findByPk(v.account_id))) throw ValidationError.single('account_id', 'The selected account_id is invalid.');
+      if (await User.findOne({ where: { email: { [Op.iLike]: v.email } } })) {
+        throw ValidationError.single('email', 'The email has already been taken.');
+      }
+      const u = await User.create({ ...v, email: v.email.toLowerCase(), password_hash: await hashPassword(v.password, core.config.passwordHashCost) });
+      return userView(u);
+    },
+
+    async updateUser(actor: Actor, id: number, input: UserUpdateInput) {
+      const v = validate<UserUpdateInput>(userUpdateSchema, input);
+      const u = await User.findOne({ where: { id, ...accountScope(actor) } });
+      if (!u) throw new NotFoundError();
+      authorize(actor, 'update', 'user', { account_id: u.account_id, role: v.role ?? u.role });
+      if (v.email && v.email !== u.email && (await User.findOne({ where: { email: { [Op.iLike]: v.email }, id: { [Op.ne]: id } } }))) {
+        throw ValidationError.single('email', 'The email has already been taken.');
+      }
+      const { password, ...rest } = v;
+      await u.update({ ...rest, ...(password ? { password_hash: await hashPassword(password, core.config.passwordHashCost) } : {}) });
+      return userView(u);
+    },
+
+    async listUsers(actor: Actor, accountId?: number) {
+      authorize(actor, 'viewAny', 'user');
+      const rows = await User.findAll({ where: accountScope(actor, accountId), order: [['id', 'ASC']] });
+      return rows.map(userView);
+    },
+
+    async deleteUser(actor: Actor, id: number) {
+      const u = await User.findOne({ where: { id, ...accountScope(actor) } });
+      if (!u) throw new NotFoundError();
+      authorize(actor, 'delete', 'user', u);
+      if (actor.kind !== 'system' && actor.userId === id) throw new ConflictError('You cannot delete your own login.');
+      await u.destroy();
+    },
+
+    /** Password check for login; returns the user or null, taking the same time for unknown emails. */
+    async verifyCredentials(email: string, password: string): Promise<User | null> {
+      const u = await User.scope('withPassword').findOne({ where: { email: String(email).trim().toLowerCase(), active: true } });
+      if (!u) {
+        await verifyPassword('$argon2id$v=19$m=1024,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$9sTbSlTio3Biev89thdrlKKiCaYsjjYVJxGAL3swxpQ', password);
+        return null;
+      }
+      return (await verifyPassword(u.password_hash, password)) ? u : null;
+    },
+
+    async findUserByEmail(email: string) {
+      return User.findOne({ where: { email: String(email).trim().toLowerCase() } });
+    },
+  };
+}
+export type AccountService = ReturnType<typeof createAccountService>;

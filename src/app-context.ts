@@ -1,0 +1,42 @@
+import { createJobSystem, type JobSystem } from '../jobs/agenda.js';
+import type { Config } from './config.js';
+import type { Core } from './context.js';
+import { openDatabase, type Database } from './db/index.js';
+import { migrateUp } from './db/migrator.js';
+import { initModels } from './db/models.js';
+import { createLogger, type Logger } from './logger.js';
+import { createServices, type Services } from './services.js';
+
+export interface AppContext extends Core {
+  services: Services;
+  jobs: JobSystem;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database (embedded or DATABASE_URL), applies migrations, builds services and the job queue.
+ * The same context serves the web role, the worker role, the CLI and the tests.
+ */
+export async function createAppContext(config: Readonly<Config>, opts: { logger?: Logger; migrate?: boolean; database?: string } = {}): Promise<AppContext> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const db: Database = await openDatabase(config, { database: opts.database, log: (m) => logger.debug({ pg: m }) });
+  try {
+    if (opts.migrate !== false) await migrateUp(db.sequelize, db.url);
+    const models = initModels(db.sequelize);
+    const jobs = await createJobSystem(config, db.url);
+    const core: Core = { config, db, models, logger, queue: jobs.queue };
+    const services = createServices(core);
+    return {
+      ...core,
+      services,
+      jobs,
+      async close() {
+        await jobs.close();
+        await db.close();
+      },
+    };
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+}

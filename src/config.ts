@@ -1,0 +1,119 @@
+import Joi from 'joi';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Thrown when the environment is invalid; main prints its message as one line and exits non-zero. */
+export class ConfigError extends Error {}
+
+const schema = Joi.object({
+  NODE_ENV: Joi.string().valid('development', 'test', 'production').default('development'),
+  HOST: Joi.string().default('0.0.0.0'),
+  PORT: Joi.number().integer().min(0).max(65535).default(3000),
+  APP_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
+  DATABASE_POOL_MAX: Joi.number().integer().min(2).max(200).default(10),
+  DATA_DIR: Joi.string().default('./data'),
+  SESSION_SECRET: Joi.string().min(32),
+  SESSION_IDLE_MINUTES: Joi.number().integer().min(1).default(120),
+  SESSION_ABSOLUTE_HOURS: Joi.number().integer().min(1).default(12),
+  TRUST_PROXY: Joi.boolean().truthy('1').falsy('0').default(false),
+  ADMIN_EMAIL: Joi.string().email({ tlds: false }).default('admin@example.com'),
+  ADMIN_PASSWORD: Joi.string().min(8),
+  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
+  AGENDA_MONGO_URL: Joi.string().uri({ scheme: ['mongodb', 'mongodb+srv'] }),
+  RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
+  LOGIN_THROTTLE_PER_MINUTE: Joi.number().integer().min(1).default(5),
+  DUPLICATE_WINDOW_DAYS: Joi.number().integer().min(0).default(30),
+  SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
+  MAIL_FROM: Joi.string().default('LeadFlow <no-reply@leadflow.local>'),
+  IMPORT_MAX_BYTES: Joi.number().integer().min(1024).default(20 * 1024 * 1024),
+  IMPORT_MAX_ROWS: Joi.number().integer().min(1).default(200_000),
+  EXPORT_TTL_DAYS: Joi.number().integer().min(1).default(7),
+  WORKER_URGENT_CONCURRENCY: Joi.number().integer().min(1).default(5),
+  WORKER_IMPORTANT_CONCURRENCY: Joi.number().integer().min(1).default(2),
+  PASSWORD_HASH_COST: Joi.string().valid('normal', 'fast').default('normal'),
+  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+}).unknown(true);
+
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  host: string;
+  port: number;
+  appUrl: string;
+  databaseUrl: string | null;
+  databasePoolMax: number;
+  dataDir: string;
+  sessionSecret: string;
+  sessionIdleMinutes: number;
+  sessionAbsoluteHours: number;
+  trustProxy: boolean;
+  adminEmail: string;
+  adminPassword: string | null;
+  redisUrl: string | null;
+  agendaMongoUrl: string | null;
+  rateLimitPerMinute: number;
+  loginThrottlePerMinute: number;
+  duplicateWindowDays: number;
+  smtpUrl: string | null;
+  mailFrom: string;
+  importMaxBytes: number;
+  importMaxRows: number;
+  exportTtlDays: number;
+  workerUrgentConcurrency: number;
+  workerImportantConcurrency: number;
+  passwordHashCost: 'normal' | 'fast';
+  logLevel: string;
+}
+
+/** Development keeps one generated secret under DATA_DIR so sessions survive restarts. */
+function devSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'session-secret');
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  fs.mkdirSync(dataDir, { recursive: true });
+  const secret = crypto.randomBytes(32).toString('hex');
+  fs.writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+/** Validates the environment once; nothing else in the code base reads process.env. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const { value: v, error } = schema.validate(env, { abortEarly: true, convert: true });
+  if (error) {
+    const key = String(error.details[0].path[0] ?? '');
+    throw new ConfigError(`Invalid environment variable ${key}: ${error.details[0].message.replace(/^"[^"]*" /, '')}`);
+  }
+  if (v.NODE_ENV === 'production' && !v.SESSION_SECRET) {
+    throw new ConfigError('Invalid environment variable SESSION_SECRET: required in production (at least 32 characters)');
+  }
+  const dataDir = path.resolve(v.DATA_DIR);
+  return Object.freeze({
+    env: v.NODE_ENV,
+    host: v.HOST,
+    port: v.PORT,
+    appUrl: (v.APP_URL ?? `http://localhost:${v.PORT}`).replace(/\/$/, ''),
+    databaseUrl: v.DATABASE_URL ?? null,
+    databasePoolMax: v.DATABASE_POOL_MAX,
+    dataDir,
+    sessionSecret: v.SESSION_SECRET ?? devSecret(dataDir),
+    sessionIdleMinutes: v.SESSION_IDLE_MINUTES,
+    sessionAbsoluteHours: v.SESSION_ABSOLUTE_HOURS,
+    trustProxy: v.TRUST_PROXY,
+    adminEmail: v.ADMIN_EMAIL.toLowerCase(),
+    adminPassword: v.ADMIN_PASSWORD ?? null,
+    redisUrl: v.REDIS_URL ?? null,
+    agendaMongoUrl: v.AGENDA_MONGO_URL ?? null,
+    rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
+    loginThrottlePerMinute: v.LOGIN_THROTTLE_PER_MINUTE,
+    duplicateWindowDays: v.DUPLICATE_WINDOW_DAYS,
+    smtpUrl: v.SMTP_URL ?? null,
+    mailFrom: v.MAIL_FROM,
+    importMaxBytes: v.IMPORT_MAX_BYTES,
+    importMaxRows: v.IMPORT_MAX_ROWS,
+    exportTtlDays: v.EXPORT_TTL_DAYS,
+    workerUrgentConcurrency: v.WORKER_URGENT_CONCURRENCY,
+    workerImportantConcurrency: v.WORKER_IMPORTANT_CONCURRENCY,
+    passwordHashCost: v.PASSWORD_HASH_COST,
+    logLevel: v.LOG_LEVEL,
+  });
+}

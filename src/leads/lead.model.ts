@@ -1,0 +1,55 @@
+import { DataTypes, Model, type Sequelize } from 'sequelize';
+
+export const LEAD_STATUSES = ['new', 'confirmed', 'wrong', 'call_later', 'no_answer', 'duplicate', 'canceled'] as const;
+export type LeadStatus = (typeof LEAD_STATUSES)[number];
+
+export interface DataPair { key?: string; value?: string }
+
+export class Lead extends Model {
+  declare id: number;
+  declare account_id: number;
+  declare reference: string;
+  declare phone: string;
+  declare phone_normalized: string;
+  declare full_name: string;
+  declare city: string | null;
+  declare city_id: number | null;
+  declare area: string | null;
+  declare address: string | null;
+  declare data: DataPair[];
+  declare status: LeadStatus;
+  declare action_date: Date | null;
+  declare total: number;
+  declare created_by_user_id: number | null;
+  declare created_by_token_id: number | null;
+  declare import_run_id: number | null;
+  declare import_row: number | null;
+  declare created_at: Date;
+  declare updated_at: Date;
+}
+
+export function initLead(sequelize: Sequelize) {
+  Lead.init(
+    {
+      id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
+      account_id: { type: DataTypes.INTEGER, allowNull: false },
+      reference: { type: DataTypes.STRING(12), allowNull: false },
+      phone: { type: DataTypes.STRING(100), allowNull: false },
+      phone_normalized: { type: DataTypes.STRING(100), allowNull: false },
+      full_name: { type: DataTypes.STRING(100), allowNull: false },
+      city: DataTypes.STRING(100),
+      city_id: DataTypes.INTEGER,
+      area: DataTypes.STRING(100),
+      address: DataTypes.STRING(100),
+      data: { type: DataTypes.JSONB, allowNull: false, defaultValue: [] },
+      status: { type: DataTypes.STRING(20), allowNull: false, defaultValue: 'new' },
+      action_date: DataTypes.DATE,
+      total: { type: DataTypes.DECIMAL(16, 2), allowNull: false, defaultValue: 0, get() { return Number(this.getDataValue('total')); } },
+      created_by_user_id: DataTypes.INTEGER,
+      created_by_token_id: DataTypes.INTEGER,
+      import_run_id: DataTypes.INTEGER,
+      import_row: DataTypes.INTEGER,
+    },
+    { sequelize, tableName: 'leads', modelName: 'Lead' },
+  );
+}

@@ -1,0 +1,74 @@
+import { startWebServer, type WebServer } from '../api/server.js';
+import { jobDefinitions } from '../jobs/index.js';
+import { createAppContext, type AppContext } from './app-context.js';
+import { ConfigError, loadConfig } from './config.js';
+import { seed } from './seed.js';
+
+const ROLES = ['web', 'worker', 'all'] as const;
+type ProcessRole = (typeof ROLES)[number];
+
+function parseRole(argv: string[]): ProcessRole {
+  const i = argv.indexOf('--role');
+  const value = i >= 0 ? argv[i + 1] : (argv.find((a) => a.startsWith('--role='))?.slice(7) ?? 'all');
+  if (!ROLES.includes(value as ProcessRole)) throw new ConfigError(`Invalid --role "${value}": expected web, worker or all`);
+  return value as ProcessRole;
+}
+
+function printSeed(result: Awaited<ReturnType<typeof seed>>, appUrl: string): void {
+  if (!result.created) return;
+  const lines = [
+    '',
+    'First start: demo data created. These passwords are shown once.',
+    `  Admin panel:  ${appUrl}/admin`,
+    `  Admin:        ${result.admin!.email} / ${result.admin!.password ?? '(ADMIN_PASSWORD)'}`,
+    `  Demo seller:  ${result.demo!.seller.email} / ${result.demo!.seller.password}`,
+    `  Demo agent:   ${result.demo!.agent.email} / ${result.demo!.agent.password}`,
+    '',
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+async function main(): Promise<void> {
+  const role = parseRole(process.argv.slice(2));
+  const config = loadConfig();
+  const ctx: AppContext = await createAppContext(config);
+  let web: WebServer | null = null;
+  let stopping = false;
+
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    ctx.logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      ctx.logger.error('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    try {
+      if (web) await web.close();
+      await ctx.close();
+      process.exit(0);
+    } catch (err) {
+      ctx.logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  const seeded = await seed(ctx);
+  if (role !== 'worker') web = await startWebServer(ctx);
+  if (role !== 'web') await ctx.jobs.startWorker(ctx, jobDefinitions);
+  printSeed(seeded, config.appUrl);
+  const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PostgreSQL (${config.dataDir}/pg)`;
+  process.stdout.write(
+    `LeadFlow ${role === 'worker' ? 'worker' : `listening on http://${config.host}:${web!.port}`} ` +
+      `(role ${role}, ${where}, ready in ${Math.round(process.uptime() * 1000)} ms)\n`,
+  );
+}
+
+main().catch((err) => {
+  const message = err instanceof ConfigError ? err.message : `Start failed: ${(err as Error)?.message ?? String(err)}`;
+  process.stderr.write(message + '\n');
+  process.exit(1);
+});

@@ -1,0 +1,82 @@
+import type { Actor, Role, Scope } from './actor.js';
+import { ForbiddenError } from './errors.js';
+
+export const ABILITIES = ['viewAny', 'view', 'create', 'update', 'delete', 'import', 'export'] as const;
+export type Ability = (typeof ABILITIES)[number];
+
+export const RESOURCES = [
+  'lead', 'order', 'leadHistory', 'orderHistory', 'product', 'city', 'token', 'user', 'account',
+  'shippingCompany', 'importRun', 'exportRun',
+] as const;
+export type Resource = (typeof RESOURCES)[number];
+
+type Grid = Partial<Record<Resource, readonly Ability[]>>;
+
+const ALL: readonly Ability[] = ABILITIES;
+const READ: readonly Ability[] = ['viewAny', 'view'];
+const CRUD: readonly Ability[] = ['viewAny', 'view', 'create', 'update', 'delete'];
+
+/** decisions.md "Tenancy and roles": what each dashboard role may do (within its account unless admin). */
+const ROLE_GRID: Record<Role, Grid> = {
+  admin: Object.fromEntries(
+    (['lead', 'order', 'leadHistory', 'orderHistory', 'product', 'city', 'token', 'user', 'account', 'shippingCompany', 'importRun', 'exportRun'] as const)
+      .map((r) => [r, ALL]),
+  ),
+  seller: {
+    lead: ALL, order: ALL, leadHistory: READ, orderHistory: READ, product: CRUD, city: READ, token: ['viewAny', 'view', 'create', 'delete'],
+    user: CRUD, account: ['view'], shippingCompany: CRUD, importRun: ['viewAny', 'view', 'create'], exportRun: ['viewAny', 'view', 'create'],
+  },
+  agent: {
+    lead: ['viewAny', 'view', 'update'], order: ['viewAny', 'view', 'update'], leadHistory: READ, orderHistory: READ,
+    product: READ, city: READ, account: ['view'],
+  },
+};
+
+/** REST tokens: their scopes decide, never the owner's role beyond it. */
+const SCOPE_GRID: Partial<Record<Resource, Partial<Record<Ability, Scope>>>> = {
+  lead: { viewAny: 'VIEW LEADS', view: 'VIEW LEADS', create: 'CREATE LEADS', update: 'UPDATE LEADS', delete: 'DELETE LEADS' },
+  order: { viewAny: 'VIEW ORDERS', view: 'VIEW ORDERS', create: 'CREATE ORDERS', update: 'UPDATE ORDERS', delete: 'DELETE ORDERS' },
+  leadHistory: { viewAny: 'VIEW LEADS', view: 'VIEW LEADS' },
+  orderHistory: { viewAny: 'VIEW ORDERS', view: 'VIEW ORDERS' },
+};
+
+/** Seller-managed users may not be promoted to or be admins. */
+function recordAllowed(actor: Actor, resource: Resource, record?: { account_id?: number | null; role?: string }): boolean {
+  if (!record || actor.kind === 'system') return true;
+  if (actor.kind === 'user' && actor.role === 'admin') return true;
+  if (resource === 'city') return true;
+  if (record.account_id != null && record.account_id !== actor.accountId) return false;
+  if (resource === 'user' && record.role === 'admin') return false;
+  return true;
+}
+
+/** One decision for every entry point: REST, dashboard routes, admin panel and jobs. */
+export function can(actor: Actor, ability: Ability, resource: Resource, record?: { account_id?: number | null; role?: string }): boolean {
+  if (actor.kind === 'system') return true;
+  let allowed: boolean;
+  if (actor.kind === 'token') {
+    const scope = SCOPE_GRID[resource]?.[ability];
+    allowed = !!scope && actor.scopes.includes(scope);
+  } else {
+    allowed = ROLE_GRID[actor.role][resource]?.includes(ability) ?? false;
+  }
+  return allowed && recordAllowed(actor, resource, record);
+}
+
+export function authorize(actor: Actor, ability: Ability, resource: Resource, record?: { account_id?: number | null; role?: string }): void {
+  if (!can(actor, ability, resource, record)) throw new ForbiddenError();
+}
+
+/** True when the actor sees every account (system-level admin). */
+export function isSystemWide(actor: Actor): boolean {
+  return actor.kind === 'system' ? actor.accountId === null : actor.kind === 'user' && actor.role === 'admin';
+}
+
+/**
+ * The account filter every tenant query adds: `{ account_id }` of the actor, or (for an admin) the account
+ * the admin chose to look at, or nothing to see all accounts.
+ */
+export function accountScope(actor: Actor, requestedAccountId?: number | null): { account_id?: number } {
+  if (isSystemWide(actor)) return requestedAccountId ? { account_id: requestedAccountId } : {};
+  return { account_id: actor.accountId as number };
+}

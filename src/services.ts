@@ -1,0 +1,14 @@
+import { createAccountService } from './accounts/account.service.js';
+import { createCatalogueService } from './catalogue/catalogue.service.js';
+import type { Core } from './context.js';
+import { createTokenService } from './tokens/token.service.js';
+
+/** Every domain service, built once per process over the same core. Entry points only call these. */
+export function createServices(core: Core) {
+  return {
+    accounts: createAccountService(core),
+    catalogue: createCatalogueService(core),
+    tokens: createTokenService(core),
+  };
+}
+export type Services = ReturnType<typeof createServices>;

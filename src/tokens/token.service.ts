@@ -1,0 +1,88 @@
+import crypto from 'node:crypto';
+import Joi from 'joi';
+import { SCOPES, tokenActor, type Actor, type Scope } from '../actor.js';
+import type { Core } from '../context.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { accountScope, authorize } from '../policy.js';
+import { validate } from '../validation.js';
+import type { ApiToken } from './api-token.model.js';
+
+export const tokenCreateSchema = Joi.object({
+  name: Joi.string().trim().min(1).max(100).required(),
+  scopes: Joi.array().items(Joi.string().valid(...SCOPES)).min(1).unique().required(),
+  expires_at: Joi.date().iso().greater('now').allow(null),
+  user_id: Joi.number().integer().positive(),
+});
+export interface TokenCreateInput { name: string; scopes: Scope[]; expires_at?: Date | null; user_id?: number }
+
+export function sha256(s: string): string {
+  return crypto.createHash('sha256').update(s).digest('hex');
+}
+
+export function tokenView(t: ApiToken) {
+  return {
+    id: t.id, account_id: t.account_id, name: t.name, scopes: t.scopes, created_by: t.user_id,
+    last_used_at: t.last_used_at?.toISOString() ?? null, expires_at: t.expires_at?.toISOString() ?? null,
+    created_at: t.created_at.toISOString(),
+  };
+}
+
+/** last_used_at is written at most once a minute per token, never once per request. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export function createTokenService(core: Core) {
+  const { ApiToken, User } = core.models;
+  const touched = new Map<number, number>();
+
+  return {
+    /** Generates a token "{id}|{40 random chars}"; the plain value is returned once and only its hash is stored. */
+    async createToken(actor: Actor, input: TokenCreateInput) {
+      const v = validate<TokenCreateInput>(tokenCreateSchema, input);
+      const ownerId = v.user_id ?? (actor.kind === 'system' ? undefined : actor.userId);
+      const owner = ownerId ? await User.findOne({ where: { id: ownerId, ...accountScope(actor) } }) : null;
+      if (!owner) throw ValidationError.single('user_id', 'The selected user_id is invalid.');
+      authorize(actor, 'create', 'token', { account_id: owner.account_id });
+      const secret = crypto.randomBytes(30).toString('base64url').slice(0, 40);
+      const t = await ApiToken.create({
+        account_id: owner.account_id, user_id: owner.id, name: v.name, scopes: v.scopes, expires_at: v.expires_at ?? null,
+        token_hash: sha256(secret),
+      });
+      return { ...tokenView(t), token: `${t.id}|${secret}` };
+    },
+
+    async listTokens(actor: Actor, accountId?: number) {
+      authorize(actor, 'viewAny', 'token');
+      const rows = await ApiToken.findAll({ where: accountScope(actor, accountId), order: [['created_at', 'DESC'], ['id', 'DESC']] });
+      return rows.map(tokenView);
+    },
+
+    /** Deleting the row is the revocation: every process looks the token up per request, so it is immediate. */
+    async revokeToken(actor: Actor, id: number) {
+      const t = await ApiToken.findOne({ where: { id, ...accountScope(actor) } });
+      if (!t) throw new NotFoundError();
+      authorize(actor, 'delete', 'token', t);
+      await t.destroy();
+    },
+
+    /** Resolves a bearer value to its actor, or null when missing, malformed, unknown, expired or revoked. */
+    async authenticate(raw: string): Promise<Actor | null> {
+      const m = /^(\d{1,10})\|([A-Za-z0-9_-]{40})$/.exec(raw ?? '');
+      if (!m) return null;
+      const t = await ApiToken.scope('withHash').findByPk(Number(m[1]), { include: [{ model: User, attributes: ['id', 'name', 'role', 'active'] }] });
+      if (!t) return null;
+      const expected = Buffer.from(t.token_hash, 'hex');
+      const given = Buffer.from(sha256(m[2]), 'hex');
+      if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return null;
+      if (t.expires_at && t.expires_at.getTime() <= Date.now()) return null;
+      const owner = (t as unknown as { User: { name: string; role: 'admin' | 'seller' | 'agent'; active: boolean } | null }).User;
+      if (!owner || !owner.active) return null;
+      const now = Date.now();
+      if (now - (touched.get(t.id) ?? 0) > TOUCH_INTERVAL_MS) {
+        touched.set(t.id, now);
+        ApiToken.update({ last_used_at: new Date(now) }, { where: { id: t.id }, silent: true }).catch((err) => core.logger.warn({ err }, 'token touch failed'));
+      }
+      return tokenActor(t, owner);
+    },
+  };
+}
+export type TokenService = ReturnType<typeof createTokenService>;

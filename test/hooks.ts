@@ -1,0 +1,45 @@
+import pg from 'pg';
+import { createAppContext, type AppContext } from '../src/app-context.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { openDatabase } from '../src/db/index.js';
+
+/**
+ * One context for the whole run: the embedded server under ./data/test (database leadflow_test), or DATABASE_URL.
+ * The schema is dropped and migrated from zero at the start, so every run also proves the migrations.
+ */
+let ctx: AppContext | null = null;
+
+export function testConfig(overrides: Partial<Record<string, string>> = {}): Readonly<Config> {
+  return loadConfig({
+    ...process.env, NODE_ENV: 'test', DATA_DIR: process.env.TEST_DATA_DIR ?? './data/test', PASSWORD_HASH_COST: 'fast',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', SESSION_SECRET: 'test-secret-test-secret-test-secret-0123', ...overrides,
+  });
+}
+
+export function getCtx(): AppContext {
+  if (!ctx) throw new Error('test context not ready: test/hooks.ts runs first');
+  return ctx;
+}
+
+async function resetSchema(config: Readonly<Config>): Promise<void> {
+  const db = await openDatabase(config, { database: 'leadflow_test' });
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  await client.query('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;');
+  await client.end();
+  await db.close();
+}
+
+export const mochaHooks = {
+  async beforeAll(this: Mocha.Context) {
+    this.timeout(120_000);
+    const config = testConfig();
+    await resetSchema(config);
+    ctx = await createAppContext(config, { database: 'leadflow_test' });
+  },
+  async afterAll(this: Mocha.Context) {
+    this.timeout(30_000);
+    await ctx?.close();
+    ctx = null;
+  },
+};

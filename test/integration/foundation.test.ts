@@ -1,0 +1,156 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { expect } from 'chai';
+import pg from 'pg';
+import { QueryTypes, Sequelize } from 'sequelize';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { migrateDown, migrateUp } from '../../src/db/migrator.js';
+import { getCtx } from '../hooks.js';
+import { startTestServer } from '../helpers.js';
+
+function runMain(env: Record<string, string>, args: string[] = []) {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    env: { ...process.env, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: 'fast', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+async function waitFor(fn: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await fn().catch(() => false)) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
+describe('foundation', () => {
+  describe('configuration', () => {
+    it('names the variable in one line when a value is invalid', () => {
+      expect(() => loadConfig({ PORT: 'abc' })).to.throw(ConfigError, /^Invalid environment variable PORT: /);
+      expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).to.throw(ConfigError, /DATABASE_URL/);
+      expect(() => loadConfig({ NODE_ENV: 'production' })).to.throw(ConfigError, /SESSION_SECRET/);
+    });
+
+    it('refuses to start with an unreachable DATABASE_URL: one line, non-zero exit, no stack', async () => {
+      const child = runMain({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', PORT: '0' });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const code = await new Promise<number | null>((r) => child.on('exit', r));
+      expect(code).to.equal(1);
+      expect(stderr.trim().split('\n')).to.have.length(1);
+      expect(stderr).to.match(/^Invalid environment variable DATABASE_URL: cannot connect/);
+    });
+  });
+
+  describe('health', () => {
+    it('answers live and ready with the database and job backend reachable', async () => {
+      const web = await startTestServer();
+      try {
+        const live = await fetch(`${web.url}/health/live`);
+        expect(live.status).to.equal(200);
+        const ready = await fetch(`${web.url}/health/ready`);
+        expect(ready.status).to.equal(200);
+        expect(await ready.json()).to.deep.equal({ status: 'ok', database: 'ok', jobs: 'ok' });
+      } finally {
+        await web.close();
+      }
+    });
+
+    it('answers unknown paths with JSON 404, never HTML', async () => {
+      const web = await startTestServer();
+      try {
+        const res = await fetch(`${web.url}/no/such/page`, { headers: { accept: 'application/json' } });
+        expect(res.status).to.equal(404);
+        expect(await res.json()).to.deep.equal({ message: 'Not found.' });
+      } finally {
+        await web.close();
+      }
+    });
+  });
+
+  describe('graceful shutdown', () => {
+    it('lets an in-flight request finish after close() starts, then stops listening', async () => {
+      const web = await startTestServer();
+      const { port } = web.server.address() as net.AddressInfo;
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise((r) => socket.once('connect', r));
+      let response = '';
+      socket.on('data', (d) => (response += d));
+      // The request is in flight: headers sent, body still coming.
+      socket.write('POST /health/live HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nhello');
+      await new Promise((r) => setTimeout(r, 100));
+      let closed = false;
+      const closing = web.close().then(() => (closed = true));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(closed).to.equal(false);
+      socket.write('world');
+      await closing;
+      await new Promise((r) => setTimeout(r, 50));
+      expect(response).to.match(/^HTTP\/1\.1 404/);
+      const refused = await fetch(`http://127.0.0.1:${port}/health/live`).then(() => false, () => true);
+      expect(refused).to.equal(true);
+      socket.destroy();
+    });
+
+    it('starts on a fresh embedded data directory, is ready within 5 s, seeds once and exits 0 on SIGTERM', async function () {
+      this.timeout(90_000);
+      if (process.env.DATABASE_URL) this.skip(); // the embedded start is the point of this test
+      fs.mkdirSync('data', { recursive: true });
+      const dataDir = fs.mkdtempSync(path.resolve('data', 'start-'));
+      try {
+        for (const round of [1, 2]) {
+          const port = 20000 + Math.floor(Math.random() * 20000);
+          const started = Date.now();
+          const child = runMain({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ADMIN_PASSWORD: 'admin-password-1' });
+          let stdout = '';
+          child.stdout.on('data', (d) => (stdout += d));
+          const ready = await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200, 30_000);
+          expect(ready, stdout).to.equal(true);
+          const readyMs = Date.now() - started;
+          await waitFor(async () => stdout.includes('LeadFlow listening'), 5000);
+          expect(readyMs).to.be.below(round === 1 ? 20_000 : 10_000);
+          expect(stdout.includes('First start'), stdout).to.equal(round === 1);
+          child.kill('SIGTERM');
+          const code = await new Promise<number | null>((r) => child.on('exit', r));
+          expect(code).to.equal(0);
+        }
+      } finally {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('migrations', () => {
+    it('migrate down to zero and up again leaves the full schema', async function () {
+      this.timeout(60_000);
+      const base = new URL(getCtx().db.url);
+      const dbName = `${base.pathname.slice(1)}_migrations`;
+      const admin = new pg.Client({ connectionString: getCtx().db.url });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS "${dbName}"`);
+      await admin.query(`CREATE DATABASE "${dbName}"`);
+      await admin.end();
+      const url = new URL(getCtx().db.url);
+      url.pathname = `/${dbName}`;
+      const seq = new Sequelize(url.toString(), { dialect: 'postgres', logging: false });
+      try {
+        const tables = async () => (await seq.query<{ name: string }>(
+          "SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'schema_migrations' ORDER BY 1",
+          { type: QueryTypes.SELECT },
+        )).map((r) => r.name);
+        const up1 = await migrateUp(seq, url.toString());
+        expect(up1.length).to.be.greaterThan(0);
+        const full = await tables();
+        expect(full).to.include.members(['accounts', 'users', 'leads', 'lead_products', 'lead_histories', 'orders', 'order_histories', 'api_tokens', 'agenda_jobs', 'sessions', 'import_runs', 'export_runs', 'shipping_companies', 'cities', 'products']);
+        await migrateDown(seq, url.toString(), true);
+        expect(await tables()).to.deep.equal([]);
+        await migrateUp(seq, url.toString());
+        expect(await tables()).to.deep.equal(full);
+      } finally {
+        await seq.close();
+      }
+    });
+  });
+});
