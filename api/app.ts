@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { AppContext } from '../src/app-context.js';
 import { jsonErrorHandler } from './errors.js';
+import { apiDocsHtml } from './openapi.js';
 import { createRestRouter } from './routes/index.js';
 import { mountDashboard } from '../admin/router.js';
 
@@ -32,6 +33,9 @@ export async function createApp(ctx: AppContext): Promise<Express> {
     }
   });
 
+  app.get('/api/docs', (_req, res) => {
+    res.type('html').send(apiDocsHtml());
+  });
   app.use('/api/web/1.0', createRestRouter(ctx));
   await mountDashboard(app, ctx);
 

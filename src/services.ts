@@ -1,6 +1,8 @@
 import { createAccountService } from './accounts/account.service.js';
 import { createCatalogueService } from './catalogue/catalogue.service.js';
 import type { Core } from './context.js';
+import { createHistoryService } from './histories/history.service.js';
+import { createLeadService } from './leads/lead.service.js';
 import { createTokenService } from './tokens/token.service.js';
 
 /** Every domain service, built once per process over the same core. Entry points only call these. */
@@ -9,6 +11,8 @@ export function createServices(core: Core) {
     accounts: createAccountService(core),
     catalogue: createCatalogueService(core),
     tokens: createTokenService(core),
+    leads: createLeadService(core),
+    histories: createHistoryService(core),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -31,11 +31,13 @@ const messages: Joi.LanguageMessages = {
   'date.format': 'The {{#label}} field must match the format Y-m-d\\TH:i:sP.',
 };
 
+export const JOI_OPTIONS: Joi.ValidationOptions = {
+  abortEarly: false, stripUnknown: false, allowUnknown: false, convert: true, errors: { wrap: { label: false } }, messages,
+};
+
 /** Validates against a Joi schema and throws ValidationError keyed by dotted paths; returns the converted value. */
 export function validate<T>(schema: Joi.Schema, input: unknown, opts: Joi.ValidationOptions = {}): T {
-  const { value, error } = schema.validate(input, {
-    abortEarly: false, stripUnknown: false, allowUnknown: false, errors: { wrap: { label: false } }, messages, ...opts,
-  });
+  const { value, error } = schema.validate(input, { ...JOI_OPTIONS, ...opts });
   if (error) throw new ValidationError(toFieldErrors(error));
   return value as T;
 }

@@ -1,8 +1,28 @@
 import express, { type Router } from 'express';
 import type { AppContext } from '../../src/app-context.js';
+import { resolveBearer, requireToken } from '../middleware/bearer-auth.js';
+import { restRateLimit } from '../middleware/rate-limit.js';
+import { createHistoryRoutes } from './histories.routes.js';
+import { createLeadRoutes } from './leads.routes.js';
+import { openApiDocument } from '../openapi.js';
 
-/** The REST API under /api/web/1.0; each resource adds its router here. */
-export function createRestRouter(_ctx: AppContext): Router {
+/**
+ * The REST API under /api/web/1.0: JSON body (5 MB: 1,000 leads × 100 products fit), bearer token, the per-token
+ * rate limit (per IP without a valid token), then the resources.
+ */
+export function createRestRouter(ctx: AppContext): Router {
   const router = express.Router();
+  router.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument());
+  });
+  router.use(express.json({ limit: '5mb', type: () => true, strict: true }));
+  router.use(resolveBearer(ctx.services.tokens));
+  router.use(restRateLimit({ limit: ctx.config.rateLimitPerMinute, redisUrl: ctx.config.redisUrl }));
+  router.use(requireToken);
+  router.use(createLeadRoutes(ctx));
+  router.use(createHistoryRoutes(ctx));
+  router.use((_req, res) => {
+    res.status(404).json({ message: 'Not found.' });
+  });
   return router;
 }

@@ -1,0 +1,41 @@
+import type { RequestHandler } from 'express';
+import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
+import { Redis } from 'ioredis';
+import { RedisStore } from 'rate-limit-redis';
+
+const clients = new Map<string, Redis>();
+
+/** One Redis connection per URL and process; limiters share it, each with its own store and prefix. */
+export function redisStore(url: string, prefix: string): Store {
+  let client = clients.get(url);
+  if (!client) {
+    client = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    clients.set(url, client);
+  }
+  const c = client;
+  return new RedisStore({ prefix, sendCommand: (command: string, ...args: string[]) => c.call(command, ...args) as never });
+}
+
+export async function closeRedisClients(): Promise<void> {
+  await Promise.all([...clients.values()].map((c) => c.quit().catch(() => {})));
+  clients.clear();
+}
+
+/**
+ * The spec's REST limit: N requests per minute per token, or per client IP for requests without a valid token.
+ * X-RateLimit-Limit / X-RateLimit-Remaining on every answer, Retry-After on 429. Counters live in Redis when
+ * REDIS_URL is set, so every web process draws on one budget.
+ */
+export function restRateLimit(opts: { limit: number; redisUrl: string | null; prefix?: string }): RequestHandler {
+  return rateLimit({
+    windowMs: 60_000,
+    limit: opts.limit,
+    legacyHeaders: true,
+    standardHeaders: false,
+    keyGenerator: (req) => (req.actor && req.actor.kind === 'token' ? `token:${req.actor.tokenId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`),
+    handler: (_req, res) => {
+      res.status(429).json({ message: 'Too Many Attempts.' });
+    },
+    ...(opts.redisUrl ? { store: redisStore(opts.redisUrl, opts.prefix ?? 'rl:rest:') } : {}),
+  });
+}

@@ -1,0 +1,120 @@
+import Joi from 'joi';
+import { pageKeys } from '../pagination.js';
+import { LEAD_STATUSES } from './lead.model.js';
+
+/** PHP's `Y-m-d\TH:i:sP`, e.g. 2026-12-01T14:30:00+01:00. */
+const ACTION_DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d[+-](0\d|1[0-4]):[0-5]\d$/;
+
+export const actionDate = Joi.string()
+  .pattern(ACTION_DATE, 'Y-m-d\\TH:i:sP')
+  .custom((v, h) => (Number.isNaN(Date.parse(v)) ? h.error('date.format') : v))
+  .messages({ 'string.pattern.name': 'The {{#label}} field must match the format Y-m-d\\TH:i:sP.' });
+
+/** One lead item, exactly the spec's Lead table. Used by REST create, order create and import rows. */
+export const leadItemSchema = Joi.object({
+  phone: Joi.string().trim().min(7).max(100).required(),
+  full_name: Joi.string().trim().min(3).max(100).required(),
+  city: Joi.string().trim().min(3).max(100),
+  area: Joi.string().trim().min(3).max(100),
+  address: Joi.string().trim().min(5).max(100),
+  data: Joi.array().max(100).items(Joi.object({
+    key: Joi.string().min(1).max(100),
+    value: Joi.string().min(1).max(100),
+  })),
+  products: Joi.array().min(1).max(100).required().items(Joi.object({
+    sku: Joi.string().trim().min(1).max(100).required(),
+    quantity: Joi.number().integer().min(1).max(999).required(),
+    price: Joi.number().min(1).max(999_999).precision(2).required(),
+  })),
+});
+export interface LeadItemInput {
+  phone: string; full_name: string; city?: string; area?: string; address?: string;
+  data?: { key?: string; value?: string }[];
+  products: { sku: string; quantity: number; price: number }[];
+}
+
+export const MAX_BULK = 1000;
+
+/** The envelope only; items are validated one by one so every item's errors are reported with its index. */
+export const createBodySchema = (key: string) => Joi.object({
+  [key]: Joi.array().min(1).max(MAX_BULK).required().items(Joi.any()),
+});
+
+export const leadStatus = Joi.string().valid(...LEAD_STATUSES);
+
+export const updateBodySchema = Joi.object({
+  leads: Joi.array().min(1).max(MAX_BULK).required().items(Joi.object({
+    reference: Joi.string().trim().max(12).required(),
+    status: leadStatus.required(),
+    action_date: actionDate.when('status', { is: 'call_later', then: Joi.required() }),
+  })),
+});
+export interface StatusChangeInput { reference: string; status: string; action_date?: string }
+
+export const deleteBodySchema = Joi.object({
+  references: Joi.array().min(1).max(MAX_BULK).required().items(Joi.string().trim().max(12).required()),
+});
+
+export const deleteIdsSchema = Joi.object({
+  ids: Joi.array().min(1).max(MAX_BULK).required().items(Joi.number().integer().positive().required()),
+});
+
+export const SEARCH_BY = ['reference', 'phone', 'full_name', 'city'] as const;
+
+export const restListQuerySchema = Joi.object({
+  ...pageKeys,
+  search_by: Joi.string().valid(...SEARCH_BY),
+  keyWord: Joi.string().trim().max(100).allow(''),
+});
+
+/** The dashboard list: the spec's perPage plus its filters (decisions: status, city, dates, free search, admin account). */
+export const dashboardListQuerySchema = Joi.object({
+  page: pageKeys.page,
+  perPage: pageKeys.per_page,
+  status: leadStatus,
+  city_id: Joi.number().integer().positive(),
+  created_from: Joi.date().iso(),
+  created_to: Joi.date().iso(),
+  search: Joi.string().trim().max(100).allow(''),
+  search_by: Joi.string().valid(...SEARCH_BY),
+  keyWord: Joi.string().trim().max(100).allow(''),
+  account_id: Joi.number().integer().positive(),
+});
+
+export interface LeadFilters {
+  search_by?: (typeof SEARCH_BY)[number];
+  keyWord?: string;
+  status?: string;
+  city_id?: number;
+  created_from?: Date | string;
+  created_to?: Date | string;
+  search?: string;
+  account_id?: number;
+}
+
+export const dashboardCreateSchema = Joi.object({
+  name: Joi.string().trim().min(7).max(100).required(),
+  status: leadStatus.required(),
+  full_name: Joi.string().trim().min(3).max(100),
+  city_id: Joi.number().integer().positive(),
+  area: Joi.string().trim().min(3).max(100),
+  address: Joi.string().trim().min(5).max(100),
+  action_date: actionDate.when('status', { is: 'call_later', then: Joi.required() }),
+  account_id: Joi.number().integer().positive(),
+});
+export interface DashboardCreateInput {
+  name: string; status: string; full_name?: string; city_id?: number; area?: string; address?: string; action_date?: string; account_id?: number;
+}
+
+export const dashboardUpdateSchema = Joi.object({
+  status: leadStatus.required(),
+  full_name: Joi.string().trim().min(3).max(100).required(),
+  phone: Joi.string().trim().min(7).max(100).required(),
+  city_id: Joi.number().integer().positive().allow(null, ''),
+  area: Joi.string().trim().min(3).max(100).allow(null, ''),
+  address: Joi.string().trim().min(5).max(100).allow(null, ''),
+  action_date: actionDate.allow(null, '').when('status', { is: 'call_later', then: Joi.required().invalid(null, '') }),
+});
+export interface DashboardUpdateInput {
+  status: string; full_name: string; phone: string; city_id?: number | null | ''; area?: string | null; address?: string | null; action_date?: string | null;
+}

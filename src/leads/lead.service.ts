@@ -1,0 +1,403 @@
+import { QueryTypes, type Transaction } from 'sequelize';
+import { actorUserId, type Actor } from '../actor.js';
+import type { Core } from '../context.js';
+import { NotFoundError, ValidationError, type FieldErrors } from '../errors.js';
+import { createOrdersFromLeads } from '../orders/from-leads.js';
+import { offsetOf, type Page } from '../pagination.js';
+import { accountScope, authorize, isSystemWide } from '../policy.js';
+import { newReferences } from '../references.js';
+import { addError, JOI_OPTIONS, toFieldErrors, validate } from '../validation.js';
+import Joi from 'joi';
+import type { LeadStatus } from './lead.model.js';
+import {
+  createBodySchema, dashboardCreateSchema, dashboardUpdateSchema, deleteBodySchema, deleteIdsSchema, leadItemSchema, updateBodySchema,
+  type DashboardCreateInput, type DashboardUpdateInput, type LeadFilters, type LeadItemInput, type StatusChangeInput,
+} from './lead.schemas.js';
+import { normalizePhone } from './phone.js';
+
+/** A validated lead item with its products resolved against the catalogue; what insertLeads writes. */
+export interface PreparedLead {
+  phone: string;
+  phone_normalized: string;
+  full_name: string;
+  city: string | null;
+  city_id: number | null;
+  area: string | null;
+  address: string | null;
+  data: { key?: string; value?: string }[];
+  products: { product_id: number; sku: string; name: string; quantity: number; price: number }[];
+  total: number;
+  status?: LeadStatus;
+  action_date?: Date | null;
+}
+
+export interface LeadListItem { reference: string; full_name: string; phone: string; city: string | null; status: string; created_at: string }
+
+/** The protected status of decisions.md: such a lead cannot be deleted. */
+export const PROTECTED_LEAD_STATUSES: readonly string[] = ['confirmed'];
+
+const LIKE_ESCAPE = /[\\%_]/g;
+const likeContains = (s: string) => `%${s.replace(LIKE_ESCAPE, (c) => `\\${c}`)}%`;
+
+export function createLeadService(core: Core) {
+  const { sequelize } = core.db;
+  const { Lead, LeadProduct, LeadHistory, Order, City } = core.models;
+
+  /** Tenant that new rows belong to: the actor's, or for an admin the account named in the input. */
+  function targetAccount(actor: Actor, requested?: number): number {
+    const id = isSystemWide(actor) ? requested ?? actor.accountId : actor.accountId;
+    if (!id) throw ValidationError.single('account_id', 'The account_id field is required.');
+    return id;
+  }
+
+  function select<T extends object>(sql: string, bind: unknown[], transaction?: Transaction) {
+    return sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT, transaction });
+  }
+
+  /**
+   * The filter → SQL of the lead list, shared by the list endpoints and the export job so both apply the same rules.
+   * Placeholders start at $1; `alias` is the leads table alias used in the statement.
+   */
+  function listQuery(actor: Actor, f: LeadFilters, alias = 'l'): { where: string; params: unknown[] } {
+    const params: unknown[] = [];
+    const conds: string[] = [];
+    const p = (v: unknown) => `$${params.push(v)}`;
+    const scope = accountScope(actor, f.account_id);
+    if (scope.account_id) conds.push(`${alias}.account_id = ${p(scope.account_id)}`);
+    const kw = f.keyWord?.trim();
+    if (kw) {
+      switch (f.search_by ?? 'reference') {
+        case 'reference': conds.push(`${alias}.reference = ${p(kw.toUpperCase())}`); break;
+        case 'phone': {
+          const digits = kw.replace(/\D/g, '');
+          conds.push(digits ? `${alias}.phone_normalized LIKE ${p(likeContains(digits))}` : 'false');
+          break;
+        }
+        case 'full_name': conds.push(`${alias}.full_name ILIKE ${p(likeContains(kw))}`); break;
+        case 'city': conds.push(`${alias}.city ILIKE ${p(likeContains(kw))}`); break;
+      }
+    }
+    const search = f.search?.trim();
+    if (search) {
+      const digits = search.replace(/\D/g, '');
+      const like = p(likeContains(search));
+      conds.push(`(${alias}.reference = ${p(search.toUpperCase())} OR ${alias}.full_name ILIKE ${like} OR ${alias}.city ILIKE ${like}` +
+        (digits.length >= 3 ? ` OR ${alias}.phone_normalized LIKE ${p(likeContains(digits))})` : ')'));
+    }
+    if (f.status) conds.push(`${alias}.status = ${p(f.status)}`);
+    if (f.city_id) conds.push(`${alias}.city_id = ${p(f.city_id)}`);
+    if (f.created_from) conds.push(`${alias}.created_at >= ${p(new Date(f.created_from))}`);
+    if (f.created_to) conds.push(`${alias}.created_at <= ${p(new Date(f.created_to))}`);
+    return { where: conds.length ? conds.join(' AND ') : 'true', params };
+  }
+
+  /**
+   * Validates lead items (spec Lead table; every sku must be an active product of the account, one query for all),
+   * collecting errors keyed `${path}.${i}.field` instead of throwing. No authorization: callers authorize first.
+   */
+  async function prepareLeads(actor: Actor, items: unknown[], path = 'leads', accountId = targetAccount(actor)): Promise<{ prepared: (PreparedLead | null)[]; errors: FieldErrors }> {
+    const { value, error } = Joi.object({ [path]: Joi.array().items(leadItemSchema) })
+      .validate({ [path]: items }, JOI_OPTIONS);
+    const errors: FieldErrors = error ? toFieldErrors(error) : {};
+    const invalid = new Set(error?.details.map((d) => Number(d.path[1])) ?? []);
+    const values: (LeadItemInput | null)[] = (value[path] as LeadItemInput[]).map((v, i) => (invalid.has(i) ? null : v));
+    const skus = [...new Set(values.flatMap((v) => v?.products.map((p) => p.sku) ?? []))];
+    const products = skus.length
+      ? await select<{ id: number; sku: string; name: string }>('SELECT id, sku, name FROM products WHERE account_id = $1 AND active AND sku = ANY($2::text[])', [accountId, skus])
+      : [];
+    const bySku = new Map(products.map((p) => [p.sku, p]));
+    const prepared = values.map((v, i) => {
+      if (!v) return null;
+      let ok = true;
+      const lines = v.products.map((line, j) => {
+        const product = bySku.get(line.sku);
+        if (!product) {
+          ok = false;
+          addError(errors, `${path}.${i}.products.${j}.sku`, `The selected ${path}.${i}.products.${j}.sku is invalid.`);
+          return null;
+        }
+        return { product_id: product.id, sku: product.sku, name: product.name, quantity: line.quantity, price: line.price };
+      });
+      if (!ok) return null;
+      return {
+        phone: v.phone, phone_normalized: normalizePhone(v.phone), full_name: v.full_name, city: v.city ?? null, city_id: null,
+        area: v.area ?? null, address: v.address ?? null, data: v.data ?? [],
+        products: lines as PreparedLead['products'],
+        total: Math.round(v.products.reduce((s, l) => s + l.quantity * l.price * 100, 0)) / 100,
+      } satisfies PreparedLead;
+    });
+    return { prepared, errors };
+  }
+
+  /**
+   * Set-based insert of leads, their products and creation history (a constant number of statements). A phone seen in
+   * the account within the duplicate window (or earlier in the same batch) makes the lead `duplicate`, recorded by
+   * `system`. With importRunId, rows already written by an earlier attempt of that import are skipped.
+   * Returns the references of the inserted leads, in input order.
+   */
+  async function insertLeads(actor: Actor, prepared: PreparedLead[], opts: { transaction: Transaction; accountId?: number; importRunId?: number; importRows?: number[] }): Promise<string[]> {
+    if (prepared.length === 0) return [];
+    const transaction = opts.transaction;
+    const accountId = opts.accountId ?? targetAccount(actor);
+    const phones = [...new Set(prepared.map((l) => l.phone_normalized))];
+    const seen = new Set((await select<{ phone_normalized: string }>(
+      `SELECT DISTINCT phone_normalized FROM leads WHERE account_id = $1 AND phone_normalized = ANY($2::text[])
+          AND created_at >= now() - make_interval(days => $3)`,
+      [accountId, phones, core.config.duplicateWindowDays], transaction,
+    )).map((r) => r.phone_normalized));
+    const statuses = prepared.map((l) => {
+      const dup = core.config.duplicateWindowDays > 0 && seen.has(l.phone_normalized);
+      seen.add(l.phone_normalized);
+      return dup ? 'duplicate' : l.status ?? 'new';
+    });
+    const refs = newReferences('LD', prepared.length);
+    const col = <K extends keyof PreparedLead>(k: K) => prepared.map((l) => l[k] ?? null);
+    const tokenId = actor.kind === 'token' ? actor.tokenId : null;
+    const rows = await select<{ id: number; reference: string }>(
+      `INSERT INTO leads (account_id, reference, phone, phone_normalized, full_name, city, city_id, area, address, data, status,
+                          action_date, total, created_by_user_id, created_by_token_id, import_run_id, import_row)
+       SELECT $1, v.reference, v.phone, v.phone_normalized, v.full_name, v.city, v.city_id, v.area, v.address, v.data::jsonb,
+              v.status, v.action_date, v.total, $2, $3, $4, v.import_row
+         FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[],
+                     $13::text[], $14::text[], $15::timestamptz[], $16::numeric[], $17::int[])
+              AS v(reference, phone, phone_normalized, full_name, city, city_id, area, address, data, status, action_date, total, import_row)
+       ON CONFLICT (account_id, import_run_id, import_row) WHERE import_run_id IS NOT NULL DO NOTHING
+       RETURNING id, reference`,
+      [accountId, actorUserId(actor), tokenId, opts.importRunId ?? null, refs, col('phone'), col('phone_normalized'), col('full_name'),
+        col('city'), col('city_id'), col('area'), col('address'), prepared.map((l) => JSON.stringify(l.data)), statuses,
+        col('action_date'), col('total'), opts.importRows ?? prepared.map(() => null)],
+      transaction,
+    );
+    const idByRef = new Map(rows.map((r) => [r.reference, r.id]));
+    const lp = { lead: [] as number[], product: [] as number[], sku: [] as string[], name: [] as string[], qty: [] as number[], price: [] as number[], pos: [] as number[] };
+    prepared.forEach((l, i) => {
+      const leadId = idByRef.get(refs[i]);
+      if (leadId === undefined) return;
+      l.products.forEach((p, j) => {
+        lp.lead.push(leadId); lp.product.push(p.product_id); lp.sku.push(p.sku); lp.name.push(p.name);
+        lp.qty.push(p.quantity); lp.price.push(p.price); lp.pos.push(j);
+      });
+    });
+    await sequelize.query(
+      `INSERT INTO lead_products (account_id, lead_id, product_id, sku, name, quantity, price, position)
+       SELECT $1, * FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::int[], $7::numeric[], $8::smallint[])`,
+      { bind: [accountId, lp.lead, lp.product, lp.sku, lp.name, lp.qty, lp.price, lp.pos], transaction },
+    );
+    const inserted = refs.map((r, i) => ({ r, i })).filter(({ r }) => idByRef.has(r));
+    await sequelize.query(
+      `INSERT INTO lead_histories (account_id, lead_id, lead_reference, old_status, new_status, changed_by, changed_by_user_id)
+       SELECT $1, v.id, v.ref, NULL, v.status, v.by, v.uid FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[]) AS v(id, ref, status, by, uid)`,
+      {
+        bind: [accountId, inserted.map(({ r }) => idByRef.get(r)), inserted.map(({ r }) => r), inserted.map(({ i }) => statuses[i]),
+          inserted.map(({ i }) => (statuses[i] === 'duplicate' ? 'system' : actor.name)),
+          inserted.map(({ i }) => (statuses[i] === 'duplicate' ? null : actorUserId(actor)))],
+        transaction,
+      },
+    );
+    const confirmed = inserted.filter(({ i }) => statuses[i] === 'confirmed').map(({ r }) => idByRef.get(r)!);
+    await createOrdersFromLeads(sequelize, transaction, actor, confirmed);
+    return inserted.map(({ r }) => r);
+  }
+
+  /**
+   * Moves leads to new statuses in one transaction: history for every real change (same status again only updates
+   * action_date), and the order of every newly confirmed lead.
+   */
+  async function applyStatusChanges(actor: Actor, transaction: Transaction, changes: { id: number; reference: string; account_id: number; old: string; status: string; action_date: Date | null }[]) {
+    if (changes.length === 0) return;
+    await sequelize.query(
+      `UPDATE leads l SET status = v.status, action_date = COALESCE(v.action_date, l.action_date), updated_at = now()
+         FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) AS v(id, status, action_date) WHERE l.id = v.id`,
+      { bind: [changes.map((c) => c.id), changes.map((c) => c.status), changes.map((c) => c.action_date)], transaction },
+    );
+    const moved = changes.filter((c) => c.old !== c.status);
+    if (moved.length) {
+      await sequelize.query(
+        `INSERT INTO lead_histories (account_id, lead_id, lead_reference, old_status, new_status, changed_by, changed_by_user_id)
+         SELECT v.account_id, v.id, v.ref, v.old, v.new, $6, $7
+           FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[]) AS v(account_id, id, ref, old, new)`,
+        {
+          bind: [moved.map((c) => c.account_id), moved.map((c) => c.id), moved.map((c) => c.reference), moved.map((c) => c.old),
+            moved.map((c) => c.status), actor.name, actorUserId(actor)],
+          transaction,
+        },
+      );
+    }
+    await createOrdersFromLeads(sequelize, transaction, actor, moved.filter((c) => c.status === 'confirmed').map((c) => c.id));
+  }
+
+  async function findOne(actor: Actor, key: { reference: string } | { id: number }) {
+    const where = 'reference' in key ? { reference: String(key.reference).toUpperCase() } : { id: Number(key.id) };
+    if ('id' in where && !Number.isSafeInteger(where.id)) throw new NotFoundError();
+    const lead = await Lead.findOne({ where: { ...where, ...accountScope(actor) } });
+    if (!lead) throw new NotFoundError();
+    return lead;
+  }
+
+  return {
+    prepareLeads,
+    insertLeads,
+    listQuery,
+
+    /** REST bulk create: ≤ 1,000 items, atomic (any invalid item or sku rejects the whole request), references in order. */
+    async createMany(actor: Actor, body: unknown): Promise<{ references: string[] }> {
+      authorize(actor, 'create', 'lead');
+      const { leads } = validate<{ leads: unknown[] }>(createBodySchema('leads'), body);
+      const { prepared, errors } = await prepareLeads(actor, leads);
+      if (Object.keys(errors).length) throw new ValidationError(errors);
+      const references = await sequelize.transaction((transaction) => insertLeads(actor, prepared as PreparedLead[], { transaction }));
+      return { references };
+    },
+
+    /** Dashboard create: `name` is the phone, unique in the account; the initial status is chosen by the user. */
+    async createOne(actor: Actor, input: DashboardCreateInput) {
+      authorize(actor, 'create', 'lead');
+      const v = validate<DashboardCreateInput>(dashboardCreateSchema, input);
+      const accountId = targetAccount(actor, v.account_id);
+      authorize(actor, 'create', 'lead', { account_id: accountId });
+      const phone_normalized = normalizePhone(v.name);
+      if (await Lead.findOne({ where: { account_id: accountId, phone_normalized } })) {
+        throw ValidationError.single('name', 'The name has already been taken.');
+      }
+      const city = v.city_id ? await City.findByPk(v.city_id) : null;
+      if (v.city_id && !city) throw ValidationError.single('city_id', 'The selected city_id is invalid.');
+      const [reference] = await sequelize.transaction((transaction) => insertLeads(actor, [{
+        phone: v.name, phone_normalized, full_name: v.full_name ?? v.name, city: city?.name ?? null, city_id: city?.id ?? null,
+        area: v.area ?? null, address: v.address ?? null, data: [], products: [], total: 0,
+        status: v.status as LeadStatus, action_date: v.action_date ? new Date(v.action_date) : null,
+      }], { transaction, accountId }));
+      return this.show(actor, { reference });
+    },
+
+    /** One page of leads, newest first, with the spec's search and the dashboard's filters. */
+    async list(actor: Actor, f: LeadFilters & { page: number; perPage: number }): Promise<Page<LeadListItem & { id: number; account_id: number }>> {
+      authorize(actor, 'viewAny', 'lead');
+      const { where, params } = listQuery(actor, f);
+      const n = params.length;
+      const [rows, [{ total }]] = await Promise.all([
+        select<LeadListItem & { id: number; account_id: number; created_at: Date }>(
+          `SELECT l.id, l.account_id, l.reference, l.full_name, l.phone, l.city, l.status, l.created_at FROM leads l
+            WHERE ${where} ORDER BY l.created_at DESC, l.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
+          [...params, f.perPage, offsetOf(f.page, f.perPage)],
+        ),
+        select<{ total: number }>(`SELECT count(*)::int AS total FROM leads l WHERE ${where}`, params),
+      ]);
+      return {
+        data: rows.map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() })),
+        total, page: f.page, perPage: f.perPage,
+      };
+    },
+
+    /** The full lead: list fields, contact details, data, products, total, order reference and the status history. */
+    async show(actor: Actor, key: { reference: string } | { id: number }) {
+      authorize(actor, 'view', 'lead');
+      const lead = await findOne(actor, key);
+      const [products, history, order] = await Promise.all([
+        LeadProduct.findAll({ where: { lead_id: lead.id }, order: [['position', 'ASC'], ['id', 'ASC']] }),
+        LeadHistory.findAll({ where: { lead_id: lead.id }, order: [['changed_at', 'ASC'], ['id', 'ASC']] }),
+        Order.findOne({ where: { account_id: lead.account_id, lead_reference: lead.reference }, attributes: ['reference'] }),
+      ]);
+      return {
+        id: lead.id, account_id: lead.account_id,
+        reference: lead.reference, full_name: lead.full_name, phone: lead.phone, city: lead.city, status: lead.status,
+        created_at: lead.created_at.toISOString(), city_id: lead.city_id, area: lead.area, address: lead.address,
+        action_date: lead.action_date?.toISOString() ?? null, updated_at: lead.updated_at.toISOString(), data: lead.data,
+        products: products.map((p) => ({ sku: p.sku, name: p.name, quantity: p.quantity, price: Number(p.price) })),
+        total: Number(lead.total), order_reference: order?.reference ?? null,
+        history: history.map((h) => ({ lead_reference: h.lead_reference, old_status: h.old_status, new_status: h.new_status, changed_by: h.changed_by, changed_at: h.changed_at.toISOString() })),
+      };
+    },
+
+    /** REST bulk status update: atomic; an unknown (or another account's) reference rejects the whole request. */
+    async updateStatuses(actor: Actor, body: unknown): Promise<{ updated: number }> {
+      authorize(actor, 'update', 'lead');
+      const { leads } = validate<{ leads: StatusChangeInput[] }>(updateBodySchema, body);
+      return sequelize.transaction(async (transaction) => {
+        const refs = leads.map((l) => l.reference.toUpperCase());
+        const found = await select<{ id: number; reference: string; account_id: number; status: string }>(
+          `SELECT id, reference, account_id, status FROM leads WHERE account_id = $1 AND reference = ANY($2::text[]) ORDER BY id FOR UPDATE`,
+          [actor.accountId, refs], transaction,
+        );
+        const byRef = new Map(found.map((l) => [l.reference, l]));
+        const errors: FieldErrors = {};
+        const seen = new Set<string>();
+        refs.forEach((r, i) => {
+          if (!byRef.has(r)) addError(errors, `leads.${i}.reference`, `The selected leads.${i}.reference is invalid.`);
+          else if (seen.has(r)) addError(errors, `leads.${i}.reference`, `The leads.${i}.reference field has a duplicate value.`);
+          seen.add(r);
+        });
+        if (Object.keys(errors).length) throw new ValidationError(errors);
+        await applyStatusChanges(actor, transaction, leads.map((l, i) => {
+          const row = byRef.get(refs[i])!;
+          return { id: row.id, reference: row.reference, account_id: row.account_id, old: row.status, status: l.status, action_date: l.action_date ? new Date(l.action_date) : null };
+        }));
+        return { updated: leads.length };
+      });
+    },
+
+    /** Dashboard edit of one lead (status, name, phone, city); a status change writes history like every entry point. */
+    async update(actor: Actor, id: number, input: DashboardUpdateInput) {
+      authorize(actor, 'update', 'lead');
+      const v = validate<DashboardUpdateInput>(dashboardUpdateSchema, input);
+      const lead = await findOne(actor, { id });
+      authorize(actor, 'update', 'lead', lead);
+      const phone_normalized = normalizePhone(v.phone);
+      if (phone_normalized !== lead.phone_normalized && (await Lead.findOne({ where: { account_id: lead.account_id, phone_normalized } }))) {
+        throw ValidationError.single('phone', 'The phone has already been taken.');
+      }
+      const cityId = v.city_id ? Number(v.city_id) : null;
+      const city = cityId ? await City.findByPk(cityId) : null;
+      if (cityId && !city) throw ValidationError.single('city_id', 'The selected city_id is invalid.');
+      await sequelize.transaction(async (transaction) => {
+        const [locked] = await select<{ status: string }>('SELECT status FROM leads WHERE id = $1 FOR UPDATE', [lead.id], transaction);
+        await Lead.update({
+          full_name: v.full_name, phone: v.phone, phone_normalized,
+          ...(v.city_id !== undefined ? { city_id: city?.id ?? null, city: city?.name ?? null } : {}),
+          ...(v.area !== undefined ? { area: v.area || null } : {}),
+          ...(v.address !== undefined ? { address: v.address || null } : {}),
+        }, { where: { id: lead.id }, transaction });
+        await applyStatusChanges(actor, transaction, [{
+          id: lead.id, reference: lead.reference, account_id: lead.account_id, old: locked.status, status: v.status,
+          action_date: v.action_date ? new Date(v.action_date) : null,
+        }]);
+      });
+      return this.show(actor, { id: lead.id });
+    },
+
+    /**
+     * Deletes leads by reference (REST) or id (dashboard), with their products and history. Atomic: an unknown lead or
+     * one with a protected status rejects the whole request and nothing is deleted.
+     */
+    async deleteMany(actor: Actor, body: unknown, by: 'references' | 'ids' = 'references'): Promise<{ deleted: number }> {
+      authorize(actor, 'delete', 'lead');
+      const keys = by === 'references'
+        ? validate<{ references: string[] }>(deleteBodySchema, body).references.map((r) => r.toUpperCase())
+        : validate<{ ids: number[] }>(deleteIdsSchema, body).ids;
+      return sequelize.transaction(async (transaction) => {
+        const scope = accountScope(actor);
+        const column = by === 'references' ? 'reference' : 'id';
+        const found = await select<{ id: number; reference: string; status: string }>(
+          `SELECT id, reference, status FROM leads WHERE ${column} = ANY($1::${by === 'references' ? 'text' : 'bigint'}[])
+             ${scope.account_id ? 'AND account_id = $2' : ''} FOR UPDATE`,
+          scope.account_id ? [keys, scope.account_id] : [keys], transaction,
+        );
+        const byKey = new Map(found.map((l) => [String(by === 'references' ? l.reference : l.id), l]));
+        const errors: FieldErrors = {};
+        keys.forEach((k, i) => {
+          const lead = byKey.get(String(k));
+          if (!lead) addError(errors, `${by}.${i}`, `The selected ${by}.${i} is invalid.`);
+          else if (PROTECTED_LEAD_STATUSES.includes(lead.status)) {
+            addError(errors, `${by}.${i}`, `The lead ${lead.reference} has the protected status ${lead.status} and cannot be deleted.`);
+          }
+        });
+        if (Object.keys(errors).length) throw new ValidationError(errors);
+        const ids = [...new Set(found.map((l) => l.id))];
+        await sequelize.query('DELETE FROM leads WHERE id = ANY($1::bigint[])', { bind: [ids], transaction });
+        return { deleted: ids.length };
+      });
+    },
+
+  };
+}
+
+export type LeadService = ReturnType<typeof createLeadService>;

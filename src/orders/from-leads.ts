@@ -1,0 +1,39 @@
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { actorUserId, type Actor } from '../actor.js';
+import { newReferences } from '../references.js';
+
+/**
+ * Creates the order of each confirmed lead, exactly once: the unique index orders_lead_key (account_id,
+ * lead_reference) makes a second confirmation, a re-confirmation after a round trip or a concurrent one a no-op.
+ * Set-based: a constant number of statements whatever the number of leads. Returns the created order references.
+ */
+export async function createOrdersFromLeads(sequelize: Sequelize, transaction: Transaction, actor: Actor, leadIds: number[]): Promise<string[]> {
+  if (leadIds.length === 0) return [];
+  const refs = newReferences('OR', leadIds.length);
+  const created = await sequelize.query<{ id: number; reference: string; lead_id: number; account_id: number }>(
+    `INSERT INTO orders (account_id, reference, lead_id, lead_reference, phone, phone_normalized, full_name, city, area,
+                         address, data, total, status, created_by_user_id)
+     SELECT l.account_id, v.ref, l.id, l.reference, l.phone, l.phone_normalized, l.full_name, l.city, l.area, l.address,
+            l.data, l.total, 'new', $3
+       FROM unnest($1::bigint[], $2::text[]) AS v(lead_id, ref)
+       JOIN leads l ON l.id = v.lead_id
+     ON CONFLICT (account_id, lead_reference) WHERE lead_reference IS NOT NULL DO NOTHING
+     RETURNING id, reference, lead_id, account_id`,
+    { bind: [leadIds, refs, actorUserId(actor)], type: QueryTypes.SELECT, transaction },
+  );
+  if (created.length === 0) return [];
+  const orderIds = created.map((o) => o.id);
+  await sequelize.query(
+    `INSERT INTO order_products (account_id, order_id, product_id, sku, name, quantity, price, position)
+     SELECT o.account_id, o.id, lp.product_id, lp.sku, lp.name, lp.quantity, lp.price, lp.position
+       FROM orders o JOIN lead_products lp ON lp.lead_id = o.lead_id
+      WHERE o.id = ANY($1::bigint[])`,
+    { bind: [orderIds], transaction },
+  );
+  await sequelize.query(
+    `INSERT INTO order_histories (account_id, order_id, order_reference, old_status, new_status, changed_by, changed_by_user_id)
+     SELECT account_id, id, reference, NULL, 'new', $2, $3 FROM orders WHERE id = ANY($1::bigint[])`,
+    { bind: [orderIds, actor.name, actorUserId(actor)], transaction },
+  );
+  return created.map((o) => o.reference);
+}
