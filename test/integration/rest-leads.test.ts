@@ -186,12 +186,12 @@ describe('REST leads', () => {
       this.timeout(60_000);
       const acc = await makeAccount(getCtx());
       const count = async (items: unknown[]) => {
-        const seq = getCtx().db.sequelize;
+        const seq = getCtx().db.sequelize as unknown as { options: { logging: unknown } };
         let n = 0;
         const previous = seq.options.logging;
         seq.options.logging = () => { n++; };
         try {
-          await getCtx().services.leads.createMany((await import('../../src/actor.js')).userActor({ id: acc.seller.id, account_id: acc.id, role: 'seller', name: 'x' }), { leads: items });
+          await getCtx().services.leads.createMany(acc.seller.actor, { leads: items });
         } finally {
           seq.options.logging = previous;
         }
