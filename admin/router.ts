@@ -1,5 +1,33 @@
-import type { Express } from 'express';
+import cookieParser from 'cookie-parser';
+import express, { type Express } from 'express';
 import type { AppContext } from '../src/app-context.js';
+import { createCsrf, requireUser } from './auth.js';
+import { createApiKeyRoutes } from './routes/api-keys.routes.js';
+import { createAuthRoutes } from './routes/auth.routes.js';
+import { createDashboardHistoryRoutes } from './routes/dashboard-histories.routes.js';
+import { createDashboardLeadRoutes } from './routes/dashboard-leads.routes.js';
+import { createSessionMiddleware } from './session.js';
 
-/** Session login, the spec's dashboard routes and the AdminJS panel under /admin. */
-export async function mountDashboard(_app: Express, _ctx: AppContext): Promise<void> {}
+/** Paths of the spec's session-authenticated dashboard routes. */
+const DASHBOARD_PREFIXES = ['/leads', '/orders-histories', '/lead-histories', '/settings'];
+
+/**
+ * Session login, the spec's dashboard routes and the AdminJS panel, all on one session cookie.
+ * Order matters: session and passport first; then body parsers and CSRF for our routes.
+ */
+export async function mountDashboard(app: Express, ctx: AppContext): Promise<void> {
+  const { session, passport, absoluteTimeout } = createSessionMiddleware(ctx);
+  const csrf = createCsrf(ctx);
+  app.use(cookieParser());
+  app.use(session);
+  app.use(passport.initialize());
+  app.use(passport.session());
+  app.use(absoluteTimeout);
+  app.get('/', (req, res) => res.redirect(req.user ? '/admin' : '/login'));
+
+  app.use(express.urlencoded({ extended: false, limit: '1mb' }), express.json({ limit: '1mb' }));
+  app.use(createAuthRoutes(ctx, passport, csrf));
+
+  app.use(DASHBOARD_PREFIXES, requireUser, csrf.protect);
+  app.use(createDashboardLeadRoutes(ctx), createDashboardHistoryRoutes(ctx), createApiKeyRoutes(ctx));
+}

@@ -1,4 +1,5 @@
 import { createAccountService } from './accounts/account.service.js';
+import { createPasswordResetService } from './auth/password-reset.service.js';
 import { createCatalogueService } from './catalogue/catalogue.service.js';
 import type { Core } from './context.js';
 import { createHistoryService } from './histories/history.service.js';
@@ -13,6 +14,7 @@ export function createServices(core: Core) {
     tokens: createTokenService(core),
     leads: createLeadService(core),
     histories: createHistoryService(core),
+    passwordResets: createPasswordResetService(core),
   };
 }
 export type Services = ReturnType<typeof createServices>;

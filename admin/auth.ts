@@ -1,0 +1,49 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { doubleCsrf } from 'csrf-csrf';
+import type { AppContext } from '../src/app-context.js';
+
+/** JSON clients (Accept JSON, XHR or a JSON body) get JSON answers; browsers get pages and redirects. */
+export function wantsJson(req: Request): boolean {
+  if (req.xhr || req.is('application/json')) return true;
+  return req.accepts(['html', 'json']) === 'json';
+}
+
+/** Every dashboard route behind the session: 401 JSON for JSON clients, a redirect to the login page for browsers. */
+export const requireUser: RequestHandler = (req, res, next) => {
+  if (req.user && req.actor) return next();
+  if (wantsJson(req)) {
+    res.status(401).json({ message: 'Unauthenticated.' });
+    return;
+  }
+  res.redirect(302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
+};
+
+/**
+ * Double-submit CSRF (csrf-csrf) bound to the session id. JSON clients read the token from GET /csrf-token and send
+ * it in X-CSRF-Token; HTML forms carry it in a hidden `_csrf` field.
+ */
+export function createCsrf(ctx: AppContext) {
+  const csrf = doubleCsrf({
+    getSecret: () => ctx.config.sessionSecret,
+    getSessionIdentifier: (req) => req.session?.id ?? '',
+    cookieName: ctx.config.trustProxy ? '__Host-leadflow.x-csrf' : 'leadflow.x-csrf',
+    cookieOptions: { sameSite: 'lax', path: '/', secure: ctx.config.trustProxy, httpOnly: true },
+    getCsrfTokenFromRequest: (req) => (req.headers['x-csrf-token'] as string | undefined) ?? (req.body as { _csrf?: string } | undefined)?._csrf,
+  });
+  /** Issues a token; an anonymous visitor's session is kept so the id (and so the token) stays valid until login. */
+  const token = (req: Request, res: Response): string => {
+    if (!req.session.csrfInit) req.session.csrfInit = true;
+    return csrf.generateCsrfToken(req, res, { overwrite: false, validateOnReuse: false });
+  };
+  const protect: RequestHandler = (req, res, next) => {
+    csrf.doubleCsrfProtection(req, res, (err?: unknown) => {
+      if (!err) return next();
+      if (wantsJson(req)) {
+        res.status(403).json({ message: 'CSRF token mismatch.' });
+        return;
+      }
+      res.status(403).type('html').send('<!doctype html><title>Expired form</title><p>This form has expired. <a href="/login">Go back</a> and try again.</p>');
+    });
+  };
+  return { token, protect };
+}

@@ -1,0 +1,115 @@
+import express, { type Router } from 'express';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import type passport from 'passport';
+import type { AppContext } from '../../src/app-context.js';
+import { ValidationError } from '../../src/errors.js';
+import { route } from '../../api/async.js';
+import { redisStore } from '../../api/middleware/rate-limit.js';
+import { wantsJson, type createCsrf } from '../auth.js';
+import { forgotPage, loginPage, resetPage } from '../views/pages.js';
+import type { SessionUser } from '../session.js';
+
+const RESET_MESSAGE = 'If that email belongs to a LeadFlow login, a reset link is on its way.';
+
+/** Only same-site relative paths are followed after login. */
+const safeNext = (next: unknown) => (typeof next === 'string' && /^\/(?!\/)/.test(next) ? next : '/admin');
+
+export function createAuthRoutes(ctx: AppContext, auth: passport.PassportStatic, csrf: ReturnType<typeof createCsrf>): Router {
+  const r = express.Router();
+
+  /** 5 failed logins per email + IP per minute; successful logins do not count. */
+  const loginThrottle = rateLimit({
+    windowMs: 60_000,
+    limit: ctx.config.loginThrottlePerMinute,
+    skipSuccessfulRequests: true,
+    legacyHeaders: false,
+    standardHeaders: false,
+    keyGenerator: (req) => `${String(req.body?.email ?? '').trim().toLowerCase()}|${ipKeyGenerator(req.ip ?? '')}`,
+    handler: (req, res, _next, options) => {
+      const retry = Math.ceil(options.windowMs / 1000);
+      res.set('Retry-After', String(retry));
+      const message = `Too many login attempts. Please try again in ${retry} seconds.`;
+      if (wantsJson(req)) res.status(429).json({ message });
+      else res.status(429).type('html').send(loginPage({ csrf: csrf.token(req, res), error: message, email: String(req.body?.email ?? '') }));
+    },
+    ...(ctx.config.redisUrl ? { store: redisStore(ctx.config.redisUrl, 'rl:login:') } : {}),
+  });
+
+  r.get('/csrf-token', (req, res) => {
+    res.json({ token: csrf.token(req, res) });
+  });
+
+  r.get('/login', (req, res) => {
+    if (req.user) return res.redirect(safeNext(req.query.next));
+    res.type('html').send(loginPage({ csrf: csrf.token(req, res), next: String(req.query.next ?? '') }));
+  });
+
+  r.post('/login', csrf.protect, loginThrottle, (req, res, next) => {
+    auth.authenticate('local', (err: unknown, user: SessionUser | false) => {
+      if (err) return next(err);
+      if (!user) {
+        const message = 'These credentials do not match our records.';
+        if (wantsJson(req)) return res.status(401).json({ message });
+        return res.status(401).type('html').send(loginPage({ csrf: csrf.token(req, res), error: message, email: String(req.body?.email ?? ''), next: req.body?.next }));
+      }
+      // req.login regenerates the session id (passport ≥ 0.6), so a pre-login id is never reused.
+      req.login(user, (loginErr) => {
+        if (loginErr) return next(loginErr);
+        req.session.loginAt = Date.now();
+        const u = user as SessionUser;
+        if (wantsJson(req)) {
+          return res.json({
+            message: 'Logged in.',
+            user: { id: u.id, name: u.name, email: u.email, role: u.role, account_id: u.account_id },
+            csrf_token: csrf.token(req, res),
+          });
+        }
+        res.redirect(303, safeNext(req.body?.next));
+      });
+    })(req, res, next);
+  });
+
+  r.post('/logout', csrf.protect, (req, res, next) => {
+    if (!req.user) {
+      if (wantsJson(req)) return res.status(401).json({ message: 'Unauthenticated.' });
+      return res.redirect(303, '/login');
+    }
+    req.logout((err) => {
+      if (err) return next(err);
+      req.session.destroy(() => {
+        res.clearCookie('leadflow.sid');
+        if (wantsJson(req)) return res.json({ message: 'Logged out.' });
+        res.redirect(303, '/login');
+      });
+    });
+  });
+
+  r.get('/reset-password', (req, res) => {
+    res.type('html').send(forgotPage({ csrf: csrf.token(req, res) }));
+  });
+
+  r.post('/reset-password', csrf.protect, route(async (req, res) => {
+    await ctx.services.passwordResets.requestReset(req.body?.email);
+    if (wantsJson(req)) return res.json({ message: RESET_MESSAGE });
+    res.type('html').send(forgotPage({ csrf: csrf.token(req, res), info: RESET_MESSAGE }));
+  }));
+
+  r.get('/reset-password/:token', route(async (req, res) => {
+    const valid = await ctx.services.passwordResets.isValid(req.params.token);
+    res.status(valid ? 200 : 410).type('html').send(resetPage({ csrf: csrf.token(req, res), token: req.params.token, valid }));
+  }));
+
+  r.post('/reset-password/:token', csrf.protect, route(async (req, res) => {
+    try {
+      await ctx.services.passwordResets.resetPassword(req.params.token, req.body ?? {});
+    } catch (err) {
+      if (!(err instanceof ValidationError) || wantsJson(req)) throw err;
+      const valid = await ctx.services.passwordResets.isValid(req.params.token);
+      return res.status(422).type('html').send(resetPage({ csrf: csrf.token(req, res), token: req.params.token, valid, error: err.message }));
+    }
+    if (wantsJson(req)) return res.json({ message: 'Your password has been reset.' });
+    res.type('html').send(loginPage({ csrf: csrf.token(req, res), info: 'Your password has been reset. Log in with the new one.' }));
+  }));
+
+  return r;
+}

@@ -1,0 +1,78 @@
+import connectSessionSequelize from 'connect-session-sequelize';
+import type { RequestHandler } from 'express';
+import session from 'express-session';
+import passport from 'passport';
+import { Strategy as LocalStrategy } from 'passport-local';
+import { userActor } from '../src/actor.js';
+import type { AppContext } from '../src/app-context.js';
+
+/** What the session keeps of the logged-in user (serialised id) and what req.user holds per request. */
+export interface SessionUser { id: number; account_id: number; role: 'admin' | 'seller' | 'agent'; name: string; email: string }
+
+declare module 'express-session' {
+  interface SessionData {
+    loginAt?: number;
+    csrfInit?: boolean;
+  }
+}
+
+declare global {
+  namespace Express {
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+    interface User extends SessionUser {}
+  }
+}
+
+export const SESSION_COOKIE = 'leadflow.sid';
+
+/**
+ * Session cookie (httpOnly, SameSite=Lax, Secure behind TLS) stored in the `sessions` table; rolling idle timeout
+ * through the cookie's maxAge, absolute timeout through the login time kept in the session.
+ */
+export function createSessionMiddleware(ctx: AppContext): { session: RequestHandler; passport: passport.PassportStatic; absoluteTimeout: RequestHandler } {
+  const SequelizeStore = connectSessionSequelize(session.Store);
+  const store = new SequelizeStore({
+    db: ctx.db.sequelize,
+    table: 'Session',
+    extendDefaultFields: (defaults: { data: string; expires: Date }, s: { passport?: { user?: number } }) => ({
+      data: defaults.data, expires: defaults.expires, user_id: s.passport?.user ?? null,
+    }),
+  });
+
+  const auth = new passport.Passport() as unknown as passport.PassportStatic;
+  auth.use('local', new LocalStrategy({ usernameField: 'email', passwordField: 'password' }, (email, password, done) => {
+    ctx.services.accounts.verifyCredentials(email, password).then((u) => done(null, u ?? false), done);
+  }));
+  auth.serializeUser((user, done) => done(null, (user as SessionUser).id));
+  auth.deserializeUser((id: number, done) => {
+    ctx.models.User.findOne({ where: { id, active: true } }).then((u) => done(null, u
+      ? { id: u.id, account_id: u.account_id, role: u.role, name: u.name, email: u.email }
+      : false), done);
+  });
+
+  const absoluteMs = ctx.config.sessionAbsoluteHours * 3600_000;
+  const absoluteTimeout: RequestHandler = (req, _res, next) => {
+    if (req.user && req.session.loginAt && Date.now() - req.session.loginAt > absoluteMs) {
+      req.logout(() => req.session.destroy(() => next()));
+      delete (req as { user?: unknown }).user;
+      return;
+    }
+    if (req.user) req.actor = userActor(req.user);
+    next();
+  };
+
+  return {
+    session: session({
+      name: SESSION_COOKIE,
+      secret: ctx.config.sessionSecret,
+      store,
+      resave: false,
+      saveUninitialized: false,
+      rolling: true,
+      proxy: ctx.config.trustProxy,
+      cookie: { httpOnly: true, sameSite: 'lax', secure: ctx.config.trustProxy ? 'auto' : false, maxAge: ctx.config.sessionIdleMinutes * 60_000 },
+    }),
+    passport: auth,
+    absoluteTimeout,
+  };
+}

@@ -1,0 +1,54 @@
+/** A browser-like client for the dashboard: keeps cookies and sends the CSRF token on every request. */
+export interface SessionClient {
+  fetch(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  json<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  cookies: Map<string, string>;
+  csrf: string;
+}
+
+export function sessionClient(baseUrl: string): SessionClient {
+  const cookies = new Map<string, string>();
+  const client: SessionClient = {
+    cookies,
+    csrf: '',
+    async fetch(path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (cookies.size) headers.set('cookie', [...cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+      if (client.csrf && !headers.has('x-csrf-token')) headers.set('x-csrf-token', client.csrf);
+      let body = init.body;
+      if (init.json !== undefined) {
+        headers.set('content-type', 'application/json');
+        body = JSON.stringify(init.json);
+      }
+      if (!headers.has('accept')) headers.set('accept', 'application/json');
+      const res = await fetch(`${baseUrl}${path}`, { ...init, headers, body, redirect: 'manual' });
+      for (const c of res.headers.getSetCookie()) {
+        const [pair] = c.split(';');
+        const i = pair.indexOf('=');
+        const name = pair.slice(0, i);
+        const value = pair.slice(i + 1);
+        if (/expires=Thu, 01 Jan 1970/i.test(c) || value === '') cookies.delete(name);
+        else cookies.set(name, value);
+      }
+      return res;
+    },
+    async json(method, path, body) {
+      const res = await client.fetch(path, { method, ...(body !== undefined ? { json: body } : {}) });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try { parsed = JSON.parse(text); } catch { /* left as text so assertions on JSON fail visibly */ }
+      return { status: res.status, body: parsed as never };
+    },
+  };
+  return client;
+}
+
+/** Logs in through POST /login (JSON) and returns a client holding the session and its CSRF token. */
+export async function login(baseUrl: string, email: string, password: string): Promise<SessionClient> {
+  const c = sessionClient(baseUrl);
+  c.csrf = (await c.json<{ token: string }>('GET', '/csrf-token')).body.token;
+  const res = await c.json<{ csrf_token: string; message: string }>('POST', '/login', { email, password });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+  c.csrf = res.body.csrf_token;
+  return c;
+}
