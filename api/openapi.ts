@@ -5,6 +5,7 @@ import {
   createBodySchema, deleteBodySchema, leadItemSchema, restListQuerySchema, updateBodySchema,
 } from '../src/leads/lead.schemas.js';
 import { LEAD_STATUSES } from '../src/leads/lead.model.js';
+import { orderListQuerySchema, orderUpdateBodySchema, pushBodySchema } from '../src/orders/order.schemas.js';
 import { pageKeys } from '../src/pagination.js';
 
 /** One REST operation as the OpenAPI document shows it; request schemas are the Joi schemas the services validate with. */
@@ -56,6 +57,8 @@ const historyItem = (ref: string) => ({
     changed_by: { type: 'string' }, changed_at: { type: 'string', format: 'date-time' },
   },
 });
+const orderBody = createBodySchema('orders').keys({ orders: Joi.array().min(1).max(1000).items(leadItemSchema).required() });
+
 const historyQuery = (ref: string) => Joi.object({ ...pageKeys, [ref]: Joi.string().max(12), since: Joi.date().iso() });
 
 registerOperations(
@@ -68,6 +71,12 @@ registerOperations(
   { method: 'get', path: '/leads/{reference}/show', summary: 'Show one lead with products, data and history', scope: 'VIEW LEADS', params: ['reference'], success: { status: 200, description: 'The lead' } },
   { method: 'put', path: '/leads', summary: 'Bulk update lead statuses (atomic)', scope: 'UPDATE LEADS', body: updateBodySchema, success: { status: 200, description: 'Updated', schema: { type: 'object', properties: { message: { type: 'string' }, updated: { type: 'integer' } } } } },
   { method: 'delete', path: '/leads', summary: 'Bulk delete leads (confirmed leads are protected)', scope: 'DELETE LEADS', body: deleteBodySchema, success: { status: 200, description: 'Deleted', schema: { type: 'object', properties: { message: { type: 'string' }, deleted: { type: 'integer' } } } } },
+  { method: 'post', path: '/orders', summary: 'Bulk create orders (atomic, at most 1,000; same item rules as leads)', scope: 'CREATE ORDERS', body: orderBody, success: { status: 201, description: 'Created' } },
+  { method: 'get', path: '/orders', summary: 'List orders, newest first (search_by adds tracking_number; status filter)', scope: 'VIEW ORDERS', query: orderListQuerySchema, success: { status: 200, description: 'A page of orders' } },
+  { method: 'get', path: '/orders/{reference}/show', summary: 'Show one order with products, shipping state and history', scope: 'VIEW ORDERS', params: ['reference'], success: { status: 200, description: 'The order' } },
+  { method: 'put', path: '/orders', summary: 'Bulk update order statuses under the transition rules (atomic)', scope: 'UPDATE ORDERS', body: orderUpdateBodySchema, success: { status: 200, description: 'Updated' } },
+  { method: 'delete', path: '/orders', summary: 'Bulk delete new or canceled orders', scope: 'DELETE ORDERS', body: deleteBodySchema, success: { status: 200, description: 'Deleted' } },
+  { method: 'post', path: '/orders/push', summary: 'Queue new orders for a shipping company (URGENT job)', scope: 'UPDATE ORDERS', body: pushBodySchema, success: { status: 202, description: 'Queued' } },
   { method: 'get', path: '/lead-histories', summary: 'Lead status changes, newest first', scope: 'VIEW LEADS', query: historyQuery('lead_reference'), success: { status: 200, description: 'A page of history entries', schema: envelope(historyItem('lead_reference')) } },
   { method: 'get', path: '/order-histories', summary: 'Order status changes, newest first', scope: 'VIEW ORDERS', query: historyQuery('order_reference'), success: { status: 200, description: 'A page of history entries', schema: envelope(historyItem('order_reference')) } },
 );

@@ -30,7 +30,8 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string): 
     await pool.query('SELECT 1');
     backend = new PostgresBackend({ pool, ensureSchema: false });
   }
-  const agenda = new Agenda({ backend, processEvery: '1 second', maxConcurrency: 50, defaultConcurrency: 1 });
+  // A short poll keeps pickup latency well under a second even when a LISTEN/NOTIFY wake-up is missed.
+  const agenda = new Agenda({ backend, processEvery: 250, maxConcurrency: 50, defaultConcurrency: 1 });
   await agenda.ready;
   let started = false;
 

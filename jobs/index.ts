@@ -1,4 +1,5 @@
 import type { JobDefinition } from './job.js';
+import { pushOrderJob } from './push-order.job.js';
 
 /** Every job kind the worker runs; each feature adds its definition here. */
-export const jobDefinitions: JobDefinition<any>[] = [];
+export const jobDefinitions: JobDefinition<any>[] = [pushOrderJob];

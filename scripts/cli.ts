@@ -16,6 +16,7 @@ const HELP = `LeadFlow operator CLI. Every command accepts --json (one JSON obje
   accounts:list
   user:create --account ID --role seller|agent|admin --email E --password P --name "Full Name"
   product:create --account ID --sku SKU --name NAME --price N [--inactive]
+  shipping:create --account ID --code fastship --name "Fast Ship" --url URL --api-key KEY --secret SECRET [--timeout-ms 5000]
   token:create --email USER_EMAIL --name NAME --scopes "CREATE LEADS,VIEW LEADS" [--expires 2027-01-01]
   help`;
 
@@ -48,6 +49,12 @@ export const commands: Record<string, Command> = {
   async 'product:create'(ctx, f) {
     return ctx.services.catalogue.createProduct(sys, {
       account_id: num(f, 'account'), sku: str(f, 'sku')!, name: str(f, 'name')!, price: num(f, 'price')!, active: !f.inactive,
+    });
+  },
+  async 'shipping:create'(ctx, f) {
+    return ctx.services.shipping.createCompany(sys, {
+      account_id: num(f, 'account'), code: str(f, 'code')!, name: str(f, 'name')!, endpoint_url: str(f, 'url')!,
+      api_key: str(f, 'api-key'), hmac_secret: str(f, 'secret')!, timeout_ms: num(f, 'timeout-ms'),
     });
   },
   async 'token:create'(ctx, f) {

@@ -4,15 +4,21 @@ import { createCatalogueService } from './catalogue/catalogue.service.js';
 import type { Core } from './context.js';
 import { createHistoryService } from './histories/history.service.js';
 import { createLeadService } from './leads/lead.service.js';
+import { createOrderService } from './orders/order.service.js';
+import { createShippingService } from './shipping/shipping.service.js';
 import { createTokenService } from './tokens/token.service.js';
 
 /** Every domain service, built once per process over the same core. Entry points only call these. */
 export function createServices(core: Core) {
+  const leads = createLeadService(core);
+  const shipping = createShippingService(core);
   return {
     accounts: createAccountService(core),
     catalogue: createCatalogueService(core),
     tokens: createTokenService(core),
-    leads: createLeadService(core),
+    leads,
+    shipping,
+    orders: createOrderService(core, { leads, shipping }),
     histories: createHistoryService(core),
     passwordResets: createPasswordResetService(core),
   };

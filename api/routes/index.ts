@@ -4,6 +4,8 @@ import { resolveBearer, requireToken } from '../middleware/bearer-auth.js';
 import { restRateLimit } from '../middleware/rate-limit.js';
 import { createHistoryRoutes } from './histories.routes.js';
 import { createLeadRoutes } from './leads.routes.js';
+import { createOrderRoutes } from './orders.routes.js';
+import { createShippingCallbackRoutes } from './shipping.routes.js';
 import { openApiDocument } from '../openapi.js';
 
 /**
@@ -15,12 +17,14 @@ export function createRestRouter(ctx: AppContext): Router {
   router.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });
+  router.use(createShippingCallbackRoutes(ctx));
   router.use(express.json({ limit: '5mb', type: () => true, strict: true }));
   router.use(resolveBearer(ctx.services.tokens));
   router.use(restRateLimit({ limit: ctx.config.rateLimitPerMinute, redisUrl: ctx.config.redisUrl }));
   router.use(requireToken);
   router.use(createLeadRoutes(ctx));
   router.use(createHistoryRoutes(ctx));
+  router.use(createOrderRoutes(ctx));
   router.use((_req, res) => {
     res.status(404).json({ message: 'Not found.' });
   });

@@ -1,0 +1,85 @@
+import crypto from 'node:crypto';
+import Joi from 'joi';
+import type { Actor } from '../actor.js';
+import type { Core } from '../context.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { accountScope, authorize, isSystemWide } from '../policy.js';
+import { validate } from '../validation.js';
+import type { ShippingCompany } from './shipping-company.model.js';
+
+const companySchema = Joi.object({
+  account_id: Joi.number().integer().positive(),
+  code: Joi.string().trim().lowercase().pattern(/^[a-z0-9][a-z0-9_-]{0,49}$/).required(),
+  name: Joi.string().trim().min(2).max(100).required(),
+  endpoint_url: Joi.string().uri({ scheme: ['http', 'https'] }).max(500).required(),
+  api_key: Joi.string().max(255).allow(null, ''),
+  hmac_secret: Joi.string().min(16).max(255).required(),
+  timeout_ms: Joi.number().integer().min(100).max(120_000).default(5000),
+  active: Joi.boolean().default(true),
+});
+export interface ShippingCompanyInput {
+  account_id?: number; code: string; name: string; endpoint_url: string; api_key?: string | null; hmac_secret: string; timeout_ms?: number; active?: boolean;
+}
+
+/** `sha256=<hex>` HMAC of the exact body bytes, the signature both directions use. */
+export function signBody(secret: string, body: string | Buffer): string {
+  return `sha256=${crypto.createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+export function signatureMatches(secret: string, body: Buffer, header: unknown): boolean {
+  if (typeof header !== 'string') return false;
+  const expected = Buffer.from(signBody(secret, body));
+  const given = Buffer.from(header);
+  return expected.length === given.length && crypto.timingSafeEqual(expected, given);
+}
+
+/** The API key and secret never leave the service in views. */
+export function companyView(c: ShippingCompany) {
+  return {
+    id: c.id, account_id: c.account_id, code: c.code, name: c.name, adapter: c.adapter, endpoint_url: c.endpoint_url,
+    timeout_ms: c.timeout_ms, active: c.active, has_api_key: !!c.api_key, created_at: c.created_at.toISOString(),
+  };
+}
+
+export function createShippingService(core: Core) {
+  const { ShippingCompany } = core.models;
+
+  return {
+    /** Adds a carrier to an account (adapter `http`: signed JSON POST). */
+    async createCompany(actor: Actor, input: ShippingCompanyInput) {
+      const v = validate<ShippingCompanyInput>(companySchema, input);
+      const account_id = (isSystemWide(actor) ? v.account_id ?? actor.accountId : actor.accountId) as number;
+      if (!account_id) throw ValidationError.single('account_id', 'The account_id field is required.');
+      authorize(actor, 'create', 'shippingCompany', { account_id });
+      if (await ShippingCompany.findOne({ where: { account_id, code: v.code } })) throw ValidationError.single('code', 'The code has already been taken.');
+      return companyView(await ShippingCompany.create({ ...v, account_id, adapter: 'http', api_key: v.api_key || null }));
+    },
+
+    async updateCompany(actor: Actor, id: number, input: Partial<ShippingCompanyInput>) {
+      const c = await ShippingCompany.findOne({ where: { id, ...accountScope(actor) } });
+      if (!c) throw new NotFoundError();
+      authorize(actor, 'update', 'shippingCompany', c);
+      const v = validate<ShippingCompanyInput>(companySchema.fork(['code', 'name', 'endpoint_url', 'hmac_secret'], (s) => s.optional()), input);
+      return companyView(await c.update({ ...v, account_id: c.account_id }));
+    },
+
+    async listCompanies(actor: Actor, accountId?: number) {
+      authorize(actor, 'viewAny', 'shippingCompany');
+      return (await ShippingCompany.findAll({ where: accountScope(actor, accountId), order: [['code', 'ASC']] })).map(companyView);
+    },
+
+    /** The active company with this code in the account, or a 422 naming the field. */
+    async findForPush(accountId: number, code: string, field = 'shipping_company'): Promise<ShippingCompany> {
+      const c = await ShippingCompany.findOne({ where: { account_id: accountId, code: code.toLowerCase(), active: true } });
+      if (!c) throw ValidationError.single(field, `The selected ${field} is invalid.`);
+      return c;
+    },
+
+    /** Callbacks name only the code; the signature decides which account's company sent it. */
+    async findBySignature(code: string, rawBody: Buffer, signature: unknown): Promise<ShippingCompany | null> {
+      const candidates = await ShippingCompany.findAll({ where: { code: code.toLowerCase(), active: true } });
+      return candidates.find((c) => signatureMatches(c.hmac_secret, rawBody, signature)) ?? null;
+    },
+  };
+}
+export type ShippingService = ReturnType<typeof createShippingService>;

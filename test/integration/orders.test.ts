@@ -1,0 +1,273 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { SCOPES, systemActor, type Scope } from '../../src/actor.js';
+import { signBody } from '../../src/shipping/shipping.service.js';
+import { createJobSystem, type JobSystem } from '../../jobs/agenda.js';
+import { jobDefinitions } from '../../jobs/index.js';
+import type { JobDefinition } from '../../jobs/job.js';
+import { getCtx } from '../hooks.js';
+import { makeAccount, type TestAccount } from '../factories.js';
+import { startTestServer } from '../helpers.js';
+import { restClient } from '../rest-client.js';
+
+type Server = Awaited<ReturnType<typeof startTestServer>>;
+const SECRET = 'carrier-secret-0123456789';
+
+const order = (acc: TestAccount, over: Record<string, unknown> = {}) => ({
+  phone: '+212600000001', full_name: 'Karim Haddad', city: 'Fes', address: '3 Rue Talaa', products: [{ sku: acc.skus.active[1], quantity: 2, price: 200 }], ...over,
+});
+
+/** A real carrier on 127.0.0.1: answers per a script of behaviours and records every call. */
+async function startCarrier(script: ('ok' | '500' | 'slow')[]) {
+  const calls: { body: string; signature: string; idempotency: string }[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      calls.push({ body, signature: String(req.headers['x-signature']), idempotency: String(req.headers['x-idempotency-key']) });
+      const step = script[Math.min(calls.length - 1, script.length - 1)];
+      if (step === '500') { res.writeHead(500); res.end('oops'); return; }
+      if (step === 'slow') { setTimeout(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"tracking_number":"LATE"}'); }, 1500); return; }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ tracking_number: `TRK-${JSON.parse(body).reference}` }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/shipments`, calls, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+}
+
+async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('orders', () => {
+  let web: Server;
+  before(async () => {
+    web = await startTestServer();
+  });
+  after(async () => {
+    await web.close();
+  });
+
+  describe('REST', () => {
+    it('creates orders atomically with products and history, and rejects 1,001 or an inactive sku with nothing written', async () => {
+      const acc = await makeAccount(getCtx());
+      const call = restClient(web.url, await acc.token(['CREATE ORDERS', 'VIEW ORDERS'], 'shop'));
+      const res = await call('POST', '/orders', { orders: [order(acc), order(acc, { full_name: 'Second Buyer' })] });
+      expect(res.status).to.equal(201);
+      expect(res.body.references).to.have.length(2);
+      const { Order, OrderHistory } = getCtx().models;
+      expect(await Order.count({ where: { account_id: acc.id } })).to.equal(2);
+      const o = await Order.findOne({ where: { reference: res.body.references[0] } });
+      expect(Number(o!.total)).to.equal(400);
+      const h = await OrderHistory.findAll({ where: { order_id: o!.id } });
+      expect(h.map((x) => [x.old_status, x.new_status, x.changed_by])).to.deep.equal([[null, 'new', `shop (${acc.seller.name})`]]);
+      expect((await call('POST', '/orders', { orders: Array.from({ length: 1001 }, () => order(acc)) })).status).to.equal(422);
+      const bad = await call('POST', '/orders', { orders: [order(acc), order(acc, { products: [{ sku: acc.skus.inactive, quantity: 1, price: 5 }] })] });
+      expect(bad.body.errors).to.have.property('orders.1.products.0.sku');
+      expect(await Order.count({ where: { account_id: acc.id } })).to.equal(2);
+    });
+
+    const scoped: [string, string, Scope][] = [['POST', '/orders', 'CREATE ORDERS'], ['GET', '/orders', 'VIEW ORDERS'], ['GET', '/orders/OR0000000000/show', 'VIEW ORDERS'], ['PUT', '/orders', 'UPDATE ORDERS'], ['DELETE', '/orders', 'DELETE ORDERS'], ['POST', '/orders/push', 'UPDATE ORDERS']];
+    for (const [method, path, scope] of scoped) {
+      it(`answers 403 on ${method} ${path} without ${scope}`, async () => {
+        const acc = await makeAccount(getCtx());
+        expect((await restClient(web.url, await acc.token(SCOPES.filter((s) => s !== scope)))(method, path, method === 'GET' ? undefined : {})).status).to.equal(403);
+      });
+    }
+
+    it('lists with status filter and tracking-number search, and shows one order', async () => {
+      const acc = await makeAccount(getCtx());
+      const call = restClient(web.url, await acc.token());
+      const refs = (await call('POST', '/orders', { orders: [order(acc), order(acc)] })).body.references;
+      await call('PUT', '/orders', { orders: [{ reference: refs[0], status: 'canceled' }] });
+      await getCtx().models.Order.update({ tracking_number: 'TRK-42' }, { where: { reference: refs[1] } });
+      expect((await call('GET', '/orders?status=canceled')).body.data.map((o: { reference: string }) => o.reference)).to.deep.equal([refs[0]]);
+      const found = await call('GET', '/orders?search_by=tracking_number&keyWord=TRK-42');
+      expect(found.body.meta.total).to.equal(1);
+      expect(found.body.data[0]).to.include({ reference: refs[1], tracking_number: 'TRK-42' });
+      const show = await call('GET', `/orders/${refs[0]}/show`);
+      expect(show.body.data).to.include({ reference: refs[0], status: 'canceled', total: 400 });
+      expect(show.body.data.history.map((h: { new_status: string }) => h.new_status)).to.deep.equal(['new', 'canceled']);
+      expect((await call('GET', '/orders?search_by=email&keyWord=x')).status).to.equal(422);
+    });
+
+    it('refuses an illegal move naming the reference and the move, atomically', async () => {
+      const acc = await makeAccount(getCtx());
+      const call = restClient(web.url, await acc.token());
+      const refs = (await call('POST', '/orders', { orders: [order(acc), order(acc)] })).body.references;
+      const res = await call('PUT', '/orders', { orders: [{ reference: refs[0], status: 'canceled' }, { reference: refs[1], status: 'delivered' }] });
+      expect(res.status).to.equal(422);
+      expect(res.body.errors['orders.1.status']).to.deep.equal([`Order ${refs[1]} cannot move from new to delivered.`]);
+      expect((await getCtx().models.Order.findOne({ where: { reference: refs[0] } }))!.status).to.equal('new');
+    });
+
+    it('deletes only new or canceled orders', async () => {
+      const acc = await makeAccount(getCtx());
+      const call = restClient(web.url, await acc.token());
+      const refs = (await call('POST', '/orders', { orders: [order(acc), order(acc), order(acc)] })).body.references;
+      await getCtx().models.Order.update({ status: 'shipped' }, { where: { reference: refs[2] } });
+      await call('PUT', '/orders', { orders: [{ reference: refs[1], status: 'canceled' }] });
+      const refused = await call('DELETE', '/orders', { references: refs });
+      expect(refused.status).to.equal(422);
+      expect(refused.body.errors).to.have.all.keys('references.2');
+      const ok = await call('DELETE', '/orders', { references: refs.slice(0, 2) });
+      expect(ok.body).to.deep.equal({ message: '2 orders deleted.', deleted: 2 });
+      expect(await getCtx().models.Order.count({ where: { account_id: acc.id } })).to.equal(1);
+    });
+
+    it('treats another account\'s order as unknown on every endpoint', async () => {
+      const acc = await makeAccount(getCtx());
+      const other = await makeAccount(getCtx());
+      const [ref] = (await restClient(web.url, await other.token())('POST', '/orders', { orders: [order(other)] })).body.references;
+      await getCtx().services.shipping.createCompany(systemActor(), { account_id: acc.id, code: 'fastship', name: 'Fast Ship', endpoint_url: 'http://127.0.0.1:9/x', hmac_secret: SECRET });
+      const call = restClient(web.url, await acc.token());
+      expect((await call('GET', `/orders/${ref}/show`)).status).to.equal(404);
+      expect((await call('GET', `/orders?search_by=reference&keyWord=${ref}`)).body.meta.total).to.equal(0);
+      expect((await call('PUT', '/orders', { orders: [{ reference: ref, status: 'canceled' }] })).status).to.equal(422);
+      expect((await call('DELETE', '/orders', { references: [ref] })).status).to.equal(422);
+      expect((await call('POST', '/orders/push', { references: [ref], shipping_company: 'fastship' })).status).to.equal(422);
+      expect((await getCtx().models.Order.findOne({ where: { reference: ref } }))!.status).to.equal('new');
+    });
+  });
+
+  describe('push to shipping company', () => {
+    let jobs: JobSystem;
+    const slowStarted: number[] = [];
+    const slowJob: JobDefinition = {
+      name: 'test-slow-important', priority: 'IMPORTANT', concurrency: (ctx) => ctx.config.workerImportantConcurrency,
+      handler: async () => { slowStarted.push(Date.now()); await new Promise((r) => setTimeout(r, 3000)); },
+    };
+    before(async () => {
+      jobs = await createJobSystem(getCtx().config, getCtx().db.url);
+      await jobs.startWorker(getCtx(), [...jobDefinitions, slowJob]);
+    });
+    after(async function () {
+      this.timeout(20_000);
+      await jobs.close();
+    });
+
+    async function setup(script: ('ok' | '500' | 'slow')[], timeoutMs = 2000) {
+      const acc = await makeAccount(getCtx());
+      const carrier = await startCarrier(script);
+      await getCtx().services.shipping.createCompany(systemActor(), { account_id: acc.id, code: 'fastship', name: 'Fast Ship', endpoint_url: carrier.url, hmac_secret: SECRET, timeout_ms: timeoutMs });
+      const call = restClient(web.url, await acc.token());
+      const [ref] = (await call('POST', '/orders', { orders: [order(acc)] })).body.references;
+      return { acc, carrier, call, ref };
+    }
+    const orderOf = (ref: string) => getCtx().models.Order.findOne({ where: { reference: ref } });
+
+    it('pushes a signed order and records the tracking number; a repeated request makes no second call', async function () {
+      this.timeout(20_000);
+      const { carrier, call, ref } = await setup(['ok']);
+      try {
+        const res = await call('POST', '/orders/push', { references: [ref], shipping_company: 'fastship' });
+        expect(res.status).to.equal(202);
+        expect(res.body).to.include({ queued: 1 });
+        const again = await call('POST', '/orders/push', { references: [ref], shipping_company: 'fastship' });
+        expect(again.status).to.equal(202);
+        expect(again.body).to.include({ queued: 0, skipped: 1 });
+        const o = await waitFor(async () => { const x = await orderOf(ref); return x?.status === 'pushed' && x; });
+        expect(o.tracking_number).to.equal(`TRK-${ref}`);
+        await new Promise((r) => setTimeout(r, 500));
+        expect(carrier.calls).to.have.length(1);
+        expect(carrier.calls[0].idempotency).to.equal(ref);
+        expect(carrier.calls[0].signature).to.equal(signBody(SECRET, carrier.calls[0].body));
+        expect(JSON.parse(carrier.calls[0].body)).to.include({ reference: ref, full_name: 'Karim Haddad', total: 400 });
+        const h = await getCtx().models.OrderHistory.findAll({ where: { order_id: o.id }, order: [['id', 'ASC']] });
+        expect(h.map((x) => x.new_status)).to.deep.equal(['new', 'pushed']);
+        await getCtx().services.orders.pushOne(o.id, 'x', null);
+        expect(carrier.calls).to.have.length(1);
+      } finally {
+        await carrier.close();
+      }
+    });
+
+    it('retries after a 5xx with back-off, keeping the error, then succeeds', async function () {
+      this.timeout(20_000);
+      const { carrier, call, ref } = await setup(['500', 'ok']);
+      try {
+        await call('POST', '/orders/push', { references: [ref], shipping_company: 'fastship' });
+        const failed = await waitFor(async () => { const x = await orderOf(ref); return x?.last_push_error ? x : null; });
+        expect(failed.last_push_error).to.match(/HTTP 500/);
+        expect(failed.status).to.equal('new');
+        const o = await waitFor(async () => { const x = await orderOf(ref); return x?.status === 'pushed' && x; }, 15_000);
+        expect(o.push_attempts).to.equal(2);
+        expect(o.last_push_error).to.equal(null);
+        expect(carrier.calls.map((c) => c.idempotency)).to.deep.equal([ref, ref]);
+      } finally {
+        await carrier.close();
+      }
+    });
+
+    it('keeps a timeout as the last push error and leaves the order new', async function () {
+      this.timeout(20_000);
+      const { carrier, call, ref } = await setup(['slow'], 200);
+      try {
+        await call('POST', '/orders/push', { references: [ref], shipping_company: 'fastship' });
+        const o = await waitFor(async () => { const x = await orderOf(ref); return x?.last_push_error ? x : null; });
+        expect(o.last_push_error).to.equal('carrier did not answer within 200 ms');
+        expect(o.status).to.equal('new');
+        expect(o.push_state).to.equal('failed');
+      } finally {
+        await carrier.close();
+      }
+    });
+
+    it('starts an URGENT push within 1 s while IMPORTANT work fills its own slots', async function () {
+      this.timeout(20_000);
+      const { carrier, call, ref } = await setup(['ok']);
+      try {
+        const ctx = getCtx();
+        const n = ctx.config.workerImportantConcurrency * 2;
+        for (let i = 0; i < n; i++) await ctx.queue.enqueue('test-slow-important', { i }, { priority: 'IMPORTANT' });
+        await waitFor(async () => slowStarted.length >= ctx.config.workerImportantConcurrency);
+        const t0 = Date.now();
+        await call('POST', '/orders/push', { references: [ref], shipping_company: 'fastship' });
+        await waitFor(async () => carrier.calls.length > 0, 5000);
+        expect(Date.now() - t0).to.be.below(1000);
+        expect(slowStarted.length).to.be.below(n);
+      } finally {
+        await carrier.close();
+      }
+    });
+  });
+
+  describe('carrier callback', () => {
+    it('moves pushed orders to shipped then delivered with the company as actor; a bad signature is 401', async () => {
+      const acc = await makeAccount(getCtx());
+      const company = await getCtx().services.shipping.createCompany(systemActor(), { account_id: acc.id, code: 'callship', name: 'Call Ship', endpoint_url: 'http://127.0.0.1:9/x', hmac_secret: SECRET });
+      const call = restClient(web.url, await acc.token());
+      const [ref] = (await call('POST', '/orders', { orders: [order(acc)] })).body.references;
+      await getCtx().models.Order.update({ status: 'pushed', shipping_company_id: company.id, tracking_number: 'CS-1' }, { where: { reference: ref } });
+      const post = (body: unknown, secret = SECRET) => {
+        const raw = JSON.stringify(body);
+        return fetch(`${web.url}/api/web/1.0/shipping/callship/callback`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature': signBody(secret, raw) }, body: raw });
+      };
+      const forged = await post({ orders: [{ reference: ref, status: 'delivered' }] }, 'wrong-secret-wrong-secret');
+      expect(forged.status).to.equal(401);
+      expect((await orderOf(ref))!.status).to.equal('pushed');
+      const shipped = await post({ orders: [{ tracking_number: 'CS-1', status: 'shipped' }] });
+      expect(shipped.status).to.equal(200);
+      expect(await shipped.json()).to.deep.equal({ message: '1 orders updated.', updated: 1 });
+      expect((await post({ orders: [{ reference: ref, status: 'delivered' }] })).status).to.equal(200);
+      const illegal = await post({ orders: [{ reference: ref, status: 'returned' }] });
+      expect(illegal.status).to.equal(422);
+      expect((await illegal.json()).errors['orders.0.status']).to.deep.equal([`Order ${ref} cannot move from delivered to returned.`]);
+      expect((await post({ orders: [{ reference: 'ORNOSUCHORDR', status: 'shipped' }] })).status).to.equal(422);
+      const h = await getCtx().models.OrderHistory.findAll({ where: { order_reference: ref }, order: [['id', 'ASC']] });
+      expect(h.map((x) => [x.old_status, x.new_status, x.changed_by])).to.deep.equal([
+        [null, 'new', `${h[0].changed_by}`], ['pushed', 'shipped', 'Call Ship'], ['shipped', 'delivered', 'Call Ship'],
+      ]);
+      expect((await orderOf(ref))!.status).to.equal('delivered');
+    });
+  });
+});
+const orderOf = (ref: string) => getCtx().models.Order.findOne({ where: { reference: ref } });
