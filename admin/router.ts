@@ -6,10 +6,11 @@ import { createApiKeyRoutes } from './routes/api-keys.routes.js';
 import { createAuthRoutes } from './routes/auth.routes.js';
 import { createDashboardHistoryRoutes } from './routes/dashboard-histories.routes.js';
 import { createDashboardLeadRoutes } from './routes/dashboard-leads.routes.js';
+import { createTransferRoutes } from './routes/transfers.routes.js';
 import { createSessionMiddleware } from './session.js';
 
 /** Paths of the spec's session-authenticated dashboard routes. */
-const DASHBOARD_PREFIXES = ['/leads', '/orders-histories', '/lead-histories', '/settings'];
+const DASHBOARD_PREFIXES = ['/leads', '/orders-histories', '/lead-histories', '/settings', '/imports', '/exports'];
 
 /**
  * Session login, the spec's dashboard routes and the AdminJS panel, all on one session cookie.
@@ -29,5 +30,5 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
   app.use(createAuthRoutes(ctx, passport, csrf));
 
   app.use(DASHBOARD_PREFIXES, requireUser, csrf.protect);
-  app.use(createDashboardLeadRoutes(ctx), createDashboardHistoryRoutes(ctx), createApiKeyRoutes(ctx));
+  app.use(createDashboardLeadRoutes(ctx), createDashboardHistoryRoutes(ctx), createApiKeyRoutes(ctx), createTransferRoutes(ctx));
 }

@@ -53,6 +53,7 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string): 
       }
       await agenda.start();
       started = true;
+      for (const d of defs) if (d.every) await agenda.every(d.every, d.name, undefined, { skipImmediate: true });
     },
     async ping() {
       if (pool) await pool.query('SELECT 1 FROM agenda_jobs LIMIT 1');

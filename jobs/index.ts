@@ -1,5 +1,6 @@
 import type { JobDefinition } from './job.js';
 import { pushOrderJob } from './push-order.job.js';
+import { cleanupExportsJob, exportLeadsJob, importLeadsJob } from './transfers.job.js';
 
 /** Every job kind the worker runs; each feature adds its definition here. */
-export const jobDefinitions: JobDefinition<any>[] = [pushOrderJob];
+export const jobDefinitions: JobDefinition<any>[] = [pushOrderJob, importLeadsJob, exportLeadsJob, cleanupExportsJob];

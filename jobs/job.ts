@@ -11,4 +11,6 @@ export interface JobDefinition<D = Record<string, unknown>> {
   handler: (ctx: AppContext, data: D, job: Job<D>) => Promise<void>;
   /** Retries with exponential back-off (Agenda's own backoff) when the handler throws. */
   retries?: number;
+  /** Repeating jobs (e.g. daily clean-up) are scheduled by the worker at start. */
+  every?: string;
 }

@@ -7,6 +7,8 @@ import { createLeadService } from './leads/lead.service.js';
 import { createOrderService } from './orders/order.service.js';
 import { createShippingService } from './shipping/shipping.service.js';
 import { createTokenService } from './tokens/token.service.js';
+import { createExportService } from './transfers/export.service.js';
+import { createImportService } from './transfers/import.service.js';
 
 /** Every domain service, built once per process over the same core. Entry points only call these. */
 export function createServices(core: Core) {
@@ -20,6 +22,8 @@ export function createServices(core: Core) {
     shipping,
     orders: createOrderService(core, { leads, shipping }),
     histories: createHistoryService(core),
+    imports: createImportService(core, { leads }),
+    exports: createExportService(core, { leads }),
     passwordResets: createPasswordResetService(core),
   };
 }

@@ -1,0 +1,206 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { QueryTypes } from 'sequelize';
+import { userActor, type Actor } from '../actor.js';
+import type { Core } from '../context.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import type { LeadService, PreparedLead } from '../leads/lead.service.js';
+import { accountScope, authorize } from '../policy.js';
+import type { ImportRun } from './import-run.model.js';
+import { readHead, readRows, sniffType, unescapeCell, type SheetType } from './spreadsheet.js';
+
+export const IMPORT_JOB = 'import-leads';
+const BATCH = 1000;
+/** Columns the export writes that describe a lead's state rather than the lead to create; import ignores them. */
+const IGNORED = new Set(['reference', 'status', 'total', 'products', 'created_at', 'updated_at', 'action_date', 'order_reference']);
+const FIELDS = ['phone', 'sku', 'full_name', 'city', 'area', 'address', 'quantity', 'price', 'data'];
+
+export function importRunView(r: ImportRun) {
+  return {
+    id: r.id, account_id: r.account_id, status: r.status, file_name: r.file_name, file_type: r.file_type,
+    rows_total: r.rows_total, rows_read: r.rows_read, rows_written: r.rows_written, rows_failed: r.rows_failed,
+    error: r.error, created_at: r.created_at.toISOString(), started_at: r.started_at?.toISOString() ?? null,
+    finished_at: r.finished_at?.toISOString() ?? null,
+  };
+}
+
+/** The file-row → field mapping of one data row (header matched case-insensitively). */
+function toItem(header: Map<string, number>, extra: [string, number][], row: string[], prices: Map<string, number>) {
+  const get = (k: string) => {
+    const i = header.get(k);
+    return i === undefined ? '' : unescapeCell(String(row[i] ?? '').trim());
+  };
+  const sku = get('sku');
+  const phone = get('phone');
+  let data: { key: string; value: string }[] = [];
+  const rawData = get('data');
+  if (rawData) {
+    try {
+      const parsed = JSON.parse(rawData);
+      if (Array.isArray(parsed)) data = parsed;
+    } catch {
+      data.push({ key: 'data', value: rawData });
+    }
+  }
+  for (const [key, i] of extra) {
+    const value = unescapeCell(String(row[i] ?? '').trim());
+    if (value) data.push({ key, value });
+  }
+  const item: Record<string, unknown> = {
+    phone, full_name: get('full_name') || phone,
+    products: [{ sku, quantity: get('quantity') === '' ? 1 : Number(get('quantity')), price: get('price') === '' ? prices.get(sku) ?? 1 : Number(get('price')) }],
+  };
+  for (const k of ['city', 'area', 'address']) if (get(k)) item[k] = get(k);
+  if (data.length) item.data = data;
+  return item;
+}
+
+/** The spreadsheet column an error path (`rows.3.products.0.sku`) points at. */
+function columnOf(field: string): string {
+  const f = field.replace(/^rows\.\d+\.?/, '');
+  if (f.startsWith('products')) return f.split('.').pop() ?? 'sku';
+  return f.split('.')[0] || 'row';
+}
+
+export function createImportService(core: Core, deps: { leads: LeadService }) {
+  const { ImportRun, ImportRunError, User, Product } = core.models;
+  const { sequelize } = core.db;
+  const uploadDir = path.join(core.config.dataDir, 'uploads');
+
+  return {
+    /** Checks the upload (type by content, size), keeps it under DATA_DIR/uploads and queues the import (IMPORTANT). */
+    async start(actor: Actor, file: { path: string; originalname: string; size: number }) {
+      authorize(actor, 'import', 'lead');
+      try {
+        const ext = path.extname(file.originalname).slice(1).toLowerCase();
+        if (ext !== 'xlsx' && ext !== 'csv') throw ValidationError.single('file', 'The file must be a file of type: xlsx, csv.');
+        if (file.size > core.config.importMaxBytes) throw ValidationError.single('file', `The file must not be greater than ${Math.round(core.config.importMaxBytes / 1024)} kilobytes.`);
+        const type = sniffType(await readHead(file.path));
+        if (type !== ext) throw ValidationError.single('file', `The file content is not a valid .${ext} spreadsheet.`);
+        const dir = path.join(uploadDir, String(actor.accountId));
+        await fs.promises.mkdir(dir, { recursive: true });
+        const stored = path.join(dir, `${crypto.randomUUID()}.${ext}`);
+        await fs.promises.rename(file.path, stored).catch(async () => {
+          await fs.promises.copyFile(file.path, stored);
+        });
+        const run = await ImportRun.create({
+          account_id: actor.accountId, user_id: actor.kind === 'system' ? null : actor.userId, file_name: file.originalname.slice(0, 255),
+          file_path: stored, file_type: type as SheetType,
+        });
+        await core.queue.enqueue(IMPORT_JOB, { runId: run.id }, { priority: 'IMPORTANT', uniqueKey: `import:${run.id}` });
+        return importRunView(run);
+      } finally {
+        await fs.promises.rm(file.path, { force: true });
+      }
+    },
+
+    async list(actor: Actor) {
+      authorize(actor, 'viewAny', 'importRun');
+      return (await ImportRun.findAll({ where: accountScope(actor), order: [['created_at', 'DESC'], ['id', 'DESC']], limit: 100 })).map(importRunView);
+    },
+
+    async show(actor: Actor, id: number) {
+      authorize(actor, 'view', 'importRun');
+      const run = Number.isSafeInteger(Number(id)) ? await ImportRun.findOne({ where: { id, ...accountScope(actor) } }) : null;
+      if (!run) throw new NotFoundError();
+      return run;
+    },
+
+    /** The bad rows of a run, ordered, for the downloadable report. */
+    async errors(actor: Actor, id: number) {
+      const run = await this.show(actor, id);
+      return ImportRunError.findAll({ where: { import_run_id: run.id }, order: [['row_number', 'ASC'], ['id', 'ASC']] });
+    },
+
+    /**
+     * The job: streams the file, validates rows in batches like REST leads and commits each batch with the run's cursor
+     * and its bad rows in one transaction. A re-run (after a crash) skips rows up to the cursor, and the unique
+     * (import_run_id, import_row) index makes a row that was already written a no-op.
+     */
+    async run(runId: number): Promise<void> {
+      const run = await ImportRun.findByPk(runId);
+      if (!run || run.status === 'completed' || run.status === 'failed') return;
+      const user = run.user_id ? await User.findByPk(run.user_id) : null;
+      if (!user) {
+        await run.update({ status: 'failed', error: 'The user who started this import no longer exists.', finished_at: new Date() });
+        return;
+      }
+      const actor = userActor(user);
+      await run.update({ status: 'running', started_at: run.started_at ?? new Date() });
+      const prices = new Map((await Product.findAll({ where: { account_id: run.account_id, active: true }, attributes: ['sku', 'price'] })).map((p) => [p.sku, Number(p.price)]));
+      const fail = (error: string) => run.update({ status: 'failed', error, finished_at: new Date() });
+      let header: Map<string, number> | null = null;
+      let extra: [string, number][] = [];
+      let rowNo = 0;
+      let batch: { row: number; item: Record<string, unknown> }[] = [];
+
+      const flush = async () => {
+        if (!batch.length) return;
+        const { prepared, errors } = await deps.leads.prepareLeads(actor, batch.map((b) => b.item), 'rows', run.account_id);
+        const good = prepared.map((p, i) => ({ p, row: batch[i].row })).filter((x) => x.p) as { p: PreparedLead; row: number }[];
+        const bad = Object.entries(errors).flatMap(([field, msgs]) => {
+          const i = Number(field.split('.')[1]);
+          return msgs.map((m) => ({ row: batch[i].row, column: columnOf(field), message: m.replace(/rows\.\d+\.(products\.\d+\.)?/g, '').slice(0, 500) }));
+        });
+        const last = batch[batch.length - 1].row;
+        const read = batch.length;
+        batch = [];
+        await sequelize.transaction(async (transaction) => {
+          const written = await deps.leads.insertLeads(actor, good.map((g) => g.p), { transaction, accountId: run.account_id, importRunId: run.id, importRows: good.map((g) => g.row) });
+          const failedRows = bad.length
+            ? await sequelize.query<{ row_number: number }>(
+              `INSERT INTO import_run_errors (account_id, import_run_id, row_number, column_name, message)
+               SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::text[]) ON CONFLICT DO NOTHING RETURNING row_number`,
+              { bind: [run.account_id, run.id, bad.map((b) => b.row), bad.map((b) => b.column), bad.map((b) => b.message)], type: QueryTypes.SELECT, transaction },
+            )
+            : [];
+          await sequelize.query(
+            `UPDATE import_runs SET cursor_row = $2, rows_read = rows_read + $3, rows_written = rows_written + $4,
+                    rows_failed = rows_failed + $5, updated_at = now() WHERE id = $1`,
+            { bind: [run.id, last, read, written.length, new Set(failedRows.map((f) => f.row_number)).size], transaction },
+          );
+        });
+      };
+
+      try {
+        for await (const cells of readRows(run.file_path, run.file_type)) {
+          rowNo++;
+          if (!header) {
+            const names = cells.map((c) => String(c).trim().toLowerCase());
+            for (const required of ['phone', 'sku']) {
+              if (!names.includes(required)) {
+                await fail(`The file has no ${required} column (the first row must name the columns; phone and sku are required).`);
+                return;
+              }
+            }
+            header = new Map(names.map((n, i) => [n, i] as [string, number]).filter(([n]) => FIELDS.includes(n)).reverse());
+            extra = cells.map((c, i) => [String(c).trim(), i] as [string, number])
+              .filter(([n]) => n && !FIELDS.includes(n.toLowerCase()) && !IGNORED.has(n.toLowerCase())).slice(0, 100);
+            continue;
+          }
+          if (rowNo - 1 > core.config.importMaxRows) {
+            await flush();
+            await fail(`The file has more than ${core.config.importMaxRows} rows; the first ${core.config.importMaxRows} were imported.`);
+            return;
+          }
+          if (rowNo <= run.cursor_row) continue;
+          batch.push({ row: rowNo, item: toItem(header, extra, cells, prices) });
+          if (batch.length >= BATCH) await flush();
+        }
+        if (!header) {
+          await fail('The file is empty.');
+          return;
+        }
+        await flush();
+        await run.reload();
+        await run.update({ status: 'completed', rows_total: run.rows_read, finished_at: new Date() });
+        await fs.promises.rm(run.file_path, { force: true });
+      } catch (err) {
+        core.logger.error({ err, runId }, 'import failed');
+        await fail(`The file could not be read: ${(err as Error).message}`.slice(0, 1000));
+      }
+    },
+  };
+}
+export type ImportService = ReturnType<typeof createImportService>;

@@ -1,0 +1,184 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import ExcelJS from 'exceljs';
+import { systemActor } from '../../src/actor.js';
+import { getCtx } from '../hooks.js';
+import { makeAccount, type TestAccount } from '../factories.js';
+import { startTestServer } from '../helpers.js';
+import { login, type SessionClient } from '../session.js';
+
+type Server = Awaited<ReturnType<typeof startTestServer>>;
+
+async function upload(c: SessionClient, name: string, content: Buffer | string) {
+  const form = new FormData();
+  form.append('file', new Blob([content]), name);
+  const res = await c.fetch('/leads/import', { method: 'POST', body: form });
+  return { status: res.status, body: await res.json() };
+}
+
+async function xlsxBuffer(rows: unknown[][]): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook();
+  const ws = wb.addWorksheet('Leads');
+  for (const r of rows) ws.addRow(r);
+  return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+const runImport = async (id: number) => {
+  await getCtx().services.imports.run(id);
+  return getCtx().models.ImportRun.findByPk(id);
+};
+
+describe('import and export', () => {
+  let web: Server;
+  before(async () => {
+    web = await startTestServer();
+  });
+  after(async () => {
+    await web.close();
+  });
+
+  it('imports a mixed CSV: good rows written with history, bad rows counted and reported by row and column', async () => {
+    const acc = await makeAccount(getCtx());
+    const [a, b] = acc.skus.active;
+    const csv = [
+      'Phone,SKU,Full_Name,City,Quantity,Price,utm_source',
+      `+212600100001,${a},Nadia Ouali,Rabat,2,150,facebook`,
+      `12,${a},Too Short,Rabat,1,100,`,
+      `+212600100003,NO-SUCH,Unknown Sku,Fes,1,100,`,
+      `+212600100004,${acc.skus.inactive},Inactive Sku,Fes,1,100,`,
+      `+212600100005,${b},Default Price,Tanger,,,tiktok`,
+    ].join('\n');
+    const c = await login(web.url, acc.seller.email, acc.seller.password);
+    const res = await upload(c, 'leads.csv', csv);
+    expect(res.status).to.equal(202);
+    expect(res.body.id).to.be.a('number');
+    const run = await runImport(res.body.id);
+    expect(run).to.include({ status: 'completed', rows_read: 5, rows_written: 2, rows_failed: 3, rows_total: 5 });
+    const { Lead, LeadHistory } = getCtx().models;
+    const leads = await Lead.findAll({ where: { account_id: acc.id }, order: [['import_row', 'ASC']] });
+    expect(leads.map((l) => [l.phone, l.full_name, l.import_row])).to.deep.equal([['+212600100001', 'Nadia Ouali', 2], ['+212600100005', 'Default Price', 6]]);
+    expect(leads[0].data).to.deep.equal([{ key: 'utm_source', value: 'facebook' }]);
+    expect(Number(leads[1].total)).to.equal(200);
+    expect((await LeadHistory.findOne({ where: { lead_id: leads[0].id } }))!.changed_by).to.equal(acc.seller.name);
+    const progress = await c.json('GET', `/imports/${res.body.id}`);
+    expect(progress.body.data).to.include({ status: 'completed', rows_written: 2, rows_failed: 3 });
+    const report = await (await c.fetch(`/imports/${res.body.id}/report`, { headers: { accept: 'text/csv' } })).text();
+    const lines = report.trim().split('\n');
+    expect(lines[0]).to.equal('row,column,message');
+    expect(lines.slice(1).map((l) => l.split(',').slice(0, 2).join(','))).to.deep.equal(['3,phone', '4,sku', '5,sku']);
+  });
+
+  it('fails a run whose file has no sku column, with a clear message', async () => {
+    const acc = await makeAccount(getCtx());
+    const c = await login(web.url, acc.seller.email, acc.seller.password);
+    const res = await upload(c, 'leads.csv', 'phone,full_name\n+212600000009,No Sku Column\n');
+    const run = await runImport(res.body.id);
+    expect(run!.status).to.equal('failed');
+    expect(run!.error).to.equal('The file has no sku column (the first row must name the columns; phone and sku are required).');
+    expect(await getCtx().models.Lead.count({ where: { account_id: acc.id } })).to.equal(0);
+  });
+
+  it('imports an xlsx file and rejects a workbook renamed .csv, a binary and other extensions', async () => {
+    const acc = await makeAccount(getCtx());
+    const c = await login(web.url, acc.seller.email, acc.seller.password);
+    const book = await xlsxBuffer([['phone', 'sku', 'full_name'], ['+212600200001', acc.skus.active[2], 'Sheet Person']]);
+    const ok = await upload(c, 'leads.xlsx', book);
+    expect(ok.status).to.equal(202);
+    expect(await runImport(ok.body.id)).to.include({ status: 'completed', rows_written: 1 });
+    const renamed = await upload(c, 'leads.csv', book);
+    expect(renamed.status).to.equal(422);
+    expect(renamed.body.errors.file[0]).to.match(/not a valid \.csv/);
+    expect((await upload(c, 'leads.csv', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1, 2]))).status).to.equal(422);
+    expect((await upload(c, 'leads.txt', 'phone,sku\n')).status).to.equal(422);
+    expect(await getCtx().models.ImportRun.count({ where: { account_id: acc.id } })).to.equal(1);
+    expect(fs.readdirSync(path.join(getCtx().config.dataDir, 'uploads', 'incoming'))).to.have.length(0);
+  });
+
+  it('never writes a row twice when the job runs again after a crash', async () => {
+    const acc = await makeAccount(getCtx());
+    const rows = ['phone,sku', ...Array.from({ length: 30 }, (_, i) => `+2126003000${String(i).padStart(2, '0')},${acc.skus.active[0]}`), '1,bad'];
+    const run = await getCtx().services.imports.start(acc.seller.actor, await tmpFile('crash.csv', rows.join('\n')));
+    await getCtx().services.imports.run(run.id);
+    const { ImportRun, Lead, ImportRunError } = getCtx().models;
+    // As if the worker died after committing rows but before recording the cursor: the same job runs again.
+    await ImportRun.update({ status: 'running', cursor_row: 0 }, { where: { id: run.id } });
+    const stored = (await ImportRun.findByPk(run.id))!;
+    await fs.promises.writeFile(stored.file_path, rows.join('\n'));
+    await getCtx().services.imports.run(run.id);
+    expect(await Lead.count({ where: { account_id: acc.id } })).to.equal(30);
+    expect(await ImportRunError.count({ where: { import_run_id: run.id } })).to.be.greaterThan(0);
+    expect(await ImportRun.findByPk(run.id)).to.include({ status: 'completed', rows_written: 30, rows_failed: 1 });
+  });
+
+  it('denies agents import and export with 403', async () => {
+    const acc = await makeAccount(getCtx());
+    const c = await login(web.url, acc.agent.email, acc.agent.password);
+    expect((await upload(c, 'leads.csv', 'phone,sku\n')).status).to.equal(403);
+    expect((await c.json('POST', '/leads/export', { file_extension: 'csv' })).status).to.equal(403);
+    expect((await c.json('GET', '/imports')).status).to.equal(403);
+  });
+
+  it('exports with the list filters and round-trips: importing the export into a fresh account gives the same leads', async () => {
+    const acc = await makeAccount(getCtx());
+    const leads = getCtx().services.leads;
+    await leads.createMany(acc.seller.actor, { leads: [
+      { phone: '+212600400001', full_name: '=HYPERLINK("x")', city: 'Rabat', area: 'Agdal', address: '1 Avenue Fal', data: [{ key: 'utm', value: 'fb' }], products: [{ sku: acc.skus.active[0], quantity: 2, price: 120 }] },
+      { phone: '0600400002', full_name: 'Second Lead', city: 'Fes', products: [{ sku: acc.skus.active[1], quantity: 1, price: 80 }] },
+      { phone: '0600400003', full_name: 'Filtered Out', city: 'Fes', products: [{ sku: acc.skus.active[1], quantity: 1, price: 80 }] },
+    ] });
+    const c = await login(web.url, acc.seller.email, acc.seller.password);
+    expect((await c.json('POST', '/leads/export', { file_extension: 'pdf' })).status).to.equal(422);
+    const res = await c.json('POST', '/leads/export', { file_extension: 'csv', search: 'a' });
+    expect(res.status).to.equal(202);
+    await getCtx().services.exports.run(res.body.id);
+    const file = await c.fetch(`/exports/${res.body.id}/download`, { headers: { accept: 'text/csv' } });
+    expect(file.status).to.equal(200);
+    const text = await file.text();
+    expect(text).to.include(`'=HYPERLINK`);
+    expect(text).to.not.include('Filtered Out');
+    expect(text.trim().split('\n')).to.have.length(3);
+
+    const fresh = await makeAccount(getCtx());
+    for (const sku of acc.skus.active) await getCtx().services.catalogue.createProduct(systemActor(), { account_id: fresh.id, sku, name: sku, price: 1 });
+    const run = await getCtx().services.imports.start(fresh.seller.actor, await tmpFile('roundtrip.csv', text));
+    await getCtx().services.imports.run(run.id);
+    const shape = async (accountId: number) => {
+      const rows = await getCtx().models.Lead.findAll({ where: { account_id: accountId }, include: ['products'], order: [['phone', 'ASC']] });
+      return rows.filter((l) => l.full_name !== 'Filtered Out').map((l) => ({
+        phone: l.phone, full_name: l.full_name, city: l.city, area: l.area, address: l.address, data: l.data, total: Number(l.total),
+        products: (l as unknown as { products: { sku: string; quantity: number; price: number }[] }).products.map((p) => [p.sku, p.quantity, Number(p.price)]),
+      }));
+    };
+    expect(await shape(fresh.id)).to.deep.equal(await shape(acc.id));
+  });
+
+  it('writes xlsx exports, serves them only to their account and answers 410 once expired', async () => {
+    const acc = await makeAccount(getCtx());
+    const other = await makeAccount(getCtx());
+    await getCtx().services.leads.createMany(acc.seller.actor, { leads: [{ phone: '+212600500001', full_name: 'Excel Lead', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] }] });
+    const c = await login(web.url, acc.seller.email, acc.seller.password);
+    const res = await c.json('POST', '/leads/export', { file_extension: 'xlsx' });
+    await getCtx().services.exports.run(res.body.id);
+    const dl = await c.fetch(`/exports/${res.body.id}/download`, { headers: { accept: '*/*' } });
+    expect(dl.status).to.equal(200);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(Buffer.from(await dl.arrayBuffer()) as never);
+    const ws = wb.worksheets[0];
+    expect(ws.getRow(2).getCell(3).value).to.equal("'+212600500001");
+    expect(ws.getRow(2).getCell(4).value).to.equal('Excel Lead');
+    const stranger = await login(web.url, other.seller.email, other.seller.password);
+    expect((await stranger.fetch(`/exports/${res.body.id}/download`)).status).to.equal(404);
+    expect((await c.json('GET', '/exports')).body.data[0]).to.include({ id: res.body.id, status: 'completed', rows_written: 1 });
+    await getCtx().models.ExportRun.update({ expires_at: new Date(Date.now() - 1000) }, { where: { id: res.body.id } });
+    expect(await getCtx().services.exports.removeExpired()).to.be.greaterThan(0);
+    expect((await c.fetch(`/exports/${res.body.id}/download`)).status).to.equal(410);
+  });
+});
+
+async function tmpFile(name: string, content: string) {
+  const p = path.join(os.tmpdir(), `${Date.now()}-${Math.random().toString(36).slice(2)}-${name}`);
+  await fs.promises.writeFile(p, content);
+  return { path: p, originalname: name, size: Buffer.byteLength(content) };
+}
