@@ -69,10 +69,13 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
   const uploadDir = path.join(core.config.dataDir, 'uploads');
 
   return {
-    /** Checks the upload (type by content, size), keeps it under DATA_DIR/uploads and queues the import (IMPORTANT). */
+    /**
+     * Checks the upload (type by content, size), keeps it under DATA_DIR/uploads and queues the import (IMPORTANT).
+     * The temporary upload is removed whatever happens, a refusal included.
+     */
     async start(actor: Actor, file: { path: string; originalname: string; size: number }) {
-      authorize(actor, 'import', 'lead');
       try {
+        authorize(actor, 'import', 'lead');
         const ext = path.extname(file.originalname).slice(1).toLowerCase();
         if (ext !== 'xlsx' && ext !== 'csv') throw ValidationError.single('file', 'The file must be a file of type: xlsx, csv.');
         if (file.size > core.config.importMaxBytes) throw ValidationError.single('file', `The file must not be greater than ${Math.round(core.config.importMaxBytes / 1024)} kilobytes.`);

@@ -13,7 +13,7 @@ type Server = Awaited<ReturnType<typeof startTestServer>>;
 
 async function upload(c: SessionClient, name: string, content: Buffer | string) {
   const form = new FormData();
-  form.append('file', new Blob([content]), name);
+  form.append('file', new Blob([typeof content === 'string' ? content : new Uint8Array(content)]), name);
   const res = await c.fetch('/leads/import', { method: 'POST', body: form });
   return { status: res.status, body: await res.json() };
 }
