@@ -1,6 +1,7 @@
 import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
 import type { AppContext } from '../src/app-context.js';
+import { buildPanelRouter } from './admin.js';
 import { createCsrf, requireUser } from './auth.js';
 import { createApiKeyRoutes } from './routes/api-keys.routes.js';
 import { createAuthRoutes } from './routes/auth.routes.js';
@@ -25,6 +26,8 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
   app.use(passport.session());
   app.use(absoluteTimeout);
   app.get('/', (req, res) => res.redirect(req.user ? '/admin' : '/login'));
+  // AdminJS parses its own bodies (formidable), so it is mounted before the body parsers of our routes.
+  app.use('/admin', await buildPanelRouter(ctx));
 
   app.use(express.urlencoded({ extended: false, limit: '1mb' }), express.json({ limit: '1mb' }));
   app.use(createAuthRoutes(ctx, passport, csrf));

@@ -7,6 +7,7 @@ import type { AppContext } from '../../src/app-context.js';
 import { ValidationError } from '../../src/errors.js';
 import { importRunView } from '../../src/transfers/import.service.js';
 import { route } from '../../api/async.js';
+import { importPage } from '../views/pages.js';
 import { respond } from './respond.js';
 
 /** POST /leads/import and /leads/export of the spec, and the runs they create (status, progress, report, download). */
@@ -16,6 +17,10 @@ export function createTransferRoutes(ctx: AppContext): Router {
   fs.mkdirSync(tmp, { recursive: true });
   const upload = multer({ dest: tmp, limits: { fileSize: ctx.config.importMaxBytes, files: 1 } }).single('file');
   const r = express.Router();
+
+  r.get('/leads/import', (req, res) => {
+    res.type('html').send(importPage());
+  });
 
   r.post('/leads/import', (req, res, next) => {
     upload(req, res, (err: unknown) => {

@@ -40,3 +40,25 @@ export function resetPage(o: { csrf: string; token: string; error?: string; vali
 <label for="password_confirmation">Repeat it</label><input id="password_confirmation" name="password_confirmation" type="password" minlength="8" required>
 <button type="submit">Set password</button></form>`);
 }
+
+/** The panel's "Import file" page: posts the file with the CSRF header and shows the queued run. */
+export function importPage(): string {
+  return layout('Import leads', `<h1>Import leads</h1><p style="font-size:.9rem;color:#4a5566">An .xlsx or .csv file with a header row.
+Required columns: <b>phone</b> and <b>sku</b>; optional: full_name, city, area, address, quantity, price; any other column is kept as custom data.</p>
+<form id="f"><label for="file">File</label><input id="file" name="file" type="file" accept=".csv,.xlsx" required>
+<button type="submit">Upload and import</button></form><div id="out"></div>
+<div class="links"><a href="/admin/resources/import_runs">Import runs</a> · <a href="/admin/resources/leads">Leads</a></div>
+<script>
+document.getElementById('f').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const out = document.getElementById('out');
+  const { token } = await (await fetch('/csrf-token', { headers: { accept: 'application/json' } })).json();
+  const body = new FormData(e.target);
+  const res = await fetch('/leads/import', { method: 'POST', body, headers: { accept: 'application/json', 'x-csrf-token': token } });
+  const json = await res.json();
+  const ok = res.status === 202;
+  out.className = 'msg ' + (ok ? 'ok' : 'err');
+  out.textContent = ok ? 'Import #' + json.id + ' queued: follow it under Import runs.' : (json.message || 'Upload failed.');
+});
+</script>`);
+}

@@ -1,0 +1,271 @@
+import path from 'node:path';
+import AdminJSExpress from '@adminjs/express';
+import * as AdminJSSequelize from '@adminjs/sequelize';
+import AdminJS, { type ActionContext, type ActionRequest, type ActionResponse, type ResourceWithOptions } from 'adminjs';
+import express, { type RequestHandler, type Router } from 'express';
+import { SCOPES } from '../src/actor.js';
+import type { AppContext } from '../src/app-context.js';
+import { LEAD_STATUSES } from '../src/leads/lead.model.js';
+import { ORDER_STATUSES } from '../src/orders/order.model.js';
+import { isSystemWide } from '../src/policy.js';
+import {
+  actorOf, allow, guarded, payloadOf, serviceActions, tenantReadActions, toActionDate, type PanelAdmin,
+} from './resources/panel-kit.js';
+
+AdminJS.registerAdapter({ Database: AdminJSSequelize.Database, Resource: AdminJSSequelize.Resource });
+
+const nav = {
+  leads: { name: 'Leads', icon: 'Users' },
+  orders: { name: 'Orders', icon: 'ShoppingCart' },
+  histories: { name: 'Histories', icon: 'Clock' },
+  catalogue: { name: 'Catalogue', icon: 'Package' },
+  settings: { name: 'Settings', icon: 'Settings' },
+};
+const hidden = { list: false, filter: false, show: false, edit: false };
+const readOnly = { list: true, filter: true, show: true, edit: false };
+const showOnly = { list: false, filter: false, show: true, edit: false };
+
+/** Status, products and the history timeline of a lead or order, as text on its show page. */
+function timelineAfter(kind: 'lead' | 'order', ctx: AppContext) {
+  return async (response: ActionResponse, _request: ActionRequest, context: ActionContext) => {
+    const id = Number(response.record?.params?.id);
+    if (!id) return response;
+    const actor = actorOf(context);
+    const full = kind === 'lead' ? await ctx.services.leads.show(actor, { id }) : await ctx.services.orders.show(actor, { id });
+    response.record.params.products_summary = full.products.map((p) => `${p.sku} · ${p.name} · ${p.quantity} × ${p.price}`).join('\n') || '—';
+    response.record.params.history_timeline = full.history
+      .map((h) => `${h.changed_at.replace('T', ' ').slice(0, 19)} UTC — ${h.old_status ?? '(created)'} → ${h.new_status} — by ${h.changed_by}`)
+      .join('\n');
+    if ('data' in full && Array.isArray(full.data)) response.record.params.custom_data = full.data.map((d) => `${d.key}: ${d.value}`).join('\n') || '—';
+    return response;
+  };
+}
+
+function resources(ctx: AppContext): ResourceWithOptions[] {
+  const m = ctx.models;
+  const s = ctx.services;
+  const accountProp = { account_id: { isVisible: { list: true, filter: true, show: true, edit: false } } };
+  const virtualText = { type: 'textarea' as const, isVisible: showOnly };
+  const list: ResourceWithOptions[] = [
+    {
+      resource: m.Lead,
+      options: {
+        navigation: nav.leads,
+        listProperties: ['reference', 'full_name', 'phone', 'city', 'status', 'created_at', 'account_id'],
+        filterProperties: ['reference', 'phone', 'full_name', 'city', 'status', 'city_id', 'created_at', 'account_id'],
+        showProperties: ['reference', 'status', 'action_date', 'full_name', 'phone', 'city', 'area', 'address', 'total', 'products_summary', 'custom_data', 'history_timeline', 'created_at', 'updated_at', 'account_id'],
+        editProperties: ['phone', 'full_name', 'status', 'action_date', 'city_id', 'area', 'address'],
+        properties: {
+          ...accountProp,
+          status: { availableValues: LEAD_STATUSES.map((v) => ({ value: v, label: v.replace('_', ' ') })) },
+          action_date: { type: 'string', description: 'Required for call later, e.g. 2026-12-01T14:30:00+01:00' },
+          products_summary: virtualText, custom_data: virtualText, history_timeline: virtualText,
+          phone_normalized: { isVisible: hidden }, data: { isVisible: hidden }, import_run_id: { isVisible: hidden }, import_row: { isVisible: hidden },
+          created_by_user_id: { isVisible: hidden }, created_by_token_id: { isVisible: hidden },
+        },
+        actions: {
+          ...tenantReadActions('lead'),
+          show: { isAccessible: allow('lead', 'view'), after: timelineAfter('lead', ctx) as never },
+          ...serviceActions('lead', {
+            create: async (actor, p) => s.leads.createOne(actor, { name: String(p.phone ?? ''), status: String(p.status ?? 'new'), full_name: p.full_name as string, city_id: p.city_id ? Number(p.city_id) : undefined, area: p.area as string, address: p.address as string, action_date: toActionDate(p.action_date) }),
+            update: (actor, id, p) => s.leads.update(actor, id, { status: String(p.status ?? ''), full_name: String(p.full_name ?? ''), phone: String(p.phone ?? ''), city_id: p.city_id ? Number(p.city_id) : null, area: (p.area as string) ?? null, address: (p.address as string) ?? null, action_date: toActionDate(p.action_date) ?? null }),
+            remove: (actor, ids) => s.leads.deleteMany(actor, { ids }, 'ids'),
+            createdNotice: (l) => `Lead ${l.reference} created.`,
+          }),
+          exportCsv: transferAction(ctx, 'csv'),
+          exportXlsx: transferAction(ctx, 'xlsx'),
+          importFile: {
+            actionType: 'resource', icon: 'Upload', component: false, isAccessible: allow('lead', 'import'),
+            handler: async (_req, _res, context) => ({ redirectUrl: '/leads/import', notice: { message: 'Choose a file to import.', type: 'success' } }),
+          },
+        },
+      },
+    },
+    {
+      resource: m.Order,
+      options: {
+        navigation: nav.orders,
+        listProperties: ['reference', 'full_name', 'phone', 'city', 'status', 'tracking_number', 'last_push_error', 'created_at'],
+        filterProperties: ['reference', 'phone', 'full_name', 'city', 'status', 'tracking_number', 'created_at', 'account_id'],
+        showProperties: ['reference', 'lead_reference', 'status', 'full_name', 'phone', 'city', 'area', 'address', 'total', 'products_summary', 'tracking_number', 'push_state', 'push_attempts', 'last_push_error', 'pushed_at', 'history_timeline', 'created_at', 'account_id'],
+        editProperties: ['status', 'tracking_number'],
+        properties: {
+          ...accountProp,
+          status: { availableValues: ORDER_STATUSES.map((v) => ({ value: v, label: v })) },
+          products_summary: virtualText, history_timeline: virtualText,
+          phone_normalized: { isVisible: hidden }, data: { isVisible: hidden }, lead_id: { isVisible: hidden }, created_by_user_id: { isVisible: hidden },
+        },
+        actions: {
+          ...tenantReadActions('order'),
+          show: { isAccessible: allow('order', 'view'), after: timelineAfter('order', ctx) as never },
+          ...serviceActions('order', {
+            update: async (actor, id, p) => {
+              const o = await s.orders.show(actor, { id });
+              return s.orders.updateStatuses(actor, { orders: [{ reference: o.reference, status: p.status, ...(p.tracking_number ? { tracking_number: p.tracking_number } : {}) }] });
+            },
+            remove: async (actor, ids) => {
+              const refs = await Promise.all(ids.map(async (id) => (await s.orders.show(actor, { id })).reference));
+              return s.orders.deleteMany(actor, { references: refs });
+            },
+          }),
+          pushToShipping: {
+            actionType: 'bulk', icon: 'Truck', component: false, isAccessible: allow('order', 'update'),
+            guard: 'Push the selected orders to the account\'s shipping company?',
+            handler: async (_request, _response, context) => {
+              const actor = actorOf(context);
+              const records = context.records ?? [];
+              const companies = (await ctx.services.shipping.listCompanies(actor)).filter((c) => c.active && c.account_id === actor.accountId);
+              if (!companies.length) return { records: records.map((r) => r.toJSON(context.currentAdmin)), notice: { message: 'No active shipping company in this account: add one under Settings.', type: 'error' } };
+              const result = await guarded(() => s.orders.push(actor, { references: records.map((r) => String(r.param('reference'))), shipping_company: companies[0].code }));
+              return { records: records.map((r) => r.toJSON(context.currentAdmin)), redirectUrl: context.h.resourceUrl({ resourceId: 'orders' }), notice: { message: `${result.queued} orders queued for ${companies[0].name}.`, type: 'success' } };
+            },
+          },
+        },
+      },
+    },
+    { resource: m.LeadHistory, options: { navigation: nav.histories, properties: { ...accountProp, lead_id: { isVisible: hidden }, changed_by_user_id: { isVisible: hidden } }, sort: { sortBy: 'changed_at', direction: 'desc' }, actions: { ...tenantReadActions('leadHistory'), ...serviceActions('leadHistory', {}) } } },
+    { resource: m.OrderHistory, options: { navigation: nav.histories, properties: { ...accountProp, order_id: { isVisible: hidden }, changed_by_user_id: { isVisible: hidden } }, sort: { sortBy: 'changed_at', direction: 'desc' }, actions: { ...tenantReadActions('orderHistory'), ...serviceActions('orderHistory', {}) } } },
+    {
+      resource: m.Product,
+      options: {
+        navigation: nav.catalogue, listProperties: ['sku', 'name', 'price', 'active', 'account_id'], editProperties: ['sku', 'name', 'price', 'active'],
+        properties: { ...accountProp },
+        actions: {
+          ...tenantReadActions('product'),
+          ...serviceActions('product', {
+            create: (actor, p) => s.catalogue.createProduct(actor, { sku: String(p.sku ?? ''), name: String(p.name ?? ''), price: Number(p.price), active: p.active !== 'false' && p.active !== false }),
+            update: (actor, id, p) => s.catalogue.updateProduct(actor, id, { sku: p.sku as string, name: p.name as string, price: p.price === undefined ? undefined : Number(p.price), active: p.active === undefined ? undefined : p.active === true || p.active === 'true' }),
+          }),
+        },
+      },
+    },
+    { resource: m.City, options: { navigation: nav.catalogue, listProperties: ['name'], editProperties: ['name'], actions: { list: { isAccessible: allow('city', 'viewAny') }, show: { isAccessible: allow('city', 'view') }, ...serviceActions('city', { create: (actor, p) => s.catalogue.createCity(actor, String(p.name ?? '')) }) } } },
+    {
+      resource: m.User,
+      options: {
+        navigation: nav.settings, listProperties: ['name', 'email', 'role', 'active', 'account_id'], editProperties: ['name', 'email', 'role', 'password', 'active'],
+        properties: { ...accountProp, password_hash: { isVisible: hidden }, password: { type: 'password', isVisible: { list: false, filter: false, show: false, edit: true } }, role: { availableValues: ['seller', 'agent', 'admin'].map((v) => ({ value: v, label: v })) } },
+        actions: {
+          ...tenantReadActions('user'),
+          ...serviceActions('user', {
+            create: (actor, p) => s.accounts.createUser(actor, { account_id: isSystemWide(actor) && p.account_id ? Number(p.account_id) : actor.accountId as number, role: p.role as 'agent', email: String(p.email ?? ''), password: String(p.password ?? ''), name: String(p.name ?? '') }),
+            update: (actor, id, p) => s.accounts.updateUser(actor, id, { name: p.name as string, email: p.email as string, role: p.role as 'agent', ...(p.password ? { password: String(p.password) } : {}), ...(p.active !== undefined ? { active: p.active === true || p.active === 'true' } : {}) }),
+            remove: async (actor, ids) => { for (const id of ids) await s.accounts.deleteUser(actor, id); },
+          }),
+        },
+      },
+    },
+    { resource: m.Account, options: { navigation: nav.settings, listProperties: ['id', 'name', 'created_at'], editProperties: ['name'], actions: { list: { isAccessible: allow('account', 'viewAny'), before: (req: ActionRequest, c: ActionContext) => (isSystemWide(actorOf(c)) ? req : { ...req, query: { ...req.query, 'filters.id': String(actorOf(c).accountId) } }) }, search: { isAccessible: allow('account', 'viewAny') }, show: { isAccessible: ({ currentAdmin, record }: ActionContext) => !!currentAdmin && (((currentAdmin as unknown as PanelAdmin).role === 'admin') || Number(record?.param('id')) === (currentAdmin as unknown as PanelAdmin).accountId) }, ...serviceActions('account', { create: (actor, p) => s.accounts.createAccount(actor, { name: String(p.name ?? '') }) }) } } },
+    {
+      resource: m.ApiToken,
+      options: {
+        navigation: nav.settings, listProperties: ['name', 'scopes', 'last_used_at', 'expires_at', 'created_at', 'account_id'],
+        showProperties: ['name', 'scopes', 'last_used_at', 'expires_at', 'created_at', 'user_id', 'account_id'], editProperties: ['name', 'scopes', 'expires_at'],
+        properties: { ...accountProp, token_hash: { isVisible: hidden }, scopes: { isArray: true, availableValues: SCOPES.map((v) => ({ value: v, label: v })) }, expires_at: { type: 'string', description: 'Optional, e.g. 2027-01-01' } },
+        actions: {
+          ...tenantReadActions('token'),
+          ...serviceActions('token', {
+            create: (actor, p) => s.tokens.createToken(actor, { name: String(p.name ?? ''), scopes: (p.scopes as never[]) ?? [], ...(p.expires_at ? { expires_at: new Date(String(p.expires_at)) } : {}) }),
+            remove: async (actor, ids) => { for (const id of ids) await s.tokens.revokeToken(actor, id); },
+            createdNotice: (t) => `Copy this API key now, it will not be shown again: ${t.token}`,
+          }),
+        },
+      },
+    },
+    {
+      resource: m.ShippingCompany,
+      options: {
+        navigation: nav.settings, listProperties: ['code', 'name', 'endpoint_url', 'active', 'account_id'], showProperties: ['code', 'name', 'adapter', 'endpoint_url', 'timeout_ms', 'active', 'account_id'],
+        editProperties: ['code', 'name', 'endpoint_url', 'api_key', 'hmac_secret', 'timeout_ms', 'active'],
+        properties: { ...accountProp, hmac_secret: { type: 'password' }, api_key: { type: 'password' } },
+        actions: {
+          ...tenantReadActions('shippingCompany'),
+          ...serviceActions('shippingCompany', {
+            create: (actor, p) => s.shipping.createCompany(actor, { code: String(p.code ?? ''), name: String(p.name ?? ''), endpoint_url: String(p.endpoint_url ?? ''), api_key: p.api_key as string, hmac_secret: String(p.hmac_secret ?? ''), timeout_ms: p.timeout_ms ? Number(p.timeout_ms) : undefined }),
+            update: (actor, id, p) => s.shipping.updateCompany(actor, id, { ...(p as object), timeout_ms: p.timeout_ms ? Number(p.timeout_ms) : undefined, active: p.active === undefined ? undefined : p.active === true || p.active === 'true' } as never),
+          }),
+        },
+      },
+    },
+    {
+      resource: m.ImportRun,
+      options: {
+        navigation: nav.leads, listProperties: ['id', 'file_name', 'status', 'rows_read', 'rows_written', 'rows_failed', 'created_at'], properties: { ...accountProp, file_path: { isVisible: hidden }, cursor_row: { isVisible: hidden } },
+        sort: { sortBy: 'created_at', direction: 'desc' },
+        actions: { ...tenantReadActions('importRun'), ...serviceActions('importRun', {}), errorReport: { actionType: 'record', icon: 'Download', component: false, isAccessible: allow('importRun', 'view'), handler: async (_r, _s, c) => ({ record: c.record!.toJSON(c.currentAdmin), redirectUrl: `/imports/${c.record!.id()}/report` }) } },
+      },
+    },
+    {
+      resource: m.ExportRun,
+      options: {
+        navigation: nav.leads, listProperties: ['id', 'file_extension', 'status', 'rows_written', 'expires_at', 'created_at'], properties: { ...accountProp, file_path: { isVisible: hidden } },
+        sort: { sortBy: 'created_at', direction: 'desc' },
+        actions: { ...tenantReadActions('exportRun'), ...serviceActions('exportRun', {}), download: { actionType: 'record', icon: 'Download', component: false, isAccessible: allow('exportRun', 'view'), handler: async (_r, _s, c) => ({ record: c.record!.toJSON(c.currentAdmin), redirectUrl: `/exports/${c.record!.id()}/download` }) } },
+      },
+    },
+  ];
+  return list;
+}
+
+/** "Export" buttons on the leads list: the list's current filters go to the export job. */
+function transferAction(ctx: AppContext, ext: 'csv' | 'xlsx') {
+  return {
+    actionType: 'resource' as const, icon: 'Download', component: false as const, isAccessible: allow('lead', 'export'),
+    handler: async (request: ActionRequest, _response: unknown, context: ActionContext) => {
+      const q = request.query ?? {};
+      const filters = Object.fromEntries(['status', 'city_id', 'account_id'].filter((k) => q[`filters.${k}`]).map((k) => [k, q[`filters.${k}`]]));
+      const run = await guarded(() => ctx.services.exports.start(actorOf(context), { file_extension: ext, ...filters }));
+      return { redirectUrl: context.h.resourceUrl({ resourceId: 'export_runs' }), notice: { message: `Export #${run.id} (${ext}) queued; it appears in Export runs when ready.`, type: 'success' as const } };
+    },
+  };
+}
+
+let panel: { admin: AdminJS; router: Router } | null = null;
+
+/** The AdminJS panel, built once per process; AdminJS bundles its components offline under DATA_DIR. */
+export async function buildPanelRouter(ctx: AppContext): Promise<Router> {
+  if (!panel) {
+    process.env.ADMIN_JS_TMP_DIR ??= path.join(ctx.config.dataDir, '.adminjs');
+    const admin = new AdminJS({
+      rootPath: '/admin',
+      loginPath: '/login',
+      logoutPath: '/admin/logout',
+      resources: resources(ctx),
+      branding: { companyName: 'LeadFlow', withMadeWithLove: false, logo: false },
+      locale: { language: 'en', translations: { en: { labels: { leads: 'Leads', orders: 'Orders', lead_histories: 'Lead histories', order_histories: 'Order histories', products: 'Products', cities: 'Cities', users: 'Users', accounts: 'Accounts', api_tokens: 'API keys', shipping_companies: 'Shipping companies', import_runs: 'Import runs', export_runs: 'Export runs' }, actions: { exportCsv: 'Export CSV', exportXlsx: 'Export Excel', importFile: 'Import file', pushToShipping: 'Push to shipping company', errorReport: 'Error report', download: 'Download' } } } },
+    });
+    // buildRouter starts the component bundling in the background, so it never delays start-up.
+    panel = { admin, router: AdminJSExpress.buildRouter(admin) };
+  }
+  const outer = express.Router();
+  outer.use(panelSession);
+  outer.use(dropRemoteFonts);
+  outer.use(panel.router);
+  return outer;
+}
+
+/** The dashboard session's user becomes AdminJS's currentAdmin; no session → the one login page. */
+const panelSession: RequestHandler = (req, res, next) => {
+  if (req.path === '/logout') {
+    res.redirect(303, '/login');
+    return;
+  }
+  if (!req.user) {
+    if (req.xhr || req.path.startsWith('/api/')) {
+      res.status(401).json({ message: 'Unauthenticated.' });
+      return;
+    }
+    res.redirect(302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
+    return;
+  }
+  const admin: PanelAdmin = { id: String(req.user.id), userId: req.user.id, email: req.user.email, title: req.user.name, role: req.user.role, accountId: req.user.account_id };
+  (req.session as unknown as { adminUser: PanelAdmin }).adminUser = admin;
+  next();
+};
+
+/** AdminJS's page template links a Google Fonts stylesheet; the panel must not reach the network. */
+const dropRemoteFonts: RequestHandler = (_req, res, next) => {
+  const send = res.send.bind(res);
+  res.send = ((body: unknown) => send(typeof body === 'string' ? body.replace(/<link[^>]+fonts\.googleapis\.com[^>]*>/g, '') : body)) as typeof res.send;
+  next();
+};

@@ -1,0 +1,19 @@
+import { systemActor, userActor } from '../src/actor.js';
+import { createAppContext, type AppContext } from '../src/app-context.js';
+import { loadConfig } from '../src/config.js';
+
+/** A bench context on its own embedded database (./data/bench) and a fresh account with three products. */
+export async function benchAccount(): Promise<{ ctx: AppContext; accountId: number; actor: ReturnType<typeof userActor>; skus: string[] }> {
+  const config = loadConfig({ ...process.env, DATA_DIR: './data/bench', LOG_LEVEL: 'silent', PASSWORD_HASH_COST: 'fast', DATABASE_URL: process.env.BENCH_DATABASE_URL, IMPORT_MAX_ROWS: '2000000', IMPORT_MAX_BYTES: String(500 * 1024 * 1024) });
+  const ctx = await createAppContext(config, { database: 'leadflow_bench' });
+  const sys = systemActor();
+  const stamp = Date.now();
+  const acc = await ctx.services.accounts.createAccount(sys, { name: `Bench ${stamp}` });
+  const u = await ctx.services.accounts.createUser(sys, { account_id: acc.id, role: 'seller', email: `bench-${stamp}@bench.local`, password: 'bench-password', name: 'Bench Seller' });
+  const skus = ['B-1', 'B-2', 'B-3'];
+  for (const sku of skus) await ctx.services.catalogue.createProduct(sys, { account_id: acc.id, sku, name: sku, price: 100 });
+  return { ctx, accountId: acc.id, actor: userActor({ id: u.id, account_id: acc.id, role: 'seller', name: u.name }), skus };
+}
+
+/** Peak resident memory of this process so far, in MB (Linux reports maxRSS in KB). */
+export const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
