@@ -1,7 +1,6 @@
 import cookieParser from 'cookie-parser';
-import express, { type Express } from 'express';
+import express, { type Express, type Router } from 'express';
 import type { AppContext } from '../src/app-context.js';
-import { buildPanelRouter } from './admin.js';
 import { createCsrf, requireUser } from './auth.js';
 import { createApiKeyRoutes } from './routes/api-keys.routes.js';
 import { createAuthRoutes } from './routes/auth.routes.js';
@@ -26,8 +25,14 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
   app.use(passport.session());
   app.use(absoluteTimeout);
   app.get('/', (req, res) => res.redirect(req.user ? '/admin' : '/login'));
-  // AdminJS parses its own bodies (formidable), so it is mounted before the body parsers of our routes.
-  app.use('/admin', await buildPanelRouter(ctx));
+  // AdminJS parses its own bodies (formidable), so it is mounted before the body parsers of our routes. Loading it
+  // costs seconds of CPU, so it is built after start-up (or on the first /admin request), never before listening.
+  let panel: Promise<Router> | null = null;
+  const loadPanel = () => (panel ??= import('./admin.js').then((m) => m.buildPanelRouter(ctx)));
+  setTimeout(() => void loadPanel().catch((err) => ctx.logger.error({ err }, 'admin panel failed to load')), 1500).unref();
+  app.use('/admin', (req, res, next) => {
+    loadPanel().then((router) => router(req, res, next), next);
+  });
 
   app.use(express.urlencoded({ extended: false, limit: '1mb' }), express.json({ limit: '1mb' }));
   app.use(createAuthRoutes(ctx, passport, csrf));
