@@ -1,0 +1,132 @@
+import { expect } from 'chai';
+import type { Browser, Page } from 'playwright-core';
+import { getCtx } from '../hooks.js';
+import { makeAccount, makeAdmin, type TestAccount } from '../factories.js';
+import { startTestServer } from '../helpers.js';
+import { restClient } from '../rest-client.js';
+import { chromiumAvailable, CHROMIUM, launch, loginAs, shot } from './browser.js';
+
+type Server = Awaited<ReturnType<typeof startTestServer>>;
+
+async function pick(page: Page, selectIndex: number, text: string): Promise<void> {
+  const input = page.locator('input[role=combobox]').nth(selectIndex);
+  await input.click();
+  await input.fill(text);
+  await page.keyboard.press('Enter');
+}
+
+async function save(page: Page): Promise<void> {
+  await Promise.all([page.waitForURL(/\/records\/\d+\/show/, { timeout: 20_000 }), page.click('button[type=submit]')]);
+}
+
+describe('admin panel in Chromium', function () {
+  this.timeout(120_000);
+  let web: Server;
+  let browser: Browser;
+
+  before(async function () {
+    if (!chromiumAvailable()) {
+      console.log(`      browser tests skipped: ${CHROMIUM} not found (apt-get install chromium)`);
+      this.skip();
+    }
+    web = await startTestServer();
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await web?.close();
+  });
+
+  async function page(acc: { email: string; password: string }): Promise<Page> {
+    const p = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    await loginAs(p, web.url, acc.email, acc.password);
+    return p;
+  }
+
+  it('seller: creates a lead, sets call_later with a date, sees the history, and cannot bulk-delete a confirmed lead', async () => {
+    const acc: TestAccount = await makeAccount(getCtx());
+    const p = await page(acc.seller);
+    await p.goto(`${web.url}/admin/resources/leads/actions/new`);
+    await p.fill('#phone', '+212 611 000 222');
+    await p.fill('#full_name', 'Browser Customer');
+    await pick(p, 0, 'new');
+    await shot(p, 'lead-new');
+    await save(p);
+    const lead = await getCtx().models.Lead.findOne({ where: { account_id: acc.id } });
+    expect(lead).to.not.equal(null);
+    expect(lead!.full_name).to.equal('Browser Customer');
+
+    await p.goto(`${web.url}/admin/resources/leads/records/${lead!.id}/edit`);
+    await pick(p, 0, 'call later');
+    await p.fill('#action_date', '2026-12-01T14:30:00+01:00');
+    await save(p);
+    await p.waitForSelector('text=new → call_later');
+    await shot(p, 'lead-show-history');
+    const saved = await getCtx().models.Lead.findByPk(lead!.id);
+    expect(saved!.status).to.equal('call_later');
+    expect(saved!.action_date!.toISOString()).to.equal('2026-12-01T13:30:00.000Z');
+
+    await getCtx().services.leads.updateStatuses(acc.seller.actor, { leads: [{ reference: lead!.reference, status: 'confirmed' }] });
+    await p.goto(`${web.url}/admin/resources/leads/bulk/bulkDelete?recordIds=${lead!.id}`);
+    await p.getByRole('button', { name: /confirm/i }).click();
+    await p.waitForSelector('text=/Nothing was deleted/');
+    await shot(p, 'lead-bulk-delete-refused');
+    expect(await getCtx().models.Lead.count({ where: { id: lead!.id } })).to.equal(1);
+
+    await p.goto(`${web.url}/admin/resources/leads`);
+    await p.waitForSelector('text=Browser Customer');
+    await shot(p, 'leads-list');
+  });
+
+  it('agent: finds no delete, import, export or API-key actions', async () => {
+    const acc = await makeAccount(getCtx());
+    await getCtx().services.leads.createMany(acc.seller.actor, { leads: [{ phone: '+212622000111', full_name: 'Agent Visible', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] }] });
+    const p = await page(acc.agent);
+    await p.goto(`${web.url}/admin/resources/leads`);
+    await p.waitForSelector('text=Agent Visible');
+    await shot(p, 'agent-leads-list');
+    for (const label of ['Export CSV', 'Export Excel', 'Import file', 'Create new']) {
+      expect(await p.locator(`button:has-text("${label}"), a:has-text("${label}")`).count(), label).to.equal(0);
+    }
+    expect(await p.locator('button:has-text("Edit"), a:has-text("Edit")').count()).to.be.greaterThan(0);
+    expect(await p.getByRole('button', { name: /delete/i }).count()).to.equal(0);
+    expect(await p.locator('nav').getByText('API keys').count()).to.equal(0);
+    await p.goto(`${web.url}/admin/resources/api_tokens`);
+    await p.waitForTimeout(1000);
+    expect(await p.getByText('Agent Visible').count()).to.equal(0);
+    expect(await getCtx().models.ApiToken.count({ where: { account_id: acc.id } })).to.equal(0);
+  });
+
+  it('admin: sees the leads of two accounts', async () => {
+    const a = await makeAccount(getCtx());
+    const b = await makeAccount(getCtx());
+    for (const [acc, name] of [[a, 'Zed First Account'], [b, 'Zed Second Account']] as const) {
+      await getCtx().services.leads.createMany(acc.seller.actor, { leads: [{ phone: `+2126330${acc.id}`, full_name: name, products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] }] });
+    }
+    const admin = await makeAdmin(getCtx());
+    const p = await page(admin);
+    await p.goto(`${web.url}/admin/resources/leads?filters.full_name=Zed`);
+    await p.waitForSelector('text=Zed First Account');
+    await p.waitForSelector('text=Zed Second Account');
+    await shot(p, 'admin-leads-two-accounts');
+  });
+
+  it('seller: generates an API key, sees it once and uses it on the REST API', async () => {
+    const acc = await makeAccount(getCtx());
+    const p = await page(acc.seller);
+    await p.goto(`${web.url}/admin/resources/api_tokens/actions/new`);
+    await p.fill('#name', 'landing page');
+    await p.getByRole('button', { name: /add new item/i }).click();
+    await pick(p, 0, 'VIEW LEADS');
+    await shot(p, 'api-key-new');
+    await save(p);
+    const notice = await p.waitForSelector('text=/will not be shown again/');
+    const token = /(\d+\|[A-Za-z0-9_-]{40})/.exec((await notice.textContent()) ?? '')![1];
+    await shot(p, 'api-key-shown-once');
+    const rest = restClient(web.url, token);
+    expect((await rest('GET', '/leads')).status).to.equal(200);
+    expect((await rest('POST', '/leads', { leads: [] })).status).to.equal(403);
+    await p.reload();
+    expect(await p.content()).to.not.include(token);
+  });
+});
