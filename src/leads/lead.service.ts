@@ -1,10 +1,11 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
-import { NotFoundError, ValidationError, type FieldErrors } from '../errors.js';
+import { ValidationError, type FieldErrors } from '../errors.js';
 import { createOrdersFromLeads } from '../orders/from-leads.js';
 import { offsetOf, type Page } from '../pagination.js';
 import { accountScope, authorize, isSystemWide } from '../policy.js';
+import { findInScope, likeContains, searchClause } from '../query.js';
 import { newReferences } from '../references.js';
 import { addError, JOI_OPTIONS, toFieldErrors, validate } from '../validation.js';
 import Joi from 'joi';
@@ -36,8 +37,6 @@ export interface LeadListItem { reference: string; full_name: string; phone: str
 /** The protected status of decisions.md: such a lead cannot be deleted. */
 export const PROTECTED_LEAD_STATUSES: readonly string[] = ['confirmed'];
 
-const LIKE_ESCAPE = /[\\%_]/g;
-const likeContains = (s: string) => `%${s.replace(LIKE_ESCAPE, (c) => `\\${c}`)}%`;
 
 export function createLeadService(core: Core) {
   const { sequelize } = core.db;
@@ -66,16 +65,7 @@ export function createLeadService(core: Core) {
     if (scope.account_id) conds.push(`${alias}.account_id = ${p(scope.account_id)}`);
     const kw = f.keyWord?.trim();
     if (kw) {
-      switch (f.search_by ?? 'reference') {
-        case 'reference': conds.push(`${alias}.reference = ${p(kw.toUpperCase())}`); break;
-        case 'phone': {
-          const digits = kw.replace(/\D/g, '');
-          conds.push(digits ? `${alias}.phone_normalized LIKE ${p(likeContains(digits))}` : 'false');
-          break;
-        }
-        case 'full_name': conds.push(`${alias}.full_name ILIKE ${p(likeContains(kw))}`); break;
-        case 'city': conds.push(`${alias}.city ILIKE ${p(likeContains(kw))}`); break;
-      }
+      conds.push(searchClause(alias, f.search_by ?? 'reference', kw, p));
     }
     const search = f.search?.trim();
     if (search) {
@@ -226,13 +216,7 @@ export function createLeadService(core: Core) {
     await createOrdersFromLeads(sequelize, transaction, actor, moved.filter((c) => c.status === 'confirmed').map((c) => c.id));
   }
 
-  async function findOne(actor: Actor, key: { reference: string } | { id: number }) {
-    const where = 'reference' in key ? { reference: String(key.reference).toUpperCase() } : { id: Number(key.id) };
-    if ('id' in where && !Number.isSafeInteger(where.id)) throw new NotFoundError();
-    const lead = await Lead.findOne({ where: { ...where, ...accountScope(actor) } });
-    if (!lead) throw new NotFoundError();
-    return lead;
-  }
+  const findOne = (actor: Actor, key: { reference: string } | { id: number }) => findInScope(Lead, actor, key);
 
   return {
     prepareLeads,

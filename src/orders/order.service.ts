@@ -1,11 +1,12 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
-import { NotFoundError, ValidationError, type FieldErrors } from '../errors.js';
+import { ValidationError, type FieldErrors } from '../errors.js';
 import { createBodySchema, deleteBodySchema } from '../leads/lead.schemas.js';
 import type { LeadService, PreparedLead } from '../leads/lead.service.js';
 import { offsetOf, type Page } from '../pagination.js';
 import { accountScope, authorize } from '../policy.js';
+import { findInScope, searchClause } from '../query.js';
 import { newReferences } from '../references.js';
 import type { ShippingService } from '../shipping/shipping.service.js';
 import { signBody } from '../shipping/shipping.service.js';
@@ -21,7 +22,6 @@ export const PUSH_JOB = 'push-order';
 
 interface Row { id: number; account_id: number; reference: string; status: OrderStatus; tracking_number: string | null; push_state: string | null }
 
-const likeContains = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export function createOrderService(core: Core, deps: { leads: LeadService; shipping: ShippingService }) {
   const { sequelize } = core.db;
@@ -70,13 +70,7 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
       .map((m) => ({ account_id: m.row.account_id, id: m.row.id, reference: m.row.reference, old: m.row.status, status: m.status })), changedBy, userId);
   }
 
-  async function findOne(actor: Actor, key: { reference: string } | { id: number }) {
-    const where = 'reference' in key ? { reference: String(key.reference).toUpperCase() } : { id: Number(key.id) };
-    if ('id' in where && !Number.isSafeInteger(where.id)) throw new NotFoundError();
-    const order = await Order.findOne({ where: { ...where, ...accountScope(actor) } });
-    if (!order) throw new NotFoundError();
-    return order;
-  }
+  const findOne = (actor: Actor, key: { reference: string } | { id: number }) => findInScope(Order, actor, key);
 
   return {
     /** REST bulk create: same item rules as leads (validated by the lead service), atomic and set-based. */
@@ -124,13 +118,7 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
       if (q.status) conds.push(`o.status = ${p(q.status)}`);
       const kw = q.keyWord?.trim();
       if (kw) {
-        switch (q.search_by ?? 'reference') {
-          case 'reference': conds.push(`o.reference = ${p(kw.toUpperCase())}`); break;
-          case 'tracking_number': conds.push(`o.tracking_number = ${p(kw)}`); break;
-          case 'phone': conds.push(kw.replace(/\D/g, '') ? `o.phone_normalized LIKE ${p(likeContains(kw.replace(/\D/g, '')))}` : 'false'); break;
-          case 'full_name': conds.push(`o.full_name ILIKE ${p(likeContains(kw))}`); break;
-          case 'city': conds.push(`o.city ILIKE ${p(likeContains(kw))}`); break;
-        }
+        conds.push(searchClause('o', q.search_by ?? 'reference', kw, p));
       }
       const where = conds.length ? conds.join(' AND ') : 'true';
       const n = params.length;
