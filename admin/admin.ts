@@ -1,7 +1,9 @@
+import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import AdminJSExpress from '@adminjs/express';
 import * as AdminJSSequelize from '@adminjs/sequelize';
-import AdminJS, { type ActionContext, type ActionRequest, type ActionResponse, type ResourceWithOptions } from 'adminjs';
+import AdminJS, { ComponentLoader, type ActionContext, type ActionRequest, type ActionResponse, type ResourceWithOptions } from 'adminjs';
 import express, { type RequestHandler, type Router } from 'express';
 import { SCOPES } from '../src/actor.js';
 import type { AppContext } from '../src/app-context.js';
@@ -11,6 +13,9 @@ import { isSystemWide } from '../src/policy.js';
 import {
   actorOf, allow, guarded, payloadOf, serviceActions, tenantReadActions, toActionDate, type PanelAdmin,
 } from './resources/panel-kit.js';
+
+/** Components are bundled from their TypeScript sources (absolute paths: AdminJS resolves relative to the caller). */
+const SOURCE_DIR = path.dirname(fileURLToPath(import.meta.url));
 
 AdminJS.registerAdapter({ Database: AdminJSSequelize.Database, Resource: AdminJSSequelize.Resource });
 
@@ -225,9 +230,14 @@ let panel: { admin: AdminJS; router: Router } | null = null;
 /** The AdminJS panel, built once per process; AdminJS bundles its components offline under DATA_DIR. */
 export async function buildPanelRouter(ctx: AppContext): Promise<Router> {
   if (!panel) {
-    process.env.ADMIN_JS_TMP_DIR ??= path.join(ctx.config.dataDir, '.adminjs');
+    // A bundle left by an earlier version would be served as is: drop it so the first page load bundles afresh.
+    fs.rmSync(path.join(process.env.ADMIN_JS_TMP_DIR ?? '.adminjs', 'bundle.js'), { force: true });
+    const componentLoader = new ComponentLoader();
+    const Dashboard = componentLoader.add('LeadFlowDashboard', path.join(SOURCE_DIR, 'components', 'dashboard.tsx'));
     const admin = new AdminJS({
       rootPath: '/admin',
+      componentLoader,
+      dashboard: { component: Dashboard, handler: async (_req, _res, context) => ctx.services.stats.dashboard(actorOf(context as unknown as ActionContext)) },
       loginPath: '/login',
       logoutPath: '/admin/logout',
       resources: resources(ctx),

@@ -6,6 +6,7 @@ import { createHistoryService } from './histories/history.service.js';
 import { createLeadService } from './leads/lead.service.js';
 import { createOrderService } from './orders/order.service.js';
 import { createShippingService } from './shipping/shipping.service.js';
+import { createStatsService } from './stats/stats.service.js';
 import { createTokenService } from './tokens/token.service.js';
 import { createExportService } from './transfers/export.service.js';
 import { createImportService } from './transfers/import.service.js';
@@ -25,6 +26,7 @@ export function createServices(core: Core) {
     imports: createImportService(core, { leads }),
     exports: createExportService(core, { leads }),
     passwordResets: createPasswordResetService(core),
+    stats: createStatsService(core),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -105,6 +105,8 @@ describe('admin panel in Chromium', function () {
     }
     const admin = await makeAdmin(getCtx());
     const p = await page(admin);
+    await p.waitForSelector('text=Confirmation rate (7 days)');
+    await shot(p, 'home-dashboard');
     await p.goto(`${web.url}/admin/resources/leads?filters.full_name=Zed`);
     await p.waitForSelector('text=Zed First Account');
     await p.waitForSelector('text=Zed Second Account');
