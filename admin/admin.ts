@@ -10,6 +10,7 @@ import type { AppContext } from '../src/app-context.js';
 import { LEAD_STATUSES } from '../src/leads/lead.model.js';
 import { ORDER_STATUSES } from '../src/orders/order.model.js';
 import { isSystemWide } from '../src/policy.js';
+import { IlikeResource } from './resources/ilike-resource.js';
 import {
   actorOf, allow, guarded, payloadOf, serviceActions, tenantReadActions, toActionDate, type PanelAdmin,
 } from './resources/panel-kit.js';
@@ -17,7 +18,7 @@ import {
 /** Components are bundled from their TypeScript sources (absolute paths: AdminJS resolves relative to the caller). */
 const SOURCE_DIR = path.dirname(fileURLToPath(import.meta.url));
 
-AdminJS.registerAdapter({ Database: AdminJSSequelize.Database, Resource: AdminJSSequelize.Resource });
+AdminJS.registerAdapter({ Database: AdminJSSequelize.Database, Resource: IlikeResource });
 
 const nav = {
   leads: { name: 'Leads', icon: 'Users' },

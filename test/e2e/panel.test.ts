@@ -107,7 +107,8 @@ describe('admin panel in Chromium', function () {
     const p = await page(admin);
     await p.waitForSelector('text=Confirmation rate (7 days)');
     await shot(p, 'home-dashboard');
-    await p.goto(`${web.url}/admin/resources/leads?filters.full_name=Zed`);
+    // Lowercase on purpose: the panel's text filters are case-insensitive.
+    await p.goto(`${web.url}/admin/resources/leads?filters.full_name=zed`);
     await p.waitForSelector('text=Zed First Account');
     await p.waitForSelector('text=Zed Second Account');
     await shot(p, 'admin-leads-two-accounts');
