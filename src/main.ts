@@ -56,8 +56,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  const seeded = await seed(ctx);
+  // Listening first: readiness needs only the database and the job store, and the seed (argon2 hashes) takes a moment.
   if (role !== 'worker') web = await startWebServer(ctx);
+  const seeded = await seed(ctx);
   if (role !== 'web') await ctx.jobs.startWorker(ctx, jobDefinitions);
   printSeed(seeded, config.appUrl);
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PostgreSQL (${config.dataDir}/pg)`;

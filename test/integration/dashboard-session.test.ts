@@ -168,6 +168,13 @@ describe('dashboard sessions', () => {
       expect((await rest('GET', '/leads')).status).to.equal(200);
       expect((await rest('POST', '/leads', { leads: [] })).status).to.equal(403);
       expect((await rest('GET', '/order-histories')).status).to.equal(403);
+      // last_used_at is written in the background (at most once a minute per token), never on the request's path.
+      let usedAt: string | null = null;
+      for (let i = 0; i < 20 && !usedAt; i++) {
+        usedAt = (await c.json('GET', '/settings/api-keys')).body.data[0].last_used_at;
+        if (!usedAt) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(Date.now() - Date.parse(usedAt!)).to.be.below(60_000);
       const del = await c.json('DELETE', `/settings/api-keys/${gen.body.data.id}/delete`);
       expect(del.status).to.equal(200);
       expect((await rest('GET', '/leads')).status).to.equal(401);
