@@ -4,7 +4,7 @@ import { stringify } from 'csv-stringify';
 import ExcelJS from 'exceljs';
 import Joi from 'joi';
 import { Op, QueryTypes } from 'sequelize';
-import { userActor, type Actor } from '../actor.js';
+import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { dashboardListQuerySchema, type LeadFilters } from '../leads/lead.schemas.js';
@@ -12,6 +12,7 @@ import type { LeadService } from '../leads/lead.service.js';
 import { accountScope, authorize } from '../policy.js';
 import { validate } from '../validation.js';
 import type { ExportRun } from './export-run.model.js';
+import { runActor } from './run-actor.js';
 import { escapeCell } from './spreadsheet.js';
 
 export const EXPORT_JOB = 'export-leads';
@@ -81,12 +82,8 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
     async run(runId: number): Promise<void> {
       const run = await ExportRun.findByPk(runId);
       if (!run || run.status === 'completed' || run.status === 'expired') return;
-      const user = run.user_id ? await User.findByPk(run.user_id) : null;
-      if (!user) {
-        await run.update({ status: 'failed', error: 'The user who started this export no longer exists.', finished_at: new Date() });
-        return;
-      }
-      const actor = userActor(user);
+      const actor = await runActor(run, User, 'export');
+      if (!actor) return;
       const dir = path.join(core.config.dataDir, 'exports', String(run.account_id));
       await fs.promises.mkdir(dir, { recursive: true });
       const file = path.join(dir, `${run.id}.${run.file_extension}`);

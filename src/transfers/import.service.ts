@@ -2,12 +2,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { QueryTypes } from 'sequelize';
-import { userActor, type Actor } from '../actor.js';
+import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { LeadService, PreparedLead } from '../leads/lead.service.js';
 import { accountScope, authorize } from '../policy.js';
 import type { ImportRun } from './import-run.model.js';
+import { runActor } from './run-actor.js';
 import { readHead, readRows, sniffType, unescapeCell, type SheetType } from './spreadsheet.js';
 
 export const IMPORT_JOB = 'import-leads';
@@ -124,12 +125,8 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
     async run(runId: number): Promise<void> {
       const run = await ImportRun.findByPk(runId);
       if (!run || run.status === 'completed' || run.status === 'failed') return;
-      const user = run.user_id ? await User.findByPk(run.user_id) : null;
-      if (!user) {
-        await run.update({ status: 'failed', error: 'The user who started this import no longer exists.', finished_at: new Date() });
-        return;
-      }
-      const actor = userActor(user);
+      const actor = await runActor(run, User, 'import');
+      if (!actor) return;
       await run.update({ status: 'running', started_at: run.started_at ?? new Date() });
       const prices = new Map((await Product.findAll({ where: { account_id: run.account_id, active: true }, attributes: ['sku', 'price'] })).map((p) => [p.sku, Number(p.price)]));
       const fail = (error: string) => run.update({ status: 'failed', error, finished_at: new Date() });
