@@ -249,7 +249,7 @@ export async function buildPanelRouter(ctx: AppContext): Promise<Router> {
     panel = { admin, router: AdminJSExpress.buildRouter(admin) };
   }
   const outer = express.Router();
-  outer.use(panelSession);
+  outer.use(panelSession, sameOriginWrites);
   outer.use(dropRemoteFonts);
   outer.use(panel.router);
   return outer;
@@ -272,6 +272,23 @@ const panelSession: RequestHandler = (req, res, next) => {
   const admin: PanelAdmin = { id: String(req.user.id), userId: req.user.id, email: req.user.email, title: req.user.name, role: req.user.role, accountId: req.user.account_id };
   (req.session as unknown as { adminUser: PanelAdmin }).adminUser = admin;
   next();
+};
+
+/**
+ * The panel's XHR writes cannot carry our CSRF token, so they must come from a page of this origin: browsers send
+ * Origin (or Referer) with every POST, and a cross-site form or script cannot fake it. The session cookie is SameSite=Lax too.
+ */
+const sameOriginWrites: RequestHandler = (req, res, next) => {
+  if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
+  const source = req.get('origin') ?? req.get('referer');
+  let host: string | null = null;
+  try {
+    host = source ? new URL(source).host : null;
+  } catch {
+    host = null;
+  }
+  if (host && host === req.get('host')) return next();
+  res.status(403).json({ message: 'CSRF token mismatch.' });
 };
 
 /** AdminJS's page template links a Google Fonts stylesheet; the panel must not reach the network. */

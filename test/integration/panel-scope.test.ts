@@ -31,6 +31,11 @@ describe('admin panel scoping', function () {
     expect(JSON.stringify(search.body)).to.not.include('Foreign Lead');
     const show = await c.json('GET', `/admin/api/resources/leads/records/${foreign!.id}/show`);
     expect(JSON.stringify(show.body)).to.not.include('Foreign Lead');
+    const forged = await c.fetch('/admin/api/resources/leads/actions/new', { method: 'POST', json: { phone: '+212670000003', full_name: 'Forged', status: 'new' }, headers: { origin: 'https://evil.example' } });
+    expect(forged.status).to.equal(403);
+    const sameSite = await c.fetch('/admin/api/resources/leads/actions/new', { method: 'POST', json: { phone: '+212670000004', full_name: 'Same Origin', status: 'new' }, headers: { origin: web.url } });
+    expect(sameSite.status).to.equal(200);
+    expect(await ctx.models.Lead.count({ where: { account_id: a.id } })).to.equal(2);
     const unauth = await fetch(`${web.url}/admin/api/resources/leads/actions/list`, { headers: { accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' } });
     expect(unauth.status).to.equal(401);
   });
