@@ -6,6 +6,10 @@ import { loadConfig } from '../src/config.js';
 export async function benchAccount(): Promise<{ ctx: AppContext; accountId: number; actor: ReturnType<typeof userActor>; skus: string[] }> {
   const config = loadConfig({ ...process.env, DATA_DIR: './data/bench', LOG_LEVEL: 'silent', PASSWORD_HASH_COST: 'fast', DATABASE_URL: process.env.BENCH_DATABASE_URL, IMPORT_MAX_ROWS: '2000000', IMPORT_MAX_BYTES: String(500 * 1024 * 1024) });
   const ctx = await createAppContext(config, { database: 'leadflow_bench' });
+  // The bench's own embedded database starts each run without the leads of earlier runs, so figures compare.
+  if (ctx.db.embedded) {
+    await ctx.db.sequelize.query('TRUNCATE leads, lead_products, lead_histories, orders, order_products, order_histories, import_runs, import_run_errors, export_runs CASCADE');
+  }
   const sys = systemActor();
   const stamp = Date.now();
   const acc = await ctx.services.accounts.createAccount(sys, { name: `Bench ${stamp}` });

@@ -6,6 +6,7 @@ import multer from 'multer';
 import type { AppContext } from '../../src/app-context.js';
 import { ValidationError } from '../../src/errors.js';
 import { importRunView } from '../../src/transfers/import.service.js';
+import { escapeCell } from '../../src/transfers/spreadsheet.js';
 import { route } from '../../api/async.js';
 import { importPage } from '../views/pages.js';
 import { respond } from './respond.js';
@@ -52,7 +53,7 @@ export function createTransferRoutes(ctx: AppContext): Router {
     res.type('text/csv').attachment(`import-${req.params.id}-errors.csv`);
     const csv = stringify({ header: true, columns: ['row', 'column', 'message'] });
     csv.pipe(res);
-    for (const e of rows) csv.write([e.row_number, e.column_name, e.message]);
+    for (const e of rows) csv.write([e.row_number, e.column_name, escapeCell(e.message)]);
     csv.end();
   }));
 

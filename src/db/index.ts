@@ -53,3 +53,31 @@ export async function openDatabase(config: Config, opts: { database?: string; lo
     },
   };
 }
+
+/**
+ * Runs `fn` with a pg client from Sequelize's own pool (for COPY streams, which Sequelize cannot express); the
+ * client goes back to the pool afterwards.
+ */
+export async function withPgClient<T>(sequelize: Sequelize, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const manager = (sequelize as unknown as { connectionManager: { getConnection(o: object): Promise<pg.Client>; releaseConnection(c: pg.Client): Promise<void> } }).connectionManager;
+  const client = await manager.getConnection({ type: 'write' });
+  try {
+    return await fn(client);
+  } finally {
+    await manager.releaseConnection(client);
+  }
+}
+
+/**
+ * A statement with its `$n` placeholders replaced by quoted literals, for the statements that take no parameters
+ * (COPY). Strings go through pg's escapeLiteral; numbers must be finite; dates are written as ISO timestamps.
+ */
+export function inlineParams(sql: string, params: unknown[]): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const v = params[Number(n) - 1];
+    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+    if (v instanceof Date) return pg.escapeLiteral(v.toISOString());
+    if (typeof v === 'string') return pg.escapeLiteral(v);
+    throw new Error(`cannot inline parameter $${n} of type ${typeof v}`);
+  });
+}

@@ -1,11 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { stringify } from 'csv-stringify';
+import { Transform, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parse } from 'csv-parse';
+import { to as copyTo } from 'pg-copy-streams';
 import ExcelJS from 'exceljs';
 import Joi from 'joi';
-import { Op, QueryTypes } from 'sequelize';
+import { Op } from 'sequelize';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
+import { inlineParams, withPgClient } from '../db/index.js';
 import { NotFoundError } from '../errors.js';
 import { dashboardListQuerySchema, type LeadFilters } from '../leads/lead.schemas.js';
 import type { LeadService } from '../leads/lead.service.js';
@@ -13,11 +17,10 @@ import { accountScope, authorize } from '../policy.js';
 import { validate } from '../validation.js';
 import type { ExportRun } from './export-run.model.js';
 import { runActor } from './run-actor.js';
-import { escapeCell } from './spreadsheet.js';
+import { FORMULA_CHARS } from './spreadsheet.js';
 
 export const EXPORT_JOB = 'export-leads';
 export const CLEANUP_JOB = 'cleanup-exports';
-const PAGE = 5000;
 
 /** The list's own filters (paging aside) plus the format. */
 const exportSchema = dashboardListQuerySchema.fork(['page', 'perPage'], (s) => s.strip()).keys({ file_extension: Joi.string().valid('xlsx', 'csv').required() });
@@ -31,21 +34,27 @@ export function exportRunView(r: ExportRun) {
   };
 }
 
-interface ExportRow {
-  id: number; reference: string; status: string; phone: string; full_name: string; city: string | null; area: string | null; address: string | null;
-  total: string; data: unknown; action_date: Date | null; created_at: Date; products: { sku: string; quantity: number; price: string }[] | null;
-}
+/** escapeCell in SQL: a cell a spreadsheet would run as a formula gets a leading apostrophe. */
+const esc = (x: string) => `CASE WHEN ${x} ~ '^[${FORMULA_CHARS}]' THEN '''' || ${x} ELSE ${x} END`;
+const iso = (x: string) => `to_char(${x} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** One spreadsheet row per lead: the first product in sku/quantity/price (so the file re-imports), all in `products`. */
-function cells(r: ExportRow): string[] {
-  const products = r.products ?? [];
-  const first = products[0];
-  return [
-    r.reference, r.status, r.phone, r.full_name, r.city, r.area, r.address, first?.sku, first?.quantity, first ? Number(first.price) : '',
-    products.map((p) => `${p.sku} x${p.quantity} @ ${Number(p.price)}`).join('; '), Number(r.total),
-    Array.isArray(r.data) && r.data.length ? JSON.stringify(r.data) : '', r.action_date ? new Date(r.action_date).toISOString() : '',
-    new Date(r.created_at).toISOString(),
-  ].map(escapeCell);
+/**
+ * The export's one SELECT: a row per lead, newest first, every cell formatted and escaped, named as EXPORT_COLUMNS.
+ * The first product goes in sku/quantity/price (so the file re-imports), all of them in `products`.
+ */
+function exportSelect(where: string): string {
+  const cells = [
+    esc('l.reference'), 'l.status', esc('l.phone'), esc('l.full_name'), esc('l.city'), esc('l.area'), esc('l.address'),
+    esc('p.sku'), 'p.quantity', 'trim_scale(p.price)', esc('p.products'), 'trim_scale(l.total)',
+    `CASE WHEN jsonb_array_length(l.data) > 0 THEN ${esc('l.data::text')} ELSE '' END`, iso('l.action_date'), iso('l.created_at'),
+  ];
+  return `SELECT ${cells.map((c, i) => `${c} AS ${EXPORT_COLUMNS[i]}`).join(', ')}
+    FROM leads l LEFT JOIN LATERAL (
+      SELECT (array_agg(lp.sku ORDER BY lp.position))[1] AS sku, (array_agg(lp.quantity ORDER BY lp.position))[1] AS quantity,
+             (array_agg(lp.price ORDER BY lp.position))[1] AS price,
+             string_agg(lp.sku || ' x' || lp.quantity || ' @ ' || trim_scale(lp.price), '; ' ORDER BY lp.position) AS products
+        FROM lead_products lp WHERE lp.lead_id = l.id) p ON true
+   WHERE ${where} ORDER BY l.created_at DESC, l.id DESC`;
 }
 
 export function createExportService(core: Core, deps: { leads: LeadService }) {
@@ -78,7 +87,11 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
       return { path: run.file_path, name: `leads-${run.id}.${run.file_extension}` };
     },
 
-    /** The job: keyset pages (created_at, id) through the list's own filter SQL, streamed into the file. */
+    /**
+     * The job: the list's own filter SQL, formatted by one SELECT and streamed out of PostgreSQL with COPY (one
+     * snapshot, nothing held in memory): straight into the file for CSV, through csv-parse into exceljs's streaming
+     * writer for xlsx. rows_written is updated every two seconds while it runs.
+     */
     async run(runId: number): Promise<void> {
       const run = await ExportRun.findByPk(runId);
       if (!run || run.status === 'completed' || run.status === 'expired') return;
@@ -88,35 +101,33 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
       await fs.promises.mkdir(dir, { recursive: true });
       const file = path.join(dir, `${run.id}.${run.file_extension}`);
       await run.update({ status: 'running', started_at: new Date(), file_path: file });
+      const progress = { rows: 0 };
+      const timer = setInterval(() => {
+        ExportRun.update({ rows_written: progress.rows }, { where: { id: run.id, status: 'running' } }).catch(() => {});
+      }, 2000);
       try {
         const filters = { ...(run.filters as LeadFilters), account_id: run.account_id };
         const { where, params } = deps.leads.listQuery(actor, filters);
-        const writer = await openWriter(file, run.file_extension);
-        let count = 0;
-        let cursor: { created_at: Date; id: number } | null = null;
-        for (;;) {
-          const n = params.length;
-          const keyset = cursor ? `AND (l.created_at, l.id) < ($${n + 1}, $${n + 2})` : '';
-          const rows: ExportRow[] = await sequelize.query<ExportRow>(
-            `SELECT l.id, l.reference, l.status, l.phone, l.full_name, l.city, l.area, l.address, l.total, l.data, l.action_date, l.created_at,
-                    (SELECT json_agg(json_build_object('sku', p.sku, 'quantity', p.quantity, 'price', p.price) ORDER BY p.position)
-                       FROM lead_products p WHERE p.lead_id = l.id) AS products
-               FROM leads l WHERE ${where} ${keyset} ORDER BY l.created_at DESC, l.id DESC LIMIT ${PAGE}`,
-            { bind: cursor ? [...params, cursor.created_at, cursor.id] : params, type: QueryTypes.SELECT },
-          );
-          for (const r of rows) await writer.write(cells(r));
-          count += rows.length;
-          if (rows.length < PAGE) break;
-          const last: ExportRow = rows[rows.length - 1];
-          cursor = { created_at: last.created_at, id: last.id };
-          await run.update({ rows_written: count });
-        }
-        await writer.close();
+        const sql = `COPY (${inlineParams(exportSelect(where), params)}) TO STDOUT WITH (FORMAT csv, HEADER)`;
+        const count = await withPgClient(sequelize, async (client) => {
+          const source = client.query(copyTo(sql));
+          if (run.file_extension === 'csv') {
+            const out = fs.createWriteStream(file);
+            out.write('\uFEFF');
+            await pipeline(source, csvRecordCounter(progress), out);
+          } else {
+            await pipeline(source, parse({ from_line: 2 }), xlsxSink(file, progress));
+          }
+          return source.rowCount;
+        });
+        clearInterval(timer);
         await run.update({ status: 'completed', rows_written: count, finished_at: new Date(), expires_at: new Date(Date.now() + core.config.exportTtlDays * 86_400_000) });
       } catch (err) {
         core.logger.error({ err, runId }, 'export failed');
         await fs.promises.rm(file, { force: true });
         await run.update({ status: 'failed', error: (err as Error).message.slice(0, 1000), finished_at: new Date() });
+      } finally {
+        clearInterval(timer);
       }
     },
 
@@ -133,33 +144,66 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
 }
 export type ExportService = ReturnType<typeof createExportService>;
 
-/** CSV through csv-stringify, xlsx through exceljs's streaming writer (no shared strings, no styles). */
-async function openWriter(file: string, ext: 'csv' | 'xlsx'): Promise<{ write(cells: string[]): Promise<void>; close(): Promise<void> }> {
-  if (ext === 'csv') {
-    const out = fs.createWriteStream(file);
-    const csv = stringify({ bom: true });
-    csv.pipe(out);
-    csv.write(EXPORT_COLUMNS);
-    return {
-      async write(c) {
-        if (!csv.write(c)) await new Promise((r) => csv.once('drain', r));
-      },
-      close: () => new Promise<void>((resolve, reject) => {
-        out.once('finish', resolve).once('error', reject);
-        csv.end();
-      }),
-    };
-  }
+/**
+ * Counts the CSV records passing through (a newline outside double quotes ends one; the header counts as none).
+ * Two cached indexOf positions per chunk keep it linear.
+ */
+export function csvRecordCounter(progress: { rows: number }): Transform {
+  let quoted = false;
+  let header = true;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      let i = 0;
+      let q = -2;
+      let nl = -2;
+      for (;;) {
+        if (q !== -1 && q < i) q = chunk.indexOf(0x22, i);
+        if (quoted) {
+          if (q < 0) break;
+          quoted = false;
+          i = q + 1;
+          continue;
+        }
+        if (nl !== -1 && nl < i) nl = chunk.indexOf(0x0a, i);
+        if (nl < 0 && q < 0) break;
+        if (q >= 0 && (nl < 0 || q < nl)) {
+          quoted = true;
+          i = q + 1;
+        } else {
+          if (header) header = false;
+          else progress.rows++;
+          i = nl + 1;
+        }
+      }
+      done(null, chunk);
+    },
+  });
+}
+
+/**
+ * exceljs's streaming writer: no shared strings, no styles. Its sheet stream pushes into the zip's deflate stream
+ * without backpressure, so rows wait while more than 1 MB of sheet XML is queued there (memory stays flat).
+ */
+function xlsxSink(file: string, progress: { rows: number }): Writable {
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file, useSharedStrings: false, useStyles: false });
   const ws = wb.addWorksheet('Leads');
   ws.addRow(EXPORT_COLUMNS).commit();
-  return {
-    async write(c) {
-      ws.addRow(c).commit();
-    },
-    async close() {
-      ws.commit();
-      await wb.commit();
-    },
+  const backlog = () => {
+    const dest = (ws as unknown as { stream?: { pipes?: (NodeJS.EventEmitter & { _writableState?: { length: number } })[] } }).stream?.pipes?.[0];
+    return dest && (dest._writableState?.length ?? 0) > 1 << 20 ? dest : null;
   };
+  return new Writable({
+    objectMode: true,
+    write(row: string[], _enc, done) {
+      ws.addRow(row).commit();
+      progress.rows++;
+      const dest = backlog();
+      if (dest) dest.once('drain', () => done());
+      else done();
+    },
+    final(done) {
+      ws.commit();
+      wb.commit().then(() => done(), done);
+    },
+  });
 }

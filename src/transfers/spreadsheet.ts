@@ -56,13 +56,17 @@ export async function* readRows(path: string, type: SheetType): AsyncGenerator<s
   }
 }
 
+/** The first characters that make a spreadsheet run a cell as a formula ("-" first, so it is literal in a bracket). */
+export const FORMULA_CHARS = '-=+@\t\r';
+const FORMULA = new RegExp(`^[${FORMULA_CHARS}]`);
+
 /** Cells that a spreadsheet would run as a formula are written with a leading apostrophe. */
 export function escapeCell(v: unknown): string {
   const s = v === null || v === undefined ? '' : String(v);
-  return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+  return FORMULA.test(s) ? `'${s}` : s;
 }
 
 /** The reverse, for files this service exported. */
 export function unescapeCell(s: string): string {
-  return /^'[=+\-@\t\r]/.test(s) ? s.slice(1) : s;
+  return s.startsWith("'") && FORMULA.test(s.slice(1)) ? s.slice(1) : s;
 }

@@ -127,7 +127,7 @@ describe('import and export', () => {
     const leads = getCtx().services.leads;
     await leads.createMany(acc.seller.actor, { leads: [
       { phone: '+212600400001', full_name: '=HYPERLINK("x")', city: 'Rabat', area: 'Agdal', address: '1 Avenue Fal', data: [{ key: 'utm', value: 'fb' }], products: [{ sku: acc.skus.active[0], quantity: 2, price: 120 }] },
-      { phone: '0600400002', full_name: 'Second Lead', city: 'Fes', products: [{ sku: acc.skus.active[1], quantity: 1, price: 80 }] },
+      { phone: '0600400002', full_name: '-Second Lead', city: 'Fes', area: '@Agdal', products: [{ sku: acc.skus.active[1], quantity: 1, price: 80 }] },
       { phone: '0600400003', full_name: 'Filtered Out', city: 'Fes', products: [{ sku: acc.skus.active[1], quantity: 1, price: 80 }] },
     ] });
     const c = await login(web.url, acc.seller.email, acc.seller.password);
@@ -138,9 +138,13 @@ describe('import and export', () => {
     const file = await c.fetch(`/exports/${res.body.id}/download`, { headers: { accept: 'text/csv' } });
     expect(file.status).to.equal(200);
     const text = await file.text();
-    expect(text).to.include(`'=HYPERLINK`);
+    expect(text).to.include(`'=HYPERLINK`).and.include("'-Second Lead,Fes,'@Agdal");
     expect(text).to.not.include('Filtered Out');
     expect(text.trim().split('\n')).to.have.length(3);
+    const hostile = await c.json('POST', '/leads/export', { file_extension: 'csv', search: "x'); DELETE FROM leads; -- \\'" });
+    await getCtx().services.exports.run(hostile.body.id);
+    expect((await getCtx().models.ExportRun.findByPk(hostile.body.id))!.toJSON()).to.include({ status: 'completed', rows_written: 0 });
+    expect(await getCtx().models.Lead.count({ where: { account_id: acc.id } })).to.equal(3);
 
     const fresh = await makeAccount(getCtx());
     for (const sku of acc.skus.active) await getCtx().services.catalogue.createProduct(systemActor(), { account_id: fresh.id, sku, name: sku, price: 1 });

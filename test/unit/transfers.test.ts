@@ -1,0 +1,41 @@
+import { expect } from 'chai';
+import { stringify } from 'csv-stringify/sync';
+import fc from 'fast-check';
+import { inlineParams } from '../../src/db/index.js';
+import { csvRecordCounter } from '../../src/transfers/export.service.js';
+
+/** Feeds `text` through the counter in the given chunk sizes and returns the records it counted. */
+async function count(text: string, cuts: number[]): Promise<number> {
+  const progress = { rows: 0 };
+  const counter = csvRecordCounter(progress);
+  const buf = Buffer.from(text);
+  let at = 0;
+  for (const cut of cuts) {
+    counter.write(buf.subarray(at, Math.min(buf.length, at + cut)));
+    at = Math.min(buf.length, at + cut);
+  }
+  counter.end(buf.subarray(at));
+  for await (const _ of counter) { /* drain */ }
+  return progress.rows;
+}
+
+describe('export streaming helpers', () => {
+  it('counts CSV records (header excluded) whatever the quoting, newlines in cells and chunk boundaries', async () => {
+    const cell = fc.string({ unit: fc.constantFrom('a', ',', '"', '\n', '\r', 'é', ' ') });
+    await fc.assert(fc.asyncProperty(
+      fc.array(fc.array(cell, { minLength: 1, maxLength: 4 }), { maxLength: 30 }),
+      fc.array(fc.integer({ min: 1, max: 17 }), { maxLength: 40 }),
+      async (rows, cuts) => {
+        const text = stringify([['a', 'b'], ...rows], { quoted_match: /[\n\r",]/ });
+        expect(await count(text, cuts)).to.equal(rows.length);
+      },
+    ), { numRuns: 300 });
+  });
+
+  it('inlines parameters as literals, quotes and backslashes escaped, and refuses other types', () => {
+    expect(inlineParams('a = $1 AND b = $2 AND c >= $3 AND d = $10', ["O'Brien \\ $2", 7, new Date('2026-01-02T03:04:05Z'), 0, 0, 0, 0, 0, 0, 'x']))
+      .to.equal("a =  E'O''Brien \\\\ $2' AND b = 7 AND c >= '2026-01-02T03:04:05.000Z' AND d = 'x'");
+    expect(() => inlineParams('a = $1', [{}])).to.throw(/cannot inline/);
+    expect(() => inlineParams('a = $1', [Number.NaN])).to.throw(/cannot inline/);
+  });
+});
