@@ -4,7 +4,10 @@ import { performance } from 'node:perf_hooks';
 import ExcelJS from 'exceljs';
 import { benchAccount, peakRssMb } from './setup.js';
 
-/** Imports of a 100 k-row CSV and xlsx through the import service (the job's code path); rows/s and peak RSS. */
+/**
+ * Imports of a 100 k-row CSV and xlsx through the import service (the job's code path); rows/s and peak RSS.
+ * `npm run bench -- import [rows] [csv|xlsx]` runs one format only (its own process, so its own peak RSS).
+ */
 export async function run(args: string[]): Promise<void> {
   const rows = Number(args[0] ?? 100_000);
   const { ctx, actor, skus } = await benchAccount();
@@ -29,7 +32,7 @@ export async function run(args: string[]): Promise<void> {
     await wb.commit();
   }
   try {
-    for (const file of [csvPath, xlsxPath]) {
+    for (const file of [csvPath, xlsxPath].filter((f) => !args[1] || f.endsWith(`.${args[1]}`))) {
       const copy = `${file}.upload`;
       fs.copyFileSync(file, copy);
       const r = await ctx.services.imports.start(actor, { path: copy, originalname: path.basename(file), size: fs.statSync(copy).size });

@@ -32,6 +32,9 @@ export interface PreparedLead {
   action_date?: Date | null;
 }
 
+export interface CatalogueProduct { id: number; sku: string; name: string; price: number }
+export type Catalogue = Map<string, CatalogueProduct>;
+
 export interface LeadListItem { reference: string; full_name: string; phone: string; city: string | null; status: string; created_at: string }
 
 /** The protected status of decisions.md: such a lead cannot be deleted. */
@@ -81,21 +84,28 @@ export function createLeadService(core: Core) {
     return { where: conds.length ? conds.join(' AND ') : 'true', params };
   }
 
+  /** The account's active products by sku (those named, or all of them). */
+  async function activeProducts(accountId: number, skus?: string[]): Promise<Catalogue> {
+    if (skus && skus.length === 0) return new Map();
+    const products = await select<CatalogueProduct>(
+      `SELECT id, sku, name, price::float8 AS price FROM products WHERE account_id = $1 AND active${skus ? ' AND sku = ANY($2::text[])' : ''}`,
+      skus ? [accountId, skus] : [accountId],
+    );
+    return new Map(products.map((p) => [p.sku, p]));
+  }
+
   /**
    * Validates lead items (spec Lead table; every sku must be an active product of the account, one query for all),
-   * collecting errors keyed `${path}.${i}.field` instead of throwing. No authorization: callers authorize first.
+   * collecting errors keyed `${path}.${i}.field` instead of throwing. No authorization: callers authorize first. A
+   * long-running caller (the import) passes the catalogue it loaded once instead of a query per call.
    */
-  async function prepareLeads(actor: Actor, items: unknown[], path = 'leads', accountId = targetAccount(actor)): Promise<{ prepared: (PreparedLead | null)[]; errors: FieldErrors }> {
+  async function prepareLeads(actor: Actor, items: unknown[], path = 'leads', accountId = targetAccount(actor), catalogue?: Catalogue): Promise<{ prepared: (PreparedLead | null)[]; errors: FieldErrors }> {
     const { value, error } = Joi.object({ [path]: Joi.array().items(leadItemSchema) })
       .validate({ [path]: items }, JOI_OPTIONS);
     const errors: FieldErrors = error ? toFieldErrors(error) : {};
     const invalid = new Set(error?.details.map((d) => Number(d.path[1])) ?? []);
     const values: (LeadItemInput | null)[] = (value[path] as LeadItemInput[]).map((v, i) => (invalid.has(i) ? null : v));
-    const skus = [...new Set(values.flatMap((v) => v?.products.map((p) => p.sku) ?? []))];
-    const products = skus.length
-      ? await select<{ id: number; sku: string; name: string }>('SELECT id, sku, name FROM products WHERE account_id = $1 AND active AND sku = ANY($2::text[])', [accountId, skus])
-      : [];
-    const bySku = new Map(products.map((p) => [p.sku, p]));
+    const bySku = catalogue ?? await activeProducts(accountId, [...new Set(values.flatMap((v) => v?.products.map((p) => p.sku) ?? []))]);
     const prepared = values.map((v, i) => {
       if (!v) return null;
       let ok = true;
@@ -122,7 +132,7 @@ export function createLeadService(core: Core) {
   /**
    * Set-based insert of leads, their products and creation history (a constant number of statements). A phone seen in
    * the account within the duplicate window (or earlier in the same batch) makes the lead `duplicate`, recorded by
-   * `system`. With importRunId, rows already written by an earlier attempt of that import are skipped.
+   * `system`. With importRunId, each lead records its run and file row; a unique index refuses the same row twice.
    * Returns the references of the inserted leads, in input order.
    */
   async function insertLeads(actor: Actor, prepared: PreparedLead[], opts: { transaction: Transaction; accountId?: number; importRunId?: number; importRows?: number[] }): Promise<string[]> {
@@ -151,7 +161,6 @@ export function createLeadService(core: Core) {
          FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[],
                      $13::text[], $14::text[], $15::timestamptz[], $16::numeric[], $17::int[])
               AS v(reference, phone, phone_normalized, full_name, city, city_id, area, address, data, status, action_date, total, import_row)
-       ON CONFLICT (account_id, import_run_id, import_row) WHERE import_run_id IS NOT NULL DO NOTHING
        RETURNING id, reference`,
       [accountId, actorUserId(actor), tokenId, opts.importRunId ?? null, refs, col('phone'), col('phone_normalized'), col('full_name'),
         col('city'), col('city_id'), col('area'), col('address'), prepared.map((l) => JSON.stringify(l.data)), statuses,
@@ -220,6 +229,7 @@ export function createLeadService(core: Core) {
 
   return {
     prepareLeads,
+    activeProducts,
     insertLeads,
     listQuery,
 

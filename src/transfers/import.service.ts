@@ -5,14 +5,16 @@ import { QueryTypes } from 'sequelize';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import type { LeadService, PreparedLead } from '../leads/lead.service.js';
+import type { Catalogue, LeadService, PreparedLead } from '../leads/lead.service.js';
 import { accountScope, authorize } from '../policy.js';
 import type { ImportRun } from './import-run.model.js';
 import { runActor } from './run-actor.js';
 import { readHead, readRows, sniffType, unescapeCell, type SheetType } from './spreadsheet.js';
 
 export const IMPORT_JOB = 'import-leads';
-const BATCH = 1000;
+const BATCH = 5000;
+/** Rows validated between two turns of the event loop. */
+const CHECK = 200;
 /** Columns the export writes that describe a lead's state rather than the lead to create; import ignores them. */
 const IGNORED = new Set(['reference', 'status', 'total', 'products', 'created_at', 'updated_at', 'action_date', 'order_reference']);
 const FIELDS = ['phone', 'sku', 'full_name', 'city', 'area', 'address', 'quantity', 'price', 'data'];
@@ -27,7 +29,7 @@ export function importRunView(r: ImportRun) {
 }
 
 /** The file-row → field mapping of one data row (header matched case-insensitively). */
-function toItem(header: Map<string, number>, extra: [string, number][], row: string[], prices: Map<string, number>) {
+function toItem(header: Map<string, number>, extra: [string, number][], row: string[], catalogue: Catalogue) {
   const get = (k: string) => {
     const i = header.get(k);
     return i === undefined ? '' : unescapeCell(String(row[i] ?? '').trim());
@@ -50,7 +52,7 @@ function toItem(header: Map<string, number>, extra: [string, number][], row: str
   }
   const item: Record<string, unknown> = {
     phone, full_name: get('full_name') || phone,
-    products: [{ sku, quantity: get('quantity') === '' ? 1 : Number(get('quantity')), price: get('price') === '' ? prices.get(sku) ?? 1 : Number(get('price')) }],
+    products: [{ sku, quantity: get('quantity') === '' ? 1 : Number(get('quantity')), price: get('price') === '' ? catalogue.get(sku)?.price ?? 1 : Number(get('price')) }],
   };
   for (const k of ['city', 'area', 'address']) if (get(k)) item[k] = get(k);
   if (data.length) item.data = data;
@@ -65,7 +67,7 @@ function columnOf(field: string): string {
 }
 
 export function createImportService(core: Core, deps: { leads: LeadService }) {
-  const { ImportRun, ImportRunError, User, Product } = core.models;
+  const { ImportRun, ImportRunError, User } = core.models;
   const { sequelize } = core.db;
   const uploadDir = path.join(core.config.dataDir, 'uploads');
 
@@ -119,8 +121,8 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
 
     /**
      * The job: streams the file, validates rows in batches like REST leads and commits each batch with the run's cursor
-     * and its bad rows in one transaction. A re-run (after a crash) skips rows up to the cursor, and the unique
-     * (import_run_id, import_row) index makes a row that was already written a no-op.
+     * and its bad rows in one transaction; reading and validating the next batch overlaps the previous one's write. A
+     * re-run (after a crash) skips rows up to the cursor; the unique (import_run_id, import_row) index backs that up.
      */
     async run(runId: number): Promise<void> {
       const run = await ImportRun.findByPk(runId);
@@ -128,39 +130,72 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
       const actor = await runActor(run, User, 'import');
       if (!actor) return;
       await run.update({ status: 'running', started_at: run.started_at ?? new Date() });
-      const prices = new Map((await Product.findAll({ where: { account_id: run.account_id, active: true }, attributes: ['sku', 'price'] })).map((p) => [p.sku, Number(p.price)]));
+      const catalogue = await deps.leads.activeProducts(run.account_id);
       const fail = (error: string) => run.update({ status: 'failed', error, finished_at: new Date() });
       let header: Map<string, number> | null = null;
       let extra: [string, number][] = [];
       let rowNo = 0;
       let batch: { row: number; item: Record<string, unknown> }[] = [];
+      let writing: Promise<void> = Promise.resolve();
 
-      const flush = async () => {
-        if (!batch.length) return;
-        const { prepared, errors } = await deps.leads.prepareLeads(actor, batch.map((b) => b.item), 'rows', run.account_id);
-        const good = prepared.map((p, i) => ({ p, row: batch[i].row })).filter((x) => x.p) as { p: PreparedLead; row: number }[];
-        const bad = Object.entries(errors).flatMap(([field, msgs]) => {
-          const i = Number(field.split('.')[1]);
-          return msgs.map((m) => ({ row: batch[i].row, column: columnOf(field), message: m.replace(/rows\.\d+\.(products\.\d+\.)?/g, '').slice(0, 500) }));
-        });
-        const last = batch[batch.length - 1].row;
-        const read = batch.length;
-        batch = [];
-        await sequelize.transaction(async (transaction) => {
+      /**
+       * One batch in one transaction: its leads, its bad rows and the run's cursor and counters. The run's row is locked
+       * first, and rows at or below its cursor (written by another attempt) are left out, so each row is written once.
+       */
+      const write = (b: { first: number; last: number; good: { p: PreparedLead; row: number }[]; bad: { row: number; column: string; message: string }[] }) =>
+        sequelize.transaction(async (transaction) => {
+          const [{ cursor_row: cursor }] = await sequelize.query<{ cursor_row: number }>(
+            'SELECT cursor_row FROM import_runs WHERE id = $1 FOR UPDATE', { bind: [run.id], type: QueryTypes.SELECT, transaction },
+          );
+          if (cursor >= b.last) return;
+          const good = b.good.filter((g) => g.row > cursor);
+          const bad = b.bad.filter((e) => e.row > cursor);
           const written = await deps.leads.insertLeads(actor, good.map((g) => g.p), { transaction, accountId: run.account_id, importRunId: run.id, importRows: good.map((g) => g.row) });
-          const failedRows = bad.length
-            ? await sequelize.query<{ row_number: number }>(
+          if (bad.length) {
+            await sequelize.query(
               `INSERT INTO import_run_errors (account_id, import_run_id, row_number, column_name, message)
-               SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::text[]) ON CONFLICT DO NOTHING RETURNING row_number`,
-              { bind: [run.account_id, run.id, bad.map((b) => b.row), bad.map((b) => b.column), bad.map((b) => b.message)], type: QueryTypes.SELECT, transaction },
-            )
-            : [];
+               SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::text[]) ON CONFLICT DO NOTHING`,
+              { bind: [run.account_id, run.id, bad.map((e) => e.row), bad.map((e) => e.column), bad.map((e) => e.message)], transaction },
+            );
+          }
           await sequelize.query(
             `UPDATE import_runs SET cursor_row = $2, rows_read = rows_read + $3, rows_written = rows_written + $4,
                     rows_failed = rows_failed + $5, updated_at = now() WHERE id = $1`,
-            { bind: [run.id, last, read, written.length, new Set(failedRows.map((f) => f.row_number)).size], transaction },
+            { bind: [run.id, b.last, b.last - Math.max(cursor, b.first - 1), written.length, new Set(bad.map((e) => e.row)).size], transaction },
           );
         });
+
+      /**
+       * Rows are validated in small chunks as they are read, yielding to the event loop after each so the database
+       * replies of the batch being written are handled at once; a full batch is queued behind the previous write.
+       */
+      let checked = { first: 0, last: 0, good: [] as { p: PreparedLead; row: number }[], bad: [] as { row: number; column: string; message: string }[] };
+      const check = async () => {
+        if (!batch.length) return;
+        const rows = batch;
+        batch = [];
+        const { prepared, errors } = await deps.leads.prepareLeads(actor, rows.map((r) => r.item), 'rows', run.account_id, catalogue);
+        prepared.forEach((p, i) => p && checked.good.push({ p, row: rows[i].row }));
+        for (const [field, msgs] of Object.entries(errors)) {
+          const row = rows[Number(field.split('.')[1])].row;
+          for (const m of msgs) checked.bad.push({ row, column: columnOf(field), message: m.replace(/rows\.\d+\.(products\.\d+\.)?/g, '').slice(0, 500) });
+        }
+        checked.first ||= rows[0].row;
+        checked.last = rows[rows.length - 1].row;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      };
+      const flush = async () => {
+        await check();
+        if (!checked.last) return;
+        const full = checked;
+        checked = { first: 0, last: 0, good: [], bad: [] };
+        await writing;
+        writing = write(full);
+        writing.catch(() => {}); // awaited by the next flush or at the end
+      };
+      const drain = async () => {
+        await flush();
+        await writing;
       };
 
       try {
@@ -180,24 +215,26 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
             continue;
           }
           if (rowNo - 1 > core.config.importMaxRows) {
-            await flush();
+            await drain();
             await fail(`The file has more than ${core.config.importMaxRows} rows; the first ${core.config.importMaxRows} were imported.`);
             return;
           }
           if (rowNo <= run.cursor_row) continue;
-          batch.push({ row: rowNo, item: toItem(header, extra, cells, prices) });
-          if (batch.length >= BATCH) await flush();
+          batch.push({ row: rowNo, item: toItem(header, extra, cells, catalogue) });
+          if (batch.length >= CHECK) await check();
+          if (checked.last - checked.first + 1 >= BATCH) await flush();
         }
         if (!header) {
           await fail('The file is empty.');
           return;
         }
-        await flush();
+        await drain();
         await run.reload();
         await run.update({ status: 'completed', rows_total: run.rows_read, finished_at: new Date() });
         await fs.promises.rm(run.file_path, { force: true });
       } catch (err) {
         core.logger.error({ err, runId }, 'import failed');
+        await writing.catch(() => {});
         await fail(`The file could not be read: ${(err as Error).message}`.slice(0, 1000));
       }
     },

@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import ExcelJS from 'exceljs';
+import { QueryTypes } from 'sequelize';
 import { systemActor } from '../../src/actor.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, type TestAccount } from '../factories.js';
@@ -98,20 +100,39 @@ describe('import and export', () => {
     expect(fs.readdirSync(incoming)).to.have.length(leftBefore);
   });
 
-  it('never writes a row twice when the job runs again after a crash', async () => {
+  it('finishes a run whose worker was killed mid-file with every row written exactly once', async function () {
+    this.timeout(60_000);
     const acc = await makeAccount(getCtx());
-    const rows = ['phone,sku', ...Array.from({ length: 30 }, (_, i) => `+2126003000${String(i).padStart(2, '0')},${acc.skus.active[0]}`), '1,bad'];
+    const total = 30_000;
+    const rows = ['phone,sku', ...Array.from({ length: total }, (_, i) => `+2126${String(i).padStart(8, '0')},${acc.skus.active[0]}`), '1,bad'];
     const run = await getCtx().services.imports.start(acc.seller.actor, await tmpFile('crash.csv', rows.join('\n')));
-    await getCtx().services.imports.run(run.id);
     const { ImportRun, Lead, ImportRunError } = getCtx().models;
-    // As if the worker died after committing rows but before recording the cursor: the same job runs again.
-    await ImportRun.update({ status: 'running', cursor_row: 0 }, { where: { id: run.id } });
-    const stored = (await ImportRun.findByPk(run.id))!;
-    await fs.promises.writeFile(stored.file_path, rows.join('\n'));
+    const worker = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/import-worker.ts', String(run.id)], {
+      env: { ...process.env, DATABASE_URL: getCtx().db.url }, stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    let cursor = 0;
+    while (cursor === 0) {
+      await new Promise((r) => setTimeout(r, 10));
+      cursor = (await ImportRun.findByPk(run.id))!.cursor_row;
+    }
+    worker.kill('SIGKILL');
+    await exited;
+    const killed = (await ImportRun.findByPk(run.id))!;
+    expect(killed.status).to.equal('running');
+    expect(killed.cursor_row).to.be.lessThan(total);
+    // What the dead worker committed is exactly the rows up to its cursor.
+    expect(await Lead.count({ where: { account_id: acc.id } })).to.equal(killed.cursor_row - 1);
+
     await getCtx().services.imports.run(run.id);
-    expect(await Lead.count({ where: { account_id: acc.id } })).to.equal(30);
-    expect(await ImportRunError.count({ where: { import_run_id: run.id } })).to.be.greaterThan(0);
-    expect(await ImportRun.findByPk(run.id)).to.include({ status: 'completed', rows_written: 30, rows_failed: 1 });
+    expect(await Lead.count({ where: { account_id: acc.id } })).to.equal(total);
+    const [{ rows: distinct }] = await getCtx().db.sequelize.query<{ rows: number }>(
+      'SELECT count(DISTINCT import_row)::int AS rows FROM leads WHERE account_id = $1', { bind: [acc.id], type: QueryTypes.SELECT },
+    );
+    expect(distinct).to.equal(total);
+    const errors = await ImportRunError.findAll({ where: { import_run_id: run.id } });
+    expect(new Set(errors.map((e) => e.row_number))).to.deep.equal(new Set([total + 2]));
+    expect((await ImportRun.findByPk(run.id))!.toJSON()).to.include({ status: 'completed', rows_read: total + 1, rows_written: total, rows_failed: 1 });
   });
 
   it('denies agents import and export with 403', async () => {
