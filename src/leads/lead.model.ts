@@ -1,7 +1,8 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
 
-export const LEAD_STATUSES = ['new', 'confirmed', 'wrong', 'call_later', 'no_answer', 'duplicate', 'canceled'] as const;
-export type LeadStatus = (typeof LEAD_STATUSES)[number];
+import type { LeadStatus } from './lead-status.js';
+
+export { LEAD_STATUSES, type LeadStatus } from './lead-status.js';
 
 export interface DataPair { key?: string; value?: string }
 

@@ -7,33 +7,16 @@ import { offsetOf, type Page } from '../pagination.js';
 import { accountScope, authorize, isSystemWide } from '../policy.js';
 import { findInScope, likeContains, searchClause } from '../query.js';
 import { newReferences } from '../references.js';
-import { addError, JOI_OPTIONS, toFieldErrors, validate } from '../validation.js';
-import Joi from 'joi';
+import { addError, validate } from '../validation.js';
 import type { LeadStatus } from './lead.model.js';
 import {
-  createBodySchema, dashboardCreateSchema, dashboardUpdateSchema, deleteBodySchema, deleteIdsSchema, leadItemSchema, updateBodySchema,
-  type DashboardCreateInput, type DashboardUpdateInput, type LeadFilters, type LeadItemInput, type StatusChangeInput,
+  createBodySchema, dashboardCreateSchema, dashboardUpdateSchema, deleteBodySchema, deleteIdsSchema, updateBodySchema,
+  type DashboardCreateInput, type DashboardUpdateInput, type LeadFilters, type StatusChangeInput,
 } from './lead.schemas.js';
+import { checkLeadItems, namedSkus, type Catalogue, type CatalogueProduct, type PreparedLead } from './lead.check.js';
 import { normalizePhone } from './phone.js';
 
-/** A validated lead item with its products resolved against the catalogue; what insertLeads writes. */
-export interface PreparedLead {
-  phone: string;
-  phone_normalized: string;
-  full_name: string;
-  city: string | null;
-  city_id: number | null;
-  area: string | null;
-  address: string | null;
-  data: { key?: string; value?: string }[];
-  products: { product_id: number; sku: string; name: string; quantity: number; price: number }[];
-  total: number;
-  status?: LeadStatus;
-  action_date?: Date | null;
-}
-
-export interface CatalogueProduct { id: number; sku: string; name: string; price: number }
-export type Catalogue = Map<string, CatalogueProduct>;
+export type { Catalogue, CatalogueProduct, PreparedLead } from './lead.check.js';
 
 export interface LeadListItem { reference: string; full_name: string; phone: string; city: string | null; status: string; created_at: string }
 
@@ -94,108 +77,73 @@ export function createLeadService(core: Core) {
     return new Map(products.map((p) => [p.sku, p]));
   }
 
-  /**
-   * Validates lead items (spec Lead table; every sku must be an active product of the account, one query for all),
-   * collecting errors keyed `${path}.${i}.field` instead of throwing. No authorization: callers authorize first. A
-   * long-running caller (the import) passes the catalogue it loaded once instead of a query per call.
-   */
-  async function prepareLeads(actor: Actor, items: unknown[], path = 'leads', accountId = targetAccount(actor), catalogue?: Catalogue): Promise<{ prepared: (PreparedLead | null)[]; errors: FieldErrors }> {
-    const { value, error } = Joi.object({ [path]: Joi.array().items(leadItemSchema) })
-      .validate({ [path]: items }, JOI_OPTIONS);
-    const errors: FieldErrors = error ? toFieldErrors(error) : {};
-    const invalid = new Set(error?.details.map((d) => Number(d.path[1])) ?? []);
-    const values: (LeadItemInput | null)[] = (value[path] as LeadItemInput[]).map((v, i) => (invalid.has(i) ? null : v));
-    const bySku = catalogue ?? await activeProducts(accountId, [...new Set(values.flatMap((v) => v?.products.map((p) => p.sku) ?? []))]);
-    const prepared = values.map((v, i) => {
-      if (!v) return null;
-      let ok = true;
-      const lines = v.products.map((line, j) => {
-        const product = bySku.get(line.sku);
-        if (!product) {
-          ok = false;
-          addError(errors, `${path}.${i}.products.${j}.sku`, `The selected ${path}.${i}.products.${j}.sku is invalid.`);
-          return null;
-        }
-        return { product_id: product.id, sku: product.sku, name: product.name, quantity: line.quantity, price: line.price };
-      });
-      if (!ok) return null;
-      return {
-        phone: v.phone, phone_normalized: normalizePhone(v.phone), full_name: v.full_name, city: v.city ?? null, city_id: null,
-        area: v.area ?? null, address: v.address ?? null, data: v.data ?? [],
-        products: lines as PreparedLead['products'],
-        total: Math.round(v.products.reduce((s, l) => s + l.quantity * l.price * 100, 0)) / 100,
-      } satisfies PreparedLead;
-    });
-    return { prepared, errors };
+  /** checkLeadItems against the account's active products named by the items (one query). */
+  async function prepareLeads(actor: Actor, items: unknown[], path = 'leads', accountId = targetAccount(actor)) {
+    return checkLeadItems(items, path, await activeProducts(accountId, namedSkus(items)));
   }
 
   /**
-   * Set-based insert of leads, their products and creation history (a constant number of statements). A phone seen in
-   * the account within the duplicate window (or earlier in the same batch) makes the lead `duplicate`, recorded by
-   * `system`. With importRunId, each lead records its run and file row; a unique index refuses the same row twice.
-   * Returns the references of the inserted leads, in input order.
+   * Set-based insert of leads, their products and creation history in one statement (one round trip, whatever the
+   * count). A phone seen in the account within the duplicate window (or earlier in the same batch) makes the lead
+   * `duplicate`, recorded by `system`; so does one of `seenPhones` (rows of the same import still being written by
+   * another transaction). With importRunId, each lead records its run and file row; a unique index refuses the same
+   * row twice. Returns the references of the inserted leads, in input order.
    */
-  async function insertLeads(actor: Actor, prepared: PreparedLead[], opts: { transaction: Transaction; accountId?: number; importRunId?: number; importRows?: number[] }): Promise<string[]> {
+  async function insertLeads(actor: Actor, prepared: PreparedLead[], opts: { transaction: Transaction; accountId?: number; importRunId?: number; importRows?: number[]; seenPhones?: string[] }): Promise<string[]> {
     if (prepared.length === 0) return [];
     const transaction = opts.transaction;
     const accountId = opts.accountId ?? targetAccount(actor);
-    const phones = [...new Set(prepared.map((l) => l.phone_normalized))];
-    const seen = new Set((await select<{ phone_normalized: string }>(
-      `SELECT DISTINCT phone_normalized FROM leads WHERE account_id = $1 AND phone_normalized = ANY($2::text[])
-          AND created_at >= now() - make_interval(days => $3)`,
-      [accountId, phones, core.config.duplicateWindowDays], transaction,
-    )).map((r) => r.phone_normalized));
-    const statuses = prepared.map((l) => {
-      const dup = core.config.duplicateWindowDays > 0 && seen.has(l.phone_normalized);
-      seen.add(l.phone_normalized);
-      return dup ? 'duplicate' : l.status ?? 'new';
-    });
     const refs = newReferences('LD', prepared.length);
     const col = <K extends keyof PreparedLead>(k: K) => prepared.map((l) => l[k] ?? null);
-    const tokenId = actor.kind === 'token' ? actor.tokenId : null;
-    const rows = await select<{ id: number; reference: string }>(
-      `INSERT INTO leads (account_id, reference, phone, phone_normalized, full_name, city, city_id, area, address, data, status,
-                          action_date, total, created_by_user_id, created_by_token_id, import_run_id, import_row)
-       SELECT $1, v.reference, v.phone, v.phone_normalized, v.full_name, v.city, v.city_id, v.area, v.address, v.data::jsonb,
-              v.status, v.action_date, v.total, $2, $3, $4, v.import_row
-         FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[],
-                     $13::text[], $14::text[], $15::timestamptz[], $16::numeric[], $17::int[])
-              AS v(reference, phone, phone_normalized, full_name, city, city_id, area, address, data, status, action_date, total, import_row)
-       RETURNING id, reference`,
-      [accountId, actorUserId(actor), tokenId, opts.importRunId ?? null, refs, col('phone'), col('phone_normalized'), col('full_name'),
-        col('city'), col('city_id'), col('area'), col('address'), prepared.map((l) => JSON.stringify(l.data)), statuses,
-        col('action_date'), col('total'), opts.importRows ?? prepared.map(() => null)],
+    const lp = { ref: [] as string[], product: [] as number[], sku: [] as string[], name: [] as string[], qty: [] as number[], price: [] as number[], pos: [] as number[] };
+    prepared.forEach((l, i) => l.products.forEach((p, j) => {
+      lp.ref.push(refs[i]); lp.product.push(p.product_id); lp.sku.push(p.sku); lp.name.push(p.name);
+      lp.qty.push(p.quantity); lp.price.push(p.price); lp.pos.push(j);
+    }));
+    const rows = await select<{ id: number; reference: string; status: string }>(
+      `WITH v AS (
+         SELECT * FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[],
+                              $13::text[], $14::text[], $15::timestamptz[], $16::numeric[], $17::int[])
+           WITH ORDINALITY AS v(reference, phone, phone_normalized, full_name, city, city_id, area, address, data, status, action_date, total, import_row, ord)
+       ), earlier AS (
+         SELECT DISTINCT phone_normalized FROM leads
+          WHERE account_id = $1 AND phone_normalized IN (SELECT phone_normalized FROM v)
+            AND created_at >= now() - make_interval(days => $18)
+         UNION SELECT unnest($27::text[])
+       ), s AS (
+         SELECT v.*, CASE WHEN $18 > 0 AND (e.phone_normalized IS NOT NULL OR row_number() OVER (PARTITION BY v.phone_normalized ORDER BY v.ord) > 1)
+                          THEN 'duplicate' ELSE coalesce(v.status, 'new') END AS final_status
+           FROM v LEFT JOIN earlier e USING (phone_normalized)
+       ), ins AS (
+         INSERT INTO leads (account_id, reference, phone, phone_normalized, full_name, city, city_id, area, address, data, status,
+                            action_date, total, created_by_user_id, created_by_token_id, import_run_id, import_row)
+         SELECT $1, s.reference, s.phone, s.phone_normalized, s.full_name, s.city, s.city_id, s.area, s.address, s.data::jsonb,
+                s.final_status, s.action_date, s.total, $2, $3, $4, s.import_row
+           FROM s ORDER BY s.ord
+         RETURNING id, reference, status
+       ), products AS (
+         INSERT INTO lead_products (account_id, lead_id, product_id, sku, name, quantity, price, position)
+         SELECT $1, ins.id, x.product_id, x.sku, x.name, x.quantity, x.price, x.position
+           FROM unnest($19::text[], $20::int[], $21::text[], $22::text[], $23::int[], $24::numeric[], $25::smallint[])
+                AS x(reference, product_id, sku, name, quantity, price, position)
+           JOIN ins ON ins.reference = x.reference
+       ), history AS (
+         INSERT INTO lead_histories (account_id, lead_id, lead_reference, old_status, new_status, changed_by, changed_by_user_id)
+         SELECT $1, ins.id, ins.reference, NULL, ins.status,
+                CASE WHEN ins.status = 'duplicate' THEN 'system' ELSE $26 END, CASE WHEN ins.status = 'duplicate' THEN NULL ELSE $2::int END
+           FROM ins
+       )
+       SELECT id, reference, status FROM ins`,
+      [accountId, actorUserId(actor), actor.kind === 'token' ? actor.tokenId : null, opts.importRunId ?? null, refs, col('phone'),
+        col('phone_normalized'), col('full_name'), col('city'), col('city_id'), col('area'), col('address'),
+        prepared.map((l) => JSON.stringify(l.data)), col('status'), col('action_date'), col('total'), opts.importRows ?? prepared.map(() => null),
+        core.config.duplicateWindowDays, lp.ref, lp.product, lp.sku, lp.name, lp.qty, lp.price, lp.pos, actor.name, opts.seenPhones ?? []],
       transaction,
     );
-    const idByRef = new Map(rows.map((r) => [r.reference, r.id]));
-    const lp = { lead: [] as number[], product: [] as number[], sku: [] as string[], name: [] as string[], qty: [] as number[], price: [] as number[], pos: [] as number[] };
-    prepared.forEach((l, i) => {
-      const leadId = idByRef.get(refs[i]);
-      if (leadId === undefined) return;
-      l.products.forEach((p, j) => {
-        lp.lead.push(leadId); lp.product.push(p.product_id); lp.sku.push(p.sku); lp.name.push(p.name);
-        lp.qty.push(p.quantity); lp.price.push(p.price); lp.pos.push(j);
-      });
-    });
-    await sequelize.query(
-      `INSERT INTO lead_products (account_id, lead_id, product_id, sku, name, quantity, price, position)
-       SELECT $1, * FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::int[], $7::numeric[], $8::smallint[])`,
-      { bind: [accountId, lp.lead, lp.product, lp.sku, lp.name, lp.qty, lp.price, lp.pos], transaction },
-    );
-    const inserted = refs.map((r, i) => ({ r, i })).filter(({ r }) => idByRef.has(r));
-    await sequelize.query(
-      `INSERT INTO lead_histories (account_id, lead_id, lead_reference, old_status, new_status, changed_by, changed_by_user_id)
-       SELECT $1, v.id, v.ref, NULL, v.status, v.by, v.uid FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[]) AS v(id, ref, status, by, uid)`,
-      {
-        bind: [accountId, inserted.map(({ r }) => idByRef.get(r)), inserted.map(({ r }) => r), inserted.map(({ i }) => statuses[i]),
-          inserted.map(({ i }) => (statuses[i] === 'duplicate' ? 'system' : actor.name)),
-          inserted.map(({ i }) => (statuses[i] === 'duplicate' ? null : actorUserId(actor)))],
-        transaction,
-      },
-    );
-    const confirmed = inserted.filter(({ i }) => statuses[i] === 'confirmed').map(({ r }) => idByRef.get(r)!);
-    await createOrdersFromLeads(sequelize, transaction, actor, confirmed);
-    return inserted.map(({ r }) => r);
+    const byRef = new Map(rows.map((r) => [r.reference, r]));
+    const inserted = refs.filter((r) => byRef.has(r));
+    await createOrdersFromLeads(sequelize, transaction, actor, inserted.filter((r) => byRef.get(r)!.status === 'confirmed').map((r) => byRef.get(r)!.id));
+    return inserted;
   }
 
   /**

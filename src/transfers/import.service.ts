@@ -5,14 +5,22 @@ import { QueryTypes } from 'sequelize';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import type { Catalogue, LeadService, PreparedLead } from '../leads/lead.service.js';
+import { checkLeadItems, type Catalogue, type PreparedLead } from '../leads/lead.check.js';
+import type { LeadService } from '../leads/lead.service.js';
 import { accountScope, authorize } from '../policy.js';
 import type { ImportRun } from './import-run.model.js';
 import { runActor } from './run-actor.js';
 import { readHead, readRows, sniffType, unescapeCell, type SheetType } from './spreadsheet.js';
 
 export const IMPORT_JOB = 'import-leads';
+
+interface InFlight { done: Promise<void>; phones: string[] }
+
+/** Another attempt of the same run (a job run twice) has moved the cursor past this attempt's batch. */
+class AnotherAttempt extends Error {}
+/** Rows per write transaction, fewer when rows are wide (cells over BATCH_CHARS characters in all). */
 const BATCH = 5000;
+const BATCH_CHARS = 8_000_000;
 /** Rows validated between two turns of the event loop. */
 const CHECK = 200;
 /** Columns the export writes that describe a lead's state rather than the lead to create; import ignores them. */
@@ -136,45 +144,50 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
       let extra: [string, number][] = [];
       let rowNo = 0;
       let batch: { row: number; item: Record<string, unknown> }[] = [];
-      let writing: Promise<void> = Promise.resolve();
+      /** The newest batch being written (its commit, and its phones for the next batch's duplicate check). */
+      let newest = null as InFlight | null;
+      /** The batch before it: at most two write transactions run at once. */
+      let older: Promise<void> = Promise.resolve();
+      /** Where the cursor stands once the batches queued so far are committed (row 1, the header, is never counted). */
+      let queuedTo = run.cursor_row;
 
       /**
-       * One batch in one transaction: its leads, its bad rows and the run's cursor and counters. The run's row is locked
-       * first, and rows at or below its cursor (written by another attempt) are left out, so each row is written once.
+       * One batch in one transaction: its leads, its bad rows and the run's cursor and counters. Two batches are written
+       * at once, but a batch moves the cursor (and commits) only after the one before it has committed, and only if the
+       * cursor stands right before its first row; so what is committed is always the file up to the cursor, and each
+       * row is written once. A cursor elsewhere means another attempt of this run wrote these rows.
        */
-      const write = (b: { first: number; last: number; good: { p: PreparedLead; row: number }[]; bad: { row: number; column: string; message: string }[] }) =>
+      const write = (b: { from: number; last: number; good: { p: PreparedLead; row: number }[]; bad: { row: number; column: string; message: string }[] }, previous: InFlight | null) =>
         sequelize.transaction(async (transaction) => {
-          const [{ cursor_row: cursor }] = await sequelize.query<{ cursor_row: number }>(
-            'SELECT cursor_row FROM import_runs WHERE id = $1 FOR UPDATE', { bind: [run.id], type: QueryTypes.SELECT, transaction },
-          );
-          if (cursor >= b.last) return;
-          const good = b.good.filter((g) => g.row > cursor);
-          const bad = b.bad.filter((e) => e.row > cursor);
-          const written = await deps.leads.insertLeads(actor, good.map((g) => g.p), { transaction, accountId: run.account_id, importRunId: run.id, importRows: good.map((g) => g.row) });
-          if (bad.length) {
+          const written = await deps.leads.insertLeads(actor, b.good.map((g) => g.p), {
+            transaction, accountId: run.account_id, importRunId: run.id, importRows: b.good.map((g) => g.row), seenPhones: previous?.phones,
+          });
+          if (b.bad.length) {
             await sequelize.query(
               `INSERT INTO import_run_errors (account_id, import_run_id, row_number, column_name, message)
                SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::text[]) ON CONFLICT DO NOTHING`,
-              { bind: [run.account_id, run.id, bad.map((e) => e.row), bad.map((e) => e.column), bad.map((e) => e.message)], transaction },
+              { bind: [run.account_id, run.id, b.bad.map((e) => e.row), b.bad.map((e) => e.column), b.bad.map((e) => e.message)], transaction },
             );
           }
-          await sequelize.query(
+          await previous?.done;
+          const moved = await sequelize.query(
             `UPDATE import_runs SET cursor_row = $2, rows_read = rows_read + $3, rows_written = rows_written + $4,
-                    rows_failed = rows_failed + $5, updated_at = now() WHERE id = $1`,
-            { bind: [run.id, b.last, b.last - Math.max(cursor, b.first - 1), written.length, new Set(bad.map((e) => e.row)).size], transaction },
+                    rows_failed = rows_failed + $5, updated_at = now() WHERE id = $1 AND cursor_row = $6 RETURNING id`,
+            { bind: [run.id, b.last, b.last - Math.max(b.from, 1), written.length, new Set(b.bad.map((e) => e.row)).size, b.from], type: QueryTypes.SELECT, transaction },
           );
+          if (moved.length === 0) throw new AnotherAttempt();
         });
 
       /**
        * Rows are validated in small chunks as they are read, yielding to the event loop after each so the database
        * replies of the batch being written are handled at once; a full batch is queued behind the previous write.
        */
-      let checked = { first: 0, last: 0, good: [] as { p: PreparedLead; row: number }[], bad: [] as { row: number; column: string; message: string }[] };
+      let checked = { first: 0, last: 0, chars: 0, good: [] as { p: PreparedLead; row: number }[], bad: [] as { row: number; column: string; message: string }[] };
       const check = async () => {
         if (!batch.length) return;
         const rows = batch;
         batch = [];
-        const { prepared, errors } = await deps.leads.prepareLeads(actor, rows.map((r) => r.item), 'rows', run.account_id, catalogue);
+        const { prepared, errors } = checkLeadItems(rows.map((r) => r.item), 'rows', catalogue);
         prepared.forEach((p, i) => p && checked.good.push({ p, row: rows[i].row }));
         for (const [field, msgs] of Object.entries(errors)) {
           const row = rows[Number(field.split('.')[1])].row;
@@ -188,14 +201,19 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
         await check();
         if (!checked.last) return;
         const full = checked;
-        checked = { first: 0, last: 0, good: [], bad: [] };
-        await writing;
-        writing = write(full);
-        writing.catch(() => {}); // awaited by the next flush or at the end
+        checked = { first: 0, last: 0, chars: 0, good: [], bad: [] };
+        await older;
+        const previous = newest;
+        const done = write({ ...full, from: queuedTo }, previous);
+        done.catch(() => {}); // awaited by the next batch or at the end
+        queuedTo = full.last;
+        older = previous?.done ?? Promise.resolve();
+        newest = { done, phones: full.good.map((g) => g.p.phone_normalized) };
       };
+      /** Writes what is left and waits for the last commit (which waits for every earlier one). */
       const drain = async () => {
         await flush();
-        await writing;
+        await newest?.done;
       };
 
       try {
@@ -221,8 +239,9 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
           }
           if (rowNo <= run.cursor_row) continue;
           batch.push({ row: rowNo, item: toItem(header, extra, cells, catalogue) });
+          for (const c of cells) checked.chars += c.length;
           if (batch.length >= CHECK) await check();
-          if (checked.last - checked.first + 1 >= BATCH) await flush();
+          if (checked.last - checked.first + 1 >= BATCH || checked.chars >= BATCH_CHARS) await flush();
         }
         if (!header) {
           await fail('The file is empty.');
@@ -233,8 +252,12 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
         await run.update({ status: 'completed', rows_total: run.rows_read, finished_at: new Date() });
         await fs.promises.rm(run.file_path, { force: true });
       } catch (err) {
+        await Promise.allSettled([older, newest?.done]);
+        if (err instanceof AnotherAttempt || (err as { original?: { constraint?: string } }).original?.constraint === 'leads_import_row_key') {
+          core.logger.warn({ runId }, 'another attempt of this import wrote its rows; this one stops');
+          return;
+        }
         core.logger.error({ err, runId }, 'import failed');
-        await writing.catch(() => {});
         await fail(`The file could not be read: ${(err as Error).message}`.slice(0, 1000));
       }
     },

@@ -135,6 +135,22 @@ describe('import and export', () => {
     expect((await ImportRun.findByPk(run.id))!.toJSON()).to.include({ status: 'completed', rows_read: total + 1, rows_written: total, rows_failed: 1 });
   });
 
+  it('writes each row once when two attempts of a run overlap, and finds duplicates across batches written at once', async function () {
+    this.timeout(60_000);
+    const acc = await makeAccount(getCtx());
+    const total = 12_000;
+    const phone = (i: number) => `+2126${String(i).padStart(8, '0')}`;
+    // Rows 6,000 and 11,000 repeat the first row's phone; they fall in the second and third batch of 5,000.
+    const rows = ['phone,sku', ...Array.from({ length: total }, (_, i) => `${phone(i === 5998 || i === 10998 ? 0 : i + 1)},${acc.skus.active[0]}`)];
+    const run = await getCtx().services.imports.start(acc.seller.actor, await tmpFile('twice.csv', rows.join('\n')));
+    await Promise.all([getCtx().services.imports.run(run.id), getCtx().services.imports.run(run.id)]);
+    const { ImportRun, Lead } = getCtx().models;
+    expect((await ImportRun.findByPk(run.id))!.toJSON()).to.include({ status: 'completed', rows_read: total, rows_written: total, rows_failed: 0 });
+    expect(await Lead.count({ where: { account_id: acc.id } })).to.equal(total);
+    const repeated = await Lead.findAll({ where: { account_id: acc.id, phone: phone(0) }, order: [['import_row', 'ASC']] });
+    expect(repeated.map((l) => [l.import_row, l.status])).to.deep.equal([[6000, 'new'], [11000, 'duplicate']]);
+  });
+
   it('denies agents import and export with 403', async () => {
     const acc = await makeAccount(getCtx());
     const c = await login(web.url, acc.agent.email, acc.agent.password);

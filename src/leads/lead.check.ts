@@ -1,0 +1,69 @@
+import Joi from 'joi';
+import type { FieldErrors } from '../errors.js';
+import { addError, JOI_OPTIONS, toFieldErrors } from '../validation.js';
+import type { LeadStatus } from './lead-status.js';
+import { leadItemSchema, type LeadItemInput } from './lead.schemas.js';
+import { normalizePhone } from './phone.js';
+
+/** A validated lead item with its products resolved against the catalogue; what insertLeads writes. */
+export interface PreparedLead {
+  phone: string;
+  phone_normalized: string;
+  full_name: string;
+  city: string | null;
+  city_id: number | null;
+  area: string | null;
+  address: string | null;
+  data: { key?: string; value?: string }[];
+  products: { product_id: number; sku: string; name: string; quantity: number; price: number }[];
+  total: number;
+  status?: LeadStatus;
+  action_date?: Date | null;
+}
+
+export interface CatalogueProduct { id: number; sku: string; name: string; price: number }
+/** An account's active products by sku. */
+export type Catalogue = Map<string, CatalogueProduct>;
+
+/** The skus an unvalidated list of items names (what the catalogue lookup needs). */
+export function namedSkus(items: unknown[]): string[] {
+  const skus = new Set<string>();
+  for (const item of items) {
+    const products = (item as { products?: unknown })?.products;
+    if (!Array.isArray(products)) continue;
+    for (const p of products) if (typeof p?.sku === 'string') skus.add(p.sku.trim());
+  }
+  return [...skus];
+}
+
+/**
+ * Validates lead items (spec Lead table; every sku must be an active product of the account, i.e. in `catalogue`),
+ * collecting errors keyed `${path}.${i}.field` instead of throwing. Pure: the REST path and the import's worker
+ * thread both use it.
+ */
+export function checkLeadItems(items: unknown[], path: string, catalogue: Catalogue): { prepared: (PreparedLead | null)[]; errors: FieldErrors } {
+  const { value, error } = Joi.object({ [path]: Joi.array().items(leadItemSchema) }).validate({ [path]: items }, JOI_OPTIONS);
+  const errors: FieldErrors = error ? toFieldErrors(error) : {};
+  const invalid = new Set(error?.details.map((d) => Number(d.path[1])) ?? []);
+  const prepared = (value[path] as LeadItemInput[]).map((v, i) => {
+    if (invalid.has(i)) return null;
+    let ok = true;
+    const lines = v.products.map((line, j) => {
+      const product = catalogue.get(line.sku);
+      if (!product) {
+        ok = false;
+        addError(errors, `${path}.${i}.products.${j}.sku`, `The selected ${path}.${i}.products.${j}.sku is invalid.`);
+        return null;
+      }
+      return { product_id: product.id, sku: product.sku, name: product.name, quantity: line.quantity, price: line.price };
+    });
+    if (!ok) return null;
+    return {
+      phone: v.phone, phone_normalized: normalizePhone(v.phone), full_name: v.full_name, city: v.city ?? null, city_id: null,
+      area: v.area ?? null, address: v.address ?? null, data: v.data ?? [],
+      products: lines as PreparedLead['products'],
+      total: Math.round(v.products.reduce((s, l) => s + l.quantity * l.price * 100, 0)) / 100,
+    } satisfies PreparedLead;
+  });
+  return { prepared, errors };
+}
