@@ -128,18 +128,20 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
     },
 
     /**
-     * The job: streams the file, validates rows in batches like REST leads and commits each batch with the run's cursor
-     * and its bad rows in one transaction; reading and validating the next batch overlaps the previous one's write. A
-     * re-run (after a crash) skips rows up to the cursor; the unique (import_run_id, import_row) index backs that up.
+     * The job: streams the file, validates rows like REST leads and writes them in batches (two at once, committed in
+     * file order with the run's cursor, counters and bad rows) while the next batch is read. A re-run after a crash
+     * starts after the cursor. Status changes apply only to a run still queued or running, so an attempt that
+     * overlapped another one (a job run twice) cannot undo its result.
      */
     async run(runId: number): Promise<void> {
       const run = await ImportRun.findByPk(runId);
       if (!run || run.status === 'completed' || run.status === 'failed') return;
       const actor = await runActor(run, User, 'import');
       if (!actor) return;
-      await run.update({ status: 'running', started_at: run.started_at ?? new Date() });
+      const [started] = await ImportRun.update({ status: 'running', started_at: run.started_at ?? new Date() }, { where: { id: run.id, status: ['queued', 'running'] } });
+      if (!started) return;
       const catalogue = await deps.leads.activeProducts(run.account_id);
-      const fail = (error: string) => run.update({ status: 'failed', error, finished_at: new Date() });
+      const fail = (error: string) => ImportRun.update({ status: 'failed', error, finished_at: new Date() }, { where: { id: run.id, status: 'running' } });
       let header: Map<string, number> | null = null;
       let extra: [string, number][] = [];
       let rowNo = 0;
@@ -249,7 +251,7 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
         }
         await drain();
         await run.reload();
-        await run.update({ status: 'completed', rows_total: run.rows_read, finished_at: new Date() });
+        await ImportRun.update({ status: 'completed', rows_total: run.rows_read, finished_at: new Date() }, { where: { id: run.id, status: 'running' } });
         await fs.promises.rm(run.file_path, { force: true });
       } catch (err) {
         await Promise.allSettled([older, newest?.done]);
