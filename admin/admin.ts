@@ -47,6 +47,15 @@ function timelineAfter(kind: 'lead' | 'order', ctx: AppContext) {
   };
 }
 
+/** An export's list filters as text on its show page (the panel cannot show the JSON column itself). */
+async function filtersAfter(response: ActionResponse): Promise<ActionResponse> {
+  const params: Record<string, unknown> = response.record?.params ?? {};
+  const pairs = Object.entries(params).filter(([k]) => k.startsWith('filters.')).map(([k, v]) => `${k.slice('filters.'.length)}: ${v}`);
+  for (const k of Object.keys(params)) if (k === 'filters' || k.startsWith('filters.')) delete params[k];
+  params.filters_summary = pairs.join('\n') || 'none (all leads)';
+  return response;
+}
+
 function resources(ctx: AppContext): ResourceWithOptions[] {
   const m = ctx.models;
   const s = ctx.services;
@@ -80,10 +89,7 @@ function resources(ctx: AppContext): ResourceWithOptions[] {
           }),
           exportCsv: transferAction(ctx, 'csv'),
           exportXlsx: transferAction(ctx, 'xlsx'),
-          importFile: {
-            actionType: 'resource', icon: 'Upload', component: false, isAccessible: allow('lead', 'import'),
-            handler: async (_req, _res, context) => ({ redirectUrl: '/leads/import', notice: { message: 'Choose a file to import.', type: 'success' } }),
-          },
+          importFile: leavePanel('resource', '/leads/import', allow('lead', 'import'), 'Upload'),
         },
       },
     },
@@ -198,15 +204,16 @@ function resources(ctx: AppContext): ResourceWithOptions[] {
       options: {
         navigation: nav.leads, listProperties: ['id', 'file_name', 'status', 'rows_read', 'rows_written', 'rows_failed', 'created_at'], properties: { ...accountProp, file_path: { isVisible: hidden }, cursor_row: { isVisible: hidden } },
         sort: { sortBy: 'created_at', direction: 'desc' },
-        actions: { ...tenantReadActions('importRun'), ...serviceActions('importRun', {}), errorReport: { actionType: 'record', icon: 'Download', component: false, isAccessible: allow('importRun', 'view'), handler: async (_r, _s, c) => ({ record: c.record!.toJSON(c.currentAdmin), redirectUrl: `/imports/${c.record!.id()}/report` }) } },
+        actions: { ...tenantReadActions('importRun'), ...serviceActions('importRun', {}), errorReport: leavePanel('record', '/imports/{id}/report', allow('importRun', 'view')) },
       },
     },
     {
       resource: m.ExportRun,
       options: {
-        navigation: nav.leads, listProperties: ['id', 'file_extension', 'status', 'rows_written', 'expires_at', 'created_at'], properties: { ...accountProp, file_path: { isVisible: hidden } },
+        navigation: nav.leads, listProperties: ['id', 'file_extension', 'status', 'rows_written', 'expires_at', 'created_at'],
+        properties: { ...accountProp, file_path: { isVisible: hidden }, filters: { isVisible: hidden }, filters_summary: virtualText },
         sort: { sortBy: 'created_at', direction: 'desc' },
-        actions: { ...tenantReadActions('exportRun'), ...serviceActions('exportRun', {}), download: { actionType: 'record', icon: 'Download', component: false, isAccessible: allow('exportRun', 'view'), handler: async (_r, _s, c) => ({ record: c.record!.toJSON(c.currentAdmin), redirectUrl: `/exports/${c.record!.id()}/download` }) } },
+        actions: { ...tenantReadActions('exportRun'), show: { isAccessible: allow('exportRun', 'view'), after: filtersAfter as never }, ...serviceActions('exportRun', {}), download: leavePanel('record', '/exports/{id}/download', allow('exportRun', 'view')) },
       },
     },
   ];
@@ -226,6 +233,17 @@ function transferAction(ctx: AppContext, ext: 'csv' | 'xlsx') {
   };
 }
 
+/** Component ids registered with the panel's ComponentLoader (set when the panel is built, before its resources). */
+const components: { leavePanel?: string } = {};
+
+/** An action that loads a dashboard page or file (admin/components/leave-panel.tsx); `{id}` is the record's id. */
+function leavePanel(actionType: 'resource' | 'record', href: string, isAccessible: ReturnType<typeof allow>, icon = 'Download') {
+  return {
+    actionType, icon, isAccessible, component: components.leavePanel, custom: { href },
+    handler: async (_req: ActionRequest, _res: ActionResponse, c: ActionContext) => (c.record ? { record: c.record.toJSON(c.currentAdmin) } : {}),
+  };
+}
+
 let panel: { admin: AdminJS; router: Router } | null = null;
 
 /** The AdminJS panel, built once per process; AdminJS bundles its components offline under DATA_DIR. */
@@ -235,6 +253,7 @@ export async function buildPanelRouter(ctx: AppContext): Promise<Router> {
     fs.rmSync(path.join(process.env.ADMIN_JS_TMP_DIR ?? '.adminjs', 'bundle.js'), { force: true });
     const componentLoader = new ComponentLoader();
     const Dashboard = componentLoader.add('LeadFlowDashboard', path.join(SOURCE_DIR, 'components', 'dashboard.tsx'));
+    components.leavePanel = componentLoader.add('LeavePanel', path.join(SOURCE_DIR, 'components', 'leave-panel.tsx'));
     const admin = new AdminJS({
       rootPath: '/admin',
       componentLoader,

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { getCtx } from '../hooks.js';
@@ -76,6 +77,40 @@ describe('admin panel in Chromium', function () {
     await p.goto(`${web.url}/admin/resources/leads`);
     await p.waitForSelector('text=Browser Customer');
     await shot(p, 'leads-list');
+  });
+
+  it('seller: imports a CSV from the panel, follows the run and its error report, exports the leads and downloads the file', async () => {
+    const acc: TestAccount = await makeAccount(getCtx());
+    const { ImportRun, ExportRun } = getCtx().models;
+    const p = await page(acc.seller);
+    await p.goto(`${web.url}/admin/resources/leads`);
+    await Promise.all([p.waitForURL(/\/leads\/import$/), p.getByText('Import file', { exact: true }).click()]);
+    const csv = `phone,sku,full_name\n+212600700001,${acc.skus.active[0]},Panel Import One\n123,${acc.skus.active[0]},Bad Phone Row\n`;
+    await p.setInputFiles('#file', { name: 'panel.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await p.click('button[type=submit]');
+    await p.waitForSelector('text=/Import #\\d+ queued/');
+    const run = (await ImportRun.findOne({ where: { account_id: acc.id } }))!;
+    await getCtx().services.imports.run(run.id);
+
+    await p.goto(`${web.url}/admin/resources/import_runs/records/${run.id}/show`);
+    await p.waitForSelector('text=completed');
+    await shot(p, 'import-run-show');
+    const [report] = await Promise.all([p.waitForEvent('download'), p.getByText('Error report', { exact: true }).click()]);
+    expect(report.suggestedFilename()).to.equal(`import-${run.id}-errors.csv`);
+    expect(fs.readFileSync((await report.path())!, 'utf8')).to.match(/^row,column,message\n3,phone,/);
+
+    await p.goto(`${web.url}/admin/resources/leads`);
+    await Promise.all([p.waitForURL(/\/admin\/resources\/export_runs/), p.getByText('Export CSV', { exact: true }).click()]);
+    const exp = (await ExportRun.findOne({ where: { account_id: acc.id } }))!;
+    await getCtx().services.exports.run(exp.id);
+    await p.goto(`${web.url}/admin/resources/export_runs/records/${exp.id}/show`);
+    await p.waitForSelector('text=completed');
+    await p.waitForSelector('text=none (all leads)');
+    expect(await p.locator('text=Javascript Error').count()).to.equal(0);
+    await shot(p, 'export-run-show');
+    const [file] = await Promise.all([p.waitForEvent('download'), p.getByText('Download', { exact: true }).click()]);
+    const text = fs.readFileSync((await file.path())!, 'utf8');
+    expect(text).to.include('Panel Import One').and.not.include('Bad Phone Row');
   });
 
   it('agent: finds no delete, import, export or API-key actions', async () => {
