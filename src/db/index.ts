@@ -55,16 +55,21 @@ export async function openDatabase(config: Config, opts: { database?: string; lo
 }
 
 /**
- * Runs `fn` with a pg client from Sequelize's own pool (for COPY streams, which Sequelize cannot express); the
- * client goes back to the pool afterwards.
+ * Runs `fn` with a pg client from Sequelize's own pool (for COPY streams, which Sequelize cannot express). The client
+ * goes back to the pool afterwards, or is closed if `fn` failed (a broken COPY can leave the connection mid-protocol).
  */
 export async function withPgClient<T>(sequelize: Sequelize, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const manager = (sequelize as unknown as { connectionManager: { getConnection(o: object): Promise<pg.Client>; releaseConnection(c: pg.Client): Promise<void> } }).connectionManager;
+  const manager = (sequelize as unknown as {
+    connectionManager: { getConnection(o: object): Promise<pg.Client>; releaseConnection(c: pg.Client): Promise<void>; destroyConnection(c: pg.Client): Promise<void> };
+  }).connectionManager;
   const client = await manager.getConnection({ type: 'write' });
+  let ok = false;
   try {
-    return await fn(client);
+    const result = await fn(client);
+    ok = true;
+    return result;
   } finally {
-    await manager.releaseConnection(client);
+    await (ok ? manager.releaseConnection(client) : manager.destroyConnection(client));
   }
 }
 

@@ -124,7 +124,7 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
         await run.update({ status: 'completed', rows_written: count, finished_at: new Date(), expires_at: new Date(Date.now() + core.config.exportTtlDays * 86_400_000) });
       } catch (err) {
         core.logger.error({ err, runId }, 'export failed');
-        await fs.promises.rm(file, { force: true });
+        await fs.promises.rm(file, { force: true }).catch(() => {});
         await run.update({ status: 'failed', error: (err as Error).message.slice(0, 1000), finished_at: new Date() });
       } finally {
         clearInterval(timer);

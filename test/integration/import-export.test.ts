@@ -197,6 +197,26 @@ describe('import and export', () => {
     expect(await shape(fresh.id)).to.deep.equal(await shape(acc.id));
   });
 
+  it('fails an export whose file cannot be written, with the reason, and the next export still works', async () => {
+    const acc = await makeAccount(getCtx());
+    await getCtx().services.leads.createMany(acc.seller.actor, { leads: [{ phone: '+212600600001', full_name: 'Blocked Export', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] }] });
+    const { ExportRun } = getCtx().models;
+    const blocked = await getCtx().services.exports.start(acc.seller.actor, { file_extension: 'csv' });
+    // A directory where the file should go: the write fails while COPY is streaming.
+    const target = path.join(getCtx().config.dataDir, 'exports', String(acc.id), `${blocked.id}.csv`);
+    fs.rmSync(target, { recursive: true, force: true });
+    fs.mkdirSync(target, { recursive: true });
+    await getCtx().services.exports.run(blocked.id);
+    const failed = (await ExportRun.findByPk(blocked.id))!;
+    expect(failed.status).to.equal('failed');
+    expect(failed.error).to.match(/EISDIR|directory/i);
+    for (let i = 0; i < 3; i++) {
+      const next = await getCtx().services.exports.start(acc.seller.actor, { file_extension: 'csv' });
+      await getCtx().services.exports.run(next.id);
+      expect((await ExportRun.findByPk(next.id))!.toJSON()).to.include({ status: 'completed', rows_written: 1 });
+    }
+  });
+
   it('writes xlsx exports, serves them only to their account and answers 410 once expired', async () => {
     const acc = await makeAccount(getCtx());
     const other = await makeAccount(getCtx());
