@@ -5,17 +5,19 @@ import type { ActionProps } from 'adminjs';
 /**
  * An action that opens a page or a file the dashboard routes serve (the upload page, an export, an error report).
  * AdminJS follows an action's redirect inside its own router, which cannot reach those; this loads the address for
- * real. `action.custom.href` names it, `{id}` standing for the record's id.
+ * real, once. `action.custom.href` names it, `{id}` standing for the record's id (nothing happens before the record
+ * is there).
  */
 export default function LeavePanel({ action, record, resource }: ActionProps) {
-  const href = String((action.custom as { href?: string }).href ?? '/').replace('{id}', encodeURIComponent(String(record?.id ?? '')));
+  const template = String((action.custom as { href?: string }).href ?? '/');
+  const href = template.includes('{id}') && !record?.id ? null : template.replace('{id}', encodeURIComponent(String(record?.id)));
   useEffect(() => {
-    window.location.assign(href);
+    if (href) window.location.assign(href);
   }, [href]);
   return (
     <Box variant="container" p="xl">
       <H3>{action.label}</H3>
-      <Text mb="lg">Opening <a href={href}>{href}</a>…</Text>
+      <Text mb="lg">{href ? <>Opening <a href={href}>{href}</a>…</> : 'Loading…'}</Text>
       <Button as="a" href={`/admin/resources/${resource.id}`}>Back to {resource.name}</Button>
     </Box>
   );

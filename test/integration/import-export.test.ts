@@ -206,7 +206,11 @@ describe('import and export', () => {
     const target = path.join(getCtx().config.dataDir, 'exports', String(acc.id), `${blocked.id}.csv`);
     fs.rmSync(target, { recursive: true, force: true });
     fs.mkdirSync(target, { recursive: true });
-    await getCtx().services.exports.run(blocked.id);
+    try {
+      await getCtx().services.exports.run(blocked.id);
+    } finally {
+      fs.rmSync(target, { recursive: true, force: true }); // ids restart with the next run's fresh schema
+    }
     const failed = (await ExportRun.findByPk(blocked.id))!;
     expect(failed.status).to.equal('failed');
     expect(failed.error).to.match(/EISDIR|directory/i);
