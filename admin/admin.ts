@@ -56,7 +56,10 @@ async function filtersAfter(response: ActionResponse): Promise<ActionResponse> {
   return response;
 }
 
-function resources(ctx: AppContext): ResourceWithOptions[] {
+/** Component ids of admin/components, as the panel's ComponentLoader registered them. */
+interface PanelComponents { leavePanel: string }
+
+function resources(ctx: AppContext, components: PanelComponents): ResourceWithOptions[] {
   const m = ctx.models;
   const s = ctx.services;
   const accountProp = { account_id: { isVisible: { list: true, filter: true, show: true, edit: false } } };
@@ -89,7 +92,7 @@ function resources(ctx: AppContext): ResourceWithOptions[] {
           }),
           exportCsv: transferAction(ctx, 'csv'),
           exportXlsx: transferAction(ctx, 'xlsx'),
-          importFile: leavePanel('resource', '/leads/import', allow('lead', 'import'), 'Upload'),
+          importFile: leavePanel(components.leavePanel, 'resource', '/leads/import', allow('lead', 'import'), 'Upload'),
         },
       },
     },
@@ -204,7 +207,7 @@ function resources(ctx: AppContext): ResourceWithOptions[] {
       options: {
         navigation: nav.leads, listProperties: ['id', 'file_name', 'status', 'rows_read', 'rows_written', 'rows_failed', 'created_at'], properties: { ...accountProp, file_path: { isVisible: hidden }, cursor_row: { isVisible: hidden } },
         sort: { sortBy: 'created_at', direction: 'desc' },
-        actions: { ...tenantReadActions('importRun'), ...serviceActions('importRun', {}), errorReport: leavePanel('record', '/imports/{id}/report', allow('importRun', 'view')) },
+        actions: { ...tenantReadActions('importRun'), ...serviceActions('importRun', {}), errorReport: leavePanel(components.leavePanel, 'record', '/imports/{id}/report', allow('importRun', 'view')) },
       },
     },
     {
@@ -213,7 +216,7 @@ function resources(ctx: AppContext): ResourceWithOptions[] {
         navigation: nav.leads, listProperties: ['id', 'file_extension', 'status', 'rows_written', 'expires_at', 'created_at'],
         properties: { ...accountProp, file_path: { isVisible: hidden }, filters: { isVisible: hidden }, filters_summary: virtualText },
         sort: { sortBy: 'created_at', direction: 'desc' },
-        actions: { ...tenantReadActions('exportRun'), show: { isAccessible: allow('exportRun', 'view'), after: filtersAfter as never }, ...serviceActions('exportRun', {}), download: leavePanel('record', '/exports/{id}/download', allow('exportRun', 'view')) },
+        actions: { ...tenantReadActions('exportRun'), show: { isAccessible: allow('exportRun', 'view'), after: filtersAfter as never }, ...serviceActions('exportRun', {}), download: leavePanel(components.leavePanel, 'record', '/exports/{id}/download', allow('exportRun', 'view')) },
       },
     },
   ];
@@ -233,13 +236,10 @@ function transferAction(ctx: AppContext, ext: 'csv' | 'xlsx') {
   };
 }
 
-/** Component ids registered with the panel's ComponentLoader (set when the panel is built, before its resources). */
-const components: { leavePanel?: string } = {};
-
 /** An action that loads a dashboard page or file (admin/components/leave-panel.tsx); `{id}` is the record's id. */
-function leavePanel(actionType: 'resource' | 'record', href: string, isAccessible: ReturnType<typeof allow>, icon = 'Download') {
+function leavePanel(component: string, actionType: 'resource' | 'record', href: string, isAccessible: ReturnType<typeof allow>, icon = 'Download') {
   return {
-    actionType, icon, isAccessible, component: components.leavePanel, custom: { href },
+    actionType, icon, isAccessible, component, custom: { href },
     handler: async (_req: ActionRequest, _res: ActionResponse, c: ActionContext) => (c.record ? { record: c.record.toJSON(c.currentAdmin) } : {}),
   };
 }
@@ -253,14 +253,14 @@ export async function buildPanelRouter(ctx: AppContext): Promise<Router> {
     fs.rmSync(path.join(process.env.ADMIN_JS_TMP_DIR ?? '.adminjs', 'bundle.js'), { force: true });
     const componentLoader = new ComponentLoader();
     const Dashboard = componentLoader.add('LeadFlowDashboard', path.join(SOURCE_DIR, 'components', 'dashboard.tsx'));
-    components.leavePanel = componentLoader.add('LeavePanel', path.join(SOURCE_DIR, 'components', 'leave-panel.tsx'));
+    const components: PanelComponents = { leavePanel: componentLoader.add('LeavePanel', path.join(SOURCE_DIR, 'components', 'leave-panel.tsx')) };
     const admin = new AdminJS({
       rootPath: '/admin',
       componentLoader,
       dashboard: { component: Dashboard, handler: async (_req, _res, context) => ctx.services.stats.dashboard(actorOf(context as unknown as ActionContext)) },
       loginPath: '/login',
       logoutPath: '/admin/logout',
-      resources: resources(ctx),
+      resources: resources(ctx, components),
       branding: { companyName: 'LeadFlow', withMadeWithLove: false, logo: false },
       locale: { language: 'en', translations: { en: { labels: { leads: 'Leads', orders: 'Orders', lead_histories: 'Lead histories', order_histories: 'Order histories', products: 'Products', cities: 'Cities', users: 'Users', accounts: 'Accounts', api_tokens: 'API keys', shipping_companies: 'Shipping companies', import_runs: 'Import runs', export_runs: 'Export runs' }, actions: { exportCsv: 'Export CSV', exportXlsx: 'Export Excel', importFile: 'Import file', pushToShipping: 'Push to shipping company', errorReport: 'Error report', download: 'Download' } } } },
     });

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { FieldErrors } from '../errors.js';
 import { addError, JOI_OPTIONS, toFieldErrors } from '../validation.js';
-import type { LeadStatus } from './lead-status.js';
+import type { LeadStatus } from './lead.model.js';
 import { leadItemSchema, type LeadItemInput } from './lead.schemas.js';
 import { normalizePhone } from './phone.js';
 

@@ -1,8 +1,7 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
 
-import type { LeadStatus } from './lead-status.js';
-
-export { LEAD_STATUSES, type LeadStatus } from './lead-status.js';
+export const LEAD_STATUSES = ['new', 'confirmed', 'wrong', 'call_later', 'no_answer', 'duplicate', 'canceled'] as const;
+export type LeadStatus = (typeof LEAD_STATUSES)[number];
 
 export interface DataPair { key?: string; value?: string }
 

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { pageKeys } from '../pagination.js';
-import { LEAD_STATUSES } from './lead-status.js';
+import { LEAD_STATUSES } from './lead.model.js';
 
 /** PHP's `Y-m-d\TH:i:sP`, e.g. 2026-12-01T14:30:00+01:00. */
 const ACTION_DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d[+-](0\d|1[0-4]):[0-5]\d$/;

@@ -120,7 +120,6 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
           }
           return source.rowCount;
         });
-        clearInterval(timer);
         await run.update({ status: 'completed', rows_written: count, finished_at: new Date(), expires_at: new Date(Date.now() + core.config.exportTtlDays * 86_400_000) });
       } catch (err) {
         core.logger.error({ err, runId }, 'export failed');
