@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import ExcelJS from 'exceljs';
-import { benchAccount, peakRssMb } from './setup.js';
+import { benchAccount, cpuSeconds, cpuSplit, peakRssMb } from './setup.js';
 
 /**
  * Imports of a 100 k-row CSV and xlsx through the import service (the job's code path); rows/s and peak RSS.
@@ -37,10 +37,12 @@ export async function run(args: string[]): Promise<void> {
       fs.copyFileSync(file, copy);
       const r = await ctx.services.imports.start(actor, { path: copy, originalname: path.basename(file), size: fs.statSync(copy).size });
       const t = performance.now();
+      const cpu = cpuSeconds();
       await ctx.services.imports.run(r.id);
+      const used = cpuSplit(cpu);
       const s = (performance.now() - t) / 1000;
       const done = (await ctx.models.ImportRun.findByPk(r.id))!;
-      process.stdout.write(`import ${path.extname(file).slice(1)} ${rows} rows: ${s.toFixed(1)} s, ${Math.round(done.rows_written / s)} rows/s written (${done.rows_written} written, ${done.rows_failed} failed, status ${done.status}), peak RSS so far ${peakRssMb()} MB\n`);
+      process.stdout.write(`import ${path.extname(file).slice(1)} ${rows} rows: ${s.toFixed(1)} s, ${Math.round(done.rows_written / s)} rows/s written (${done.rows_written} written, ${done.rows_failed} failed, status ${done.status}), ${used}, peak RSS so far ${peakRssMb()} MB\n`);
     }
   } finally {
     await ctx.close();

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { systemActor, userActor } from '../src/actor.js';
 import { createAppContext, type AppContext } from '../src/app-context.js';
 import { loadConfig } from '../src/config.js';
@@ -21,3 +22,24 @@ export async function benchAccount(): Promise<{ ctx: AppContext; accountId: numb
 
 /** Peak resident memory of this process so far, in MB (Linux reports maxRSS in KB). */
 export const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+
+/** CPU seconds so far of this process and of every `postgres` process on the machine (Linux /proc; 0 elsewhere). */
+export function cpuSeconds(): { node: number; postgres: number } {
+  const node = (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
+  let postgres = 0;
+  try {
+    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        if (!stat.includes('(postgres)')) continue;
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        postgres += (Number(f[11]) + Number(f[12])) / 100;
+      } catch { /* the process ended */ }
+    }
+  } catch { /* no /proc */ }
+  return { node, postgres };
+}
+
+/** "node 4.1 s, postgres 9.0 s CPU" between two cpuSeconds() readings. */
+export const cpuSplit = (a: ReturnType<typeof cpuSeconds>, b = cpuSeconds()) =>
+  `CPU node ${(b.node - a.node).toFixed(1)} s, postgres ${(b.postgres - a.postgres).toFixed(1)} s`;

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Transform, Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { pipeline } from 'node:stream/promises';
-import { parse } from 'csv-parse';
 import { to as copyTo } from 'pg-copy-streams';
 import ExcelJS from 'exceljs';
 import Joi from 'joi';
@@ -34,8 +34,9 @@ export function exportRunView(r: ExportRun) {
   };
 }
 
-/** escapeCell in SQL: a cell a spreadsheet would run as a formula gets a leading apostrophe. */
-const esc = (x: string) => `CASE WHEN ${x} ~ '^[${FORMULA_CHARS}]' THEN '''' || ${x} ELSE ${x} END`;
+/** escapeCell in SQL: a cell a spreadsheet would run as a formula gets a leading apostrophe (first code point compared, no regex). */
+const FORMULA_CODES = [...FORMULA_CHARS].map((c) => c.codePointAt(0)).join(', ');
+const esc = (x: string) => `CASE WHEN ascii(${x}) IN (${FORMULA_CODES}) THEN '''' || ${x} ELSE ${x} END`;
 const iso = (x: string) => `to_char(${x} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
@@ -89,8 +90,8 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
 
     /**
      * The job: the list's own filter SQL, formatted by one SELECT and streamed out of PostgreSQL with COPY (one
-     * snapshot, nothing held in memory): straight into the file for CSV, through csv-parse into exceljs's streaming
-     * writer for xlsx. rows_written is updated every two seconds while it runs.
+     * snapshot, nothing held in memory): as CSV straight into the file, in COPY's text format through copyTextRows
+     * into exceljs's streaming writer for xlsx. rows_written is updated every two seconds while it runs.
      */
     async run(runId: number): Promise<void> {
       const run = await ExportRun.findByPk(runId);
@@ -108,7 +109,8 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
       try {
         const filters = { ...(run.filters as LeadFilters), account_id: run.account_id };
         const { where, params } = deps.leads.listQuery(actor, filters);
-        const sql = `COPY (${inlineParams(exportSelect(where), params)}) TO STDOUT WITH (FORMAT csv, HEADER)`;
+        const select = inlineParams(exportSelect(where), params);
+        const sql = run.file_extension === 'csv' ? `COPY (${select}) TO STDOUT WITH (FORMAT csv, HEADER)` : `COPY (${select}) TO STDOUT`;
         const count = await withPgClient(sequelize, async (client) => {
           const source = client.query(copyTo(sql));
           if (run.file_extension === 'csv') {
@@ -116,7 +118,7 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
             out.write('\uFEFF');
             await pipeline(source, csvRecordCounter(progress), out);
           } else {
-            await pipeline(source, parse({ from_line: 2 }), xlsxSink(file, progress));
+            await pipeline(source, copyTextRows(), xlsxSink(file, progress));
           }
           return source.rowCount;
         });
@@ -179,9 +181,40 @@ export function csvRecordCounter(progress: { rows: number }): Transform {
   });
 }
 
+/** Cells of COPY's text format: `\N` is NULL, a backslash escapes the next character (b f n r t v name controls). */
+const COPY_ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
+const copyCell = (s: string): string | null =>
+  s === '\\N' ? null : s.includes('\\') ? s.replace(/\\(.)/g, (_, c: string) => COPY_ESCAPES[c] ?? c) : s;
+
 /**
- * exceljs's streaming writer: no shared strings, no styles. Its sheet stream pushes into the zip's deflate stream
- * without backpressure, so rows wait while more than 1 MB of sheet XML is queued there (memory stays flat).
+ * Rows of `COPY … TO STDOUT` in text format, as arrays of cells, one array of rows per chunk. Every row is one line
+ * (newlines in values arrive escaped) and cells are tab-separated, so a split does the parsing.
+ */
+export function copyTextRows(): Transform {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  const rows = (lines: string[]) => (lines.length ? lines.map((l) => l.split('\t').map(copyCell)) : undefined);
+  return new Transform({
+    readableObjectMode: true,
+    transform(chunk: Buffer, _enc, done) {
+      const lines = (rest + decoder.write(chunk)).split('\n');
+      rest = lines.pop()!;
+      done(null, rows(lines));
+    },
+    flush(done) {
+      const tail = rest + decoder.end();
+      done(null, rows(tail ? [tail] : []));
+    },
+  });
+}
+
+/** Export columns written as numbers in xlsx. */
+const NUMERIC = new Set(['quantity', 'price', 'total'].map((c) => EXPORT_COLUMNS.indexOf(c)));
+
+/**
+ * exceljs's streaming writer: no shared strings, no styles; empty cells left out, amounts as numbers. Its sheet
+ * stream pushes into the zip's deflate stream without backpressure, so rows wait while more than 1 MB of sheet XML
+ * is queued there (memory stays flat).
  */
 function xlsxSink(file: string, progress: { rows: number }): Writable {
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file, useSharedStrings: false, useStyles: false });
@@ -193,9 +226,11 @@ function xlsxSink(file: string, progress: { rows: number }): Writable {
   };
   return new Writable({
     objectMode: true,
-    write(row: string[], _enc, done) {
-      ws.addRow(row).commit();
-      progress.rows++;
+    write(rows: (string | null)[][], _enc, done) {
+      for (const row of rows) {
+        ws.addRow(row.map((v, i) => (v === null || v === '' ? undefined : NUMERIC.has(i) ? Number(v) : v))).commit();
+      }
+      progress.rows += rows.length;
       const dest = backlog();
       if (dest) dest.once('drain', () => done());
       else done();

@@ -49,7 +49,8 @@ export async function* readRows(path: string, type: SheetType): AsyncGenerator<s
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, { worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', entries: 'ignore' });
   for await (const sheet of reader) {
     for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
-      const values = (row.values as unknown[]).slice(1).map(cellText);
+      // row.values is sparse (no entry for an empty cell); Array.from visits the gaps too.
+      const values = Array.from(row.values as unknown[], cellText).slice(1);
       if (values.some((v) => v !== '')) yield values;
     }
     return;

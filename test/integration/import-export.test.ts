@@ -27,6 +27,15 @@ async function xlsxBuffer(rows: unknown[][]): Promise<Buffer> {
   return Buffer.from(await wb.xlsx.writeBuffer());
 }
 
+/** An account's leads as comparable values (what an export carries), by phone. */
+async function leadShape(accountId: number, keep: (l: { full_name: string }) => boolean = () => true) {
+  const rows = await getCtx().models.Lead.findAll({ where: { account_id: accountId }, include: ['products'], order: [['phone', 'ASC']] });
+  return rows.filter(keep).map((l) => ({
+    phone: l.phone, full_name: l.full_name, city: l.city, area: l.area, address: l.address, data: l.data, total: Number(l.total),
+    products: (l as unknown as { products: { sku: string; quantity: number; price: number }[] }).products.map((p) => [p.sku, p.quantity, Number(p.price)]),
+  }));
+}
+
 const runImport = async (id: number) => {
   await getCtx().services.imports.run(id);
   return getCtx().models.ImportRun.findByPk(id);
@@ -187,14 +196,7 @@ describe('import and export', () => {
     for (const sku of acc.skus.active) await getCtx().services.catalogue.createProduct(systemActor(), { account_id: fresh.id, sku, name: sku, price: 1 });
     const run = await getCtx().services.imports.start(fresh.seller.actor, await tmpFile('roundtrip.csv', text));
     await getCtx().services.imports.run(run.id);
-    const shape = async (accountId: number) => {
-      const rows = await getCtx().models.Lead.findAll({ where: { account_id: accountId }, include: ['products'], order: [['phone', 'ASC']] });
-      return rows.filter((l) => l.full_name !== 'Filtered Out').map((l) => ({
-        phone: l.phone, full_name: l.full_name, city: l.city, area: l.area, address: l.address, data: l.data, total: Number(l.total),
-        products: (l as unknown as { products: { sku: string; quantity: number; price: number }[] }).products.map((p) => [p.sku, p.quantity, Number(p.price)]),
-      }));
-    };
-    expect(await shape(fresh.id)).to.deep.equal(await shape(acc.id));
+    expect(await leadShape(fresh.id, (l) => l.full_name !== 'Filtered Out')).to.deep.equal(await leadShape(acc.id, (l) => l.full_name !== 'Filtered Out'));
   });
 
   it('fails an export whose file cannot be written, with the reason, and the next export still works', async () => {
@@ -221,23 +223,36 @@ describe('import and export', () => {
     }
   });
 
-  it('writes xlsx exports, serves them only to their account and answers 410 once expired', async () => {
+  it('writes xlsx exports that round-trip, serves them only to their account and answers 410 once expired', async () => {
     const acc = await makeAccount(getCtx());
     const other = await makeAccount(getCtx());
-    await getCtx().services.leads.createMany(acc.seller.actor, { leads: [{ phone: '+212600500001', full_name: 'Excel Lead', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] }] });
+    await getCtx().services.leads.createMany(acc.seller.actor, { leads: [
+      { phone: '+212600500001', full_name: 'Excel Lead', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] },
+      { phone: '0600500002', full_name: 'Back\\slash \\N Zoé', city: 'Tab\tCity', area: '=SUM(A1)', address: 'Line 1\nLine 2',
+        data: [{ key: 'note', value: 'a\tb\\c' }], products: [{ sku: acc.skus.active[1], quantity: 2, price: 12.5 }] },
+    ] });
     const c = await login(web.url, acc.seller.email, acc.seller.password);
     const res = await c.json('POST', '/leads/export', { file_extension: 'xlsx' });
     await getCtx().services.exports.run(res.body.id);
     const dl = await c.fetch(`/exports/${res.body.id}/download`, { headers: { accept: '*/*' } });
     expect(dl.status).to.equal(200);
+    const book = Buffer.from(await dl.arrayBuffer());
     const wb = new ExcelJS.Workbook();
-    await wb.xlsx.load(Buffer.from(await dl.arrayBuffer()) as never);
+    await wb.xlsx.load(book as never);
     const ws = wb.worksheets[0];
-    expect(ws.getRow(2).getCell(3).value).to.equal("'+212600500001");
-    expect(ws.getRow(2).getCell(4).value).to.equal('Excel Lead');
+    const excel = [2, 3].map((r) => ws.getRow(r)).find((r) => r.getCell(4).value === 'Excel Lead')!;
+    expect(excel.getCell(3).value).to.equal("'+212600500001");
+    expect([excel.getCell(9).value, excel.getCell(10).value, excel.getCell(12).value, excel.getCell(6).value]).to.deep.equal([1, 10, 10, null]);
+    const fresh = await makeAccount(getCtx());
+    for (const sku of acc.skus.active) await getCtx().services.catalogue.createProduct(systemActor(), { account_id: fresh.id, sku, name: sku, price: 1 });
+    const file = path.join(os.tmpdir(), `${Date.now()}-roundtrip.xlsx`);
+    await fs.promises.writeFile(file, book);
+    const again = await getCtx().services.imports.start(fresh.seller.actor, { path: file, originalname: 'roundtrip.xlsx', size: (await fs.promises.stat(file)).size });
+    await getCtx().services.imports.run(again.id);
+    expect(await leadShape(fresh.id)).to.deep.equal(await leadShape(acc.id));
     const stranger = await login(web.url, other.seller.email, other.seller.password);
     expect((await stranger.fetch(`/exports/${res.body.id}/download`)).status).to.equal(404);
-    expect((await c.json('GET', '/exports')).body.data[0]).to.include({ id: res.body.id, status: 'completed', rows_written: 1 });
+    expect((await c.json('GET', '/exports')).body.data[0]).to.include({ id: res.body.id, status: 'completed', rows_written: 2 });
     await getCtx().models.ExportRun.update({ expires_at: new Date(Date.now() - 1000) }, { where: { id: res.body.id } });
     expect(await getCtx().services.exports.removeExpired()).to.be.greaterThan(0);
     expect((await c.fetch(`/exports/${res.body.id}/download`)).status).to.equal(410);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { inlineParams } from '../../src/db/index.js';
-import { csvRecordCounter } from '../../src/transfers/export.service.js';
+import { copyTextRows, csvRecordCounter } from '../../src/transfers/export.service.js';
 
 /** Feeds `text` through the counter in the given chunk sizes and returns the records it counted. */
 async function count(text: string, cuts: number[]): Promise<number> {
@@ -28,6 +28,29 @@ describe('export streaming helpers', () => {
       async (rows, cuts) => {
         const text = stringify([['a', 'b'], ...rows], { quoted_match: /[\n\r",]/ });
         expect(await count(text, cuts)).to.equal(rows.length);
+      },
+    ), { numRuns: 300 });
+  });
+
+  it('reads COPY text format back into the cells PostgreSQL wrote, whatever the chunk boundaries', async () => {
+    // COPY TO's text format as documented: backslash, newline, CR, tab, backspace, form feed and vertical tab escaped; NULL as \N.
+    const pgText = (v: string | null) => (v === null ? '\\N' : v.replace(/[\\\n\r\t\b\f\v]/g, (c) => `\\${({ '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f', '\v': 'v' } as Record<string, string>)[c] ?? c}`));
+    const cell = fc.option(fc.string({ unit: fc.constantFrom('a', 'N', '\\', '\n', '\r', '\t', '\b', 'é', '€', '😀', ' ') }), { nil: null });
+    await fc.assert(fc.asyncProperty(
+      fc.array(fc.array(cell, { minLength: 2, maxLength: 4 }), { maxLength: 20 }),
+      fc.array(fc.integer({ min: 1, max: 13 }), { maxLength: 40 }),
+      async (rows, cuts) => {
+        const buf = Buffer.from(rows.map((r) => r.map(pgText).join('\t') + '\n').join(''));
+        const reader = copyTextRows();
+        let at = 0;
+        for (const cut of cuts) {
+          reader.write(buf.subarray(at, Math.min(buf.length, at + cut)));
+          at = Math.min(buf.length, at + cut);
+        }
+        reader.end(buf.subarray(at));
+        const out: (string | null)[][] = [];
+        for await (const batch of reader) out.push(...(batch as (string | null)[][]));
+        expect(out).to.deep.equal(rows);
       },
     ), { numRuns: 300 });
   });
