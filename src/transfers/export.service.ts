@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Transform, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import ExcelJS from 'exceljs';
 import Joi from 'joi';
@@ -62,6 +63,42 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
   const { ExportRun, User } = core.models;
   const { sequelize } = core.db;
 
+  /**
+   * The CSV in two halves, newer and older than the middle of the rows' created_at span, formatted at once by two
+   * connections that share one snapshot (formatting is PostgreSQL's work, so this puts both cores on it); the newer
+   * half goes straight into the file, the older one into a second file appended after it.
+   */
+  async function csvInHalves(where: string, params: unknown[], file: string, progress: { rows: number }): Promise<number> {
+    return withPgClient(sequelize, (a) => withPgClient(sequelize, async (b) => {
+      await a.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const [{ snapshot }] = (await a.query('SELECT pg_export_snapshot() AS snapshot')).rows;
+      await b.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await b.query(`SET TRANSACTION SNAPSHOT ${pg.escapeLiteral(snapshot)}`);
+      const [{ middle }] = (await a.query(
+        `SELECT (min(l.created_at) + (max(l.created_at) - min(l.created_at)) / 2)::text AS middle FROM leads l WHERE ${where}`, params,
+      )).rows as { middle: string | null }[];
+      const half = (client: pg.Client, cond: string, header: boolean) => client.query(copyTo(
+        `COPY (${inlineParams(exportSelect(`(${where}) AND ${cond}`), params)}) TO STDOUT WITH (FORMAT csv${header ? ', HEADER' : ''})`,
+      ));
+      const rest = `${file}.older`;
+      try {
+        const out = fs.createWriteStream(file);
+        out.write('\uFEFF');
+        const newer = half(a, middle === null ? 'true' : `l.created_at > ${pg.escapeLiteral(middle)}`, true);
+        const older = middle === null ? null : half(b, `l.created_at <= ${pg.escapeLiteral(middle)}`, false);
+        await Promise.all([
+          pipeline(newer, csvRecordCounter(progress, true), out),
+          older && pipeline(older, csvRecordCounter(progress, false), fs.createWriteStream(rest)),
+        ]);
+        if (older) await pipeline(fs.createReadStream(rest), fs.createWriteStream(file, { flags: 'a' }));
+        await Promise.all([a.query('COMMIT'), b.query('COMMIT')]);
+        return newer.rowCount + (older?.rowCount ?? 0);
+      } finally {
+        await fs.promises.rm(rest, { force: true });
+      }
+    }));
+  }
+
   return {
     /** Queues an export (IMPORTANT) of the leads the list would show with these filters. */
     async start(actor: Actor, input: Record<string, unknown>) {
@@ -90,8 +127,8 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
 
     /**
      * The job: the list's own filter SQL, formatted by one SELECT and streamed out of PostgreSQL with COPY (one
-     * snapshot, nothing held in memory): as CSV straight into the file, in COPY's text format through copyTextRows
-     * into exceljs's streaming writer for xlsx. rows_written is updated every two seconds while it runs.
+     * snapshot, nothing held in memory): as CSV straight into the file (csvInHalves), in COPY's text format through
+     * copyTextRows into exceljs's streaming writer for xlsx. rows_written is updated every two seconds while it runs.
      */
     async run(runId: number): Promise<void> {
       const run = await ExportRun.findByPk(runId);
@@ -109,19 +146,13 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
       try {
         const filters = { ...(run.filters as LeadFilters), account_id: run.account_id };
         const { where, params } = deps.leads.listQuery(actor, filters);
-        const select = inlineParams(exportSelect(where), params);
-        const sql = run.file_extension === 'csv' ? `COPY (${select}) TO STDOUT WITH (FORMAT csv, HEADER)` : `COPY (${select}) TO STDOUT`;
-        const count = await withPgClient(sequelize, async (client) => {
-          const source = client.query(copyTo(sql));
-          if (run.file_extension === 'csv') {
-            const out = fs.createWriteStream(file);
-            out.write('\uFEFF');
-            await pipeline(source, csvRecordCounter(progress), out);
-          } else {
+        const count = run.file_extension === 'csv'
+          ? await csvInHalves(where, params, file, progress)
+          : await withPgClient(sequelize, async (client) => {
+            const source = client.query(copyTo(`COPY (${inlineParams(exportSelect(where), params)}) TO STDOUT`));
             await pipeline(source, copyTextRows(), xlsxSink(file, progress));
-          }
-          return source.rowCount;
-        });
+            return source.rowCount;
+          });
         await run.update({ status: 'completed', rows_written: count, finished_at: new Date(), expires_at: new Date(Date.now() + core.config.exportTtlDays * 86_400_000) });
       } catch (err) {
         core.logger.error({ err, runId }, 'export failed');
@@ -146,12 +177,12 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
 export type ExportService = ReturnType<typeof createExportService>;
 
 /**
- * Counts the CSV records passing through (a newline outside double quotes ends one; the header counts as none).
+ * Counts the CSV records passing through (a newline outside double quotes ends one; a header, if any, counts as none).
  * Two cached indexOf positions per chunk keep it linear.
  */
-export function csvRecordCounter(progress: { rows: number }): Transform {
+export function csvRecordCounter(progress: { rows: number }, withHeader = true): Transform {
   let quoted = false;
-  let header = true;
+  let header = withHeader;
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
       let i = 0;

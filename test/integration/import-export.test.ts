@@ -199,6 +199,28 @@ describe('import and export', () => {
     expect(await leadShape(fresh.id, (l) => l.full_name !== 'Filtered Out')).to.deep.equal(await leadShape(acc.id, (l) => l.full_name !== 'Filtered Out'));
   });
 
+  it('writes a CSV export newest first with every lead once, across the two halves it is formatted in', async () => {
+    const acc = await makeAccount(getCtx());
+    const leads = Array.from({ length: 9 }, (_, i) => ({ phone: `+2126006000${String(i).padStart(2, '0')}`, full_name: `Spread ${i}`, products: [{ sku: acc.skus.active[0], quantity: 1, price: 5 }] }));
+    await getCtx().services.leads.createMany(acc.seller.actor, { leads });
+    // created_at spread over days, with ties at the middle of the span (both sides of the split point)
+    await getCtx().db.sequelize.query(
+      `UPDATE leads SET created_at = timestamptz '2026-01-01' + make_interval(days => CASE WHEN substr(phone, 12)::int BETWEEN 3 AND 5 THEN 4 ELSE substr(phone, 12)::int END)
+        WHERE account_id = $1`, { bind: [acc.id] },
+    );
+    const expected = (await getCtx().db.sequelize.query<{ reference: string }>(
+      'SELECT reference FROM leads WHERE account_id = $1 ORDER BY created_at DESC, id DESC', { bind: [acc.id], type: QueryTypes.SELECT },
+    )).map((r) => r.reference);
+    const run = await getCtx().services.exports.start(acc.seller.actor, { file_extension: 'csv' });
+    await getCtx().services.exports.run(run.id);
+    const done = (await getCtx().models.ExportRun.findByPk(run.id))!;
+    expect(done.toJSON()).to.include({ status: 'completed', rows_written: 9 });
+    const lines = (await fs.promises.readFile(done.file_path!, 'utf8')).replace(/^\uFEFF/, '').trim().split('\n');
+    expect(lines[0]).to.match(/^reference,status,phone/);
+    expect(lines.slice(1).map((l) => l.split(',')[0])).to.deep.equal(expected);
+    expect(fs.existsSync(`${done.file_path}.older`)).to.equal(false);
+  });
+
   it('fails an export whose file cannot be written, with the reason, and the next export still works', async () => {
     const acc = await makeAccount(getCtx());
     await getCtx().services.leads.createMany(acc.seller.actor, { leads: [{ phone: '+212600600001', full_name: 'Blocked Export', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] }] });
