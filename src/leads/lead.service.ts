@@ -101,8 +101,9 @@ export function createLeadService(core: Core) {
       lp.qty.push(p.quantity); lp.price.push(p.price); lp.pos.push(j);
     }));
     // unnest's row estimates put a big batch's statement over jit_above_cost on servers built with JIT, and compiling it
-    // (≈ 80 ms for 5,000 leads) costs more than running it; SET LOCAL ends with the transaction.
-    if (prepared.length >= 1000) await sequelize.query('SET LOCAL jit = off', { transaction });
+    // (≈ 80 ms for 5,000 leads) costs more than running it; SET LOCAL ends with the transaction. Always set, so the
+    // statement count does not depend on the batch size.
+    await sequelize.query('SET LOCAL jit = off', { transaction });
     const rows = await select<{ id: number; reference: string; status: string }>(
       `WITH v AS (
          SELECT * FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[],

@@ -263,8 +263,11 @@ function xlsxSink(file: string, progress: { rows: number }): Writable {
       }
       progress.rows += rows.length;
       const dest = backlog();
-      if (dest) dest.once('drain', () => done());
-      else done();
+      if (!dest) return done();
+      // the zip stream either drains or fails; waiting on 'drain' alone would hang the job on a failure
+      const drained = () => { dest.off('error', failed); done(); };
+      const failed = (err: Error) => { dest.off('drain', drained); done(err); };
+      dest.once('drain', drained).once('error', failed);
     },
     final(done) {
       ws.commit();
