@@ -25,6 +25,7 @@ const schema = Joi.object({
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
   LOGIN_THROTTLE_PER_MINUTE: Joi.number().integer().min(1).default(5),
   DUPLICATE_WINDOW_DAYS: Joi.number().integer().min(0).default(30),
+  LEAD_PARENT_CHECKS: Joi.string().valid('batch', 'row').default('batch'),
   SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
   MAIL_FROM: Joi.string().default('LeadFlow <no-reply@leadflow.local>'),
   IMPORT_MAX_BYTES: Joi.number().integer().min(1024).default(20 * 1024 * 1024),
@@ -55,6 +56,7 @@ export interface Config {
   rateLimitPerMinute: number;
   loginThrottlePerMinute: number;
   duplicateWindowDays: number;
+  leadParentChecks: 'batch' | 'row';
   smtpUrl: string | null;
   mailFrom: string;
   importMaxBytes: number;
@@ -106,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
     loginThrottlePerMinute: v.LOGIN_THROTTLE_PER_MINUTE,
     duplicateWindowDays: v.DUPLICATE_WINDOW_DAYS,
+    leadParentChecks: v.LEAD_PARENT_CHECKS,
     smtpUrl: v.SMTP_URL ?? null,
     mailFrom: v.MAIL_FROM,
     importMaxBytes: v.IMPORT_MAX_BYTES,

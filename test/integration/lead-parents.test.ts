@@ -1,0 +1,98 @@
+import { expect } from 'chai';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { createLeadService, type LeadService, type PreparedLead } from '../../src/leads/lead.service.js';
+import { ConflictError } from '../../src/errors.js';
+import { getCtx } from '../hooks.js';
+import { makeAccount, type TestAccount } from '../factories.js';
+
+/**
+ * insertLeads checks the parents of a batch once (locks + counts) and inserts with the per-row foreign-key triggers
+ * off when the role may; these tests hold that to the same guarantees as the foreign keys, and fail when the schema
+ * grows a foreign key or trigger that the batch check does not know about.
+ */
+describe('lead inserts: parent checks per batch', () => {
+  const sql = <T extends object>(q: string, bind: unknown[] = [], transaction?: Transaction) =>
+    getCtx().db.sequelize.query<T>(q, { bind, type: QueryTypes.SELECT, transaction });
+  const prepared = (acc: TestAccount, productId: number, phone: string): PreparedLead => ({
+    phone, phone_normalized: phone, full_name: 'Parent Check', city: null, city_id: null, area: null, address: null, data: [],
+    products: [{ product_id: productId, sku: acc.skus.active[0], name: 'x', quantity: 1, price: 5 }], total: 5,
+  });
+  const productId = async (acc: TestAccount) =>
+    (await sql<{ id: number }>('SELECT id FROM products WHERE account_id = $1 AND sku = $2', [acc.id, acc.skus.active[0]]))[0].id;
+  const rowChecked = (): LeadService => {
+    const ctx = getCtx();
+    return createLeadService({ ...ctx, config: { ...ctx.config, leadParentChecks: 'row' } });
+  };
+
+  it('knows every foreign key and trigger of the tables it writes (a new one must be added to lockParents)', async () => {
+    const fks = await sql<{ fk: string }>(
+      `SELECT conrelid::regclass || '.' || a.attname || ' -> ' || confrelid::regclass AS fk FROM pg_constraint c
+         JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY(c.conkey)
+        WHERE c.contype = 'f' AND c.conrelid IN ('leads'::regclass, 'lead_products'::regclass, 'lead_histories'::regclass) ORDER BY 1`,
+    );
+    expect(fks.map((f) => f.fk)).to.deep.equal([
+      'lead_histories.changed_by_user_id -> users', 'lead_histories.lead_id -> leads',
+      'lead_products.lead_id -> leads', 'lead_products.product_id -> products',
+      'leads.account_id -> accounts', 'leads.city_id -> cities', 'leads.created_by_token_id -> api_tokens',
+      'leads.created_by_user_id -> users', 'leads.import_run_id -> import_runs',
+    ]);
+    const triggers = await sql<{ tgname: string }>(
+      `SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgrelid IN ('leads'::regclass, 'lead_products'::regclass, 'lead_histories'::regclass)`,
+    );
+    expect(triggers, 'a trigger on these tables would not fire for batch-checked inserts').to.deep.equal([]);
+  });
+
+  it('runs per batch here, and leaves the rest of the transaction with its triggers on', async () => {
+    const acc = await makeAccount(getCtx());
+    const pid = await productId(acc);
+    const role = await getCtx().db.sequelize.transaction(async (transaction) => {
+      await getCtx().services.leads.insertLeads(acc.seller.actor, [prepared(acc, pid, '+212600700001')], { transaction });
+      return (await sql<{ r: string }>("SELECT current_setting('session_replication_role') AS r", [], transaction))[0].r;
+    });
+    expect(role).to.equal('origin');
+    const [{ ok }] = await sql<{ ok: boolean }>("SELECT current_setting('is_superuser') = 'on' AS ok");
+    expect(ok, 'the test database role is a superuser, so the batch path is the one under test').to.equal(true);
+  });
+
+  for (const mode of ['batch', 'row'] as const) {
+    it(`refuses a batch naming a product that no longer exists, writing nothing (${mode} checks)`, async () => {
+      const acc = await makeAccount(getCtx());
+      const pid = await productId(acc);
+      const leads = mode === 'row' ? rowChecked() : getCtx().services.leads;
+      const batch = [prepared(acc, pid, '+212600700010'), prepared(acc, 2_000_000_000, '+212600700011')];
+      const err = await getCtx().db.sequelize.transaction((transaction) => leads.insertLeads(acc.seller.actor, batch, { transaction })).then(() => null, (e: Error) => e);
+      expect(err).to.be.an('error');
+      if (mode === 'batch') expect(err).to.be.instanceOf(ConflictError).and.have.property('message').that.match(/product/);
+      else expect(err).to.have.property('name', 'SequelizeForeignKeyConstraintError');
+      expect(await getCtx().models.Lead.count({ where: { account_id: acc.id } })).to.equal(0);
+    });
+  }
+
+  it('holds the parents until commit: a product delete waits, then its ON DELETE action reaches the new rows', async () => {
+    const acc = await makeAccount(getCtx());
+    const pid = await productId(acc);
+    const { sequelize } = getCtx().db;
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    let inserted!: () => void;
+    const written = new Promise<void>((r) => { inserted = r; });
+    const insert = sequelize.transaction(async (transaction) => {
+      await getCtx().services.leads.insertLeads(acc.seller.actor, [prepared(acc, pid, '+212600700020')], { transaction });
+      inserted();
+      await held;
+    });
+    await written;
+    const blocked = await sequelize.transaction(async (transaction) => {
+      await sequelize.query("SET LOCAL lock_timeout = '300ms'", { transaction });
+      await sequelize.query('DELETE FROM products WHERE id = $1', { bind: [pid], transaction });
+    }).then(() => null, (e: { original?: { code?: string } }) => e.original?.code);
+    expect(blocked, 'the delete waited for the lock (lock_not_available)').to.equal('55P03');
+    release();
+    await insert;
+    await sequelize.query('DELETE FROM products WHERE id = $1', { bind: [pid] });
+    const rows = await sql<{ product_id: number | null }>(
+      'SELECT lp.product_id FROM lead_products lp JOIN leads l ON l.id = lp.lead_id WHERE l.account_id = $1', [acc.id],
+    );
+    expect(rows).to.deep.equal([{ product_id: null }]);
+  });
+});
