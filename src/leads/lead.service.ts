@@ -91,7 +91,11 @@ export function createLeadService(core: Core) {
   let batchChecks: Promise<boolean> | null = null;
   const mayCheckPerBatch = () => (batchChecks ??= core.config.leadParentChecks === 'row'
     ? Promise.resolve(false)
-    : sequelize.transaction((t) => sequelize.query('SET LOCAL session_replication_role = replica', { transaction: t })).then(() => true, () => false));
+    : sequelize.transaction((t) => sequelize.query('SET LOCAL session_replication_role = replica', { transaction: t })).then(() => true, (err) => {
+      // only a refusal (insufficient_privilege) is an answer; any other failure is asked again next time
+      if ((err as { original?: { code?: string } }).original?.code !== '42501') batchChecks = null;
+      return false;
+    }));
 
   /**
    * What the foreign keys of leads, lead_products and lead_histories check row by row, once for a batch: each parent

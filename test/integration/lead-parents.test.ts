@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { QueryTypes, type Transaction } from 'sequelize';
+import { QueryTypes, Sequelize, type Transaction } from 'sequelize';
 import { createLeadService, type LeadService, type PreparedLead } from '../../src/leads/lead.service.js';
 import { ConflictError } from '../../src/errors.js';
 import { getCtx } from '../hooks.js';
@@ -67,6 +67,32 @@ describe('lead inserts: parent checks per batch', () => {
       expect(await getCtx().models.Lead.count({ where: { account_id: acc.id } })).to.equal(0);
     });
   }
+
+  it('falls back to per-row checks for a role that may not set session_replication_role', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const pid = await productId(acc);
+    const role = 'leadflow_plain_test';
+    await ctx.db.sequelize.query(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN; END IF; END $$;
+      ALTER ROLE ${role} PASSWORD 'plain-test-password' NOSUPERUSER; GRANT USAGE ON SCHEMA public TO ${role};
+      GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO ${role}; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role};`);
+    const url = new URL(ctx.db.url);
+    url.username = role;
+    url.password = 'plain-test-password';
+    const plain = new Sequelize(url.toString(), { dialect: 'postgres', logging: false });
+    try {
+      const leads = createLeadService({ ...ctx, db: { ...ctx.db, sequelize: plain } });
+      const refs = await plain.transaction((transaction) => leads.insertLeads(acc.seller.actor, [prepared(acc, pid, '+212600700030')], { transaction }));
+      expect(refs).to.have.length(1);
+      const bad = await plain.transaction((transaction) => leads.insertLeads(acc.seller.actor, [prepared(acc, 2_000_000_000, '+212600700031')], { transaction }))
+        .then(() => null, (e: Error) => e.name);
+      expect(bad).to.equal('SequelizeForeignKeyConstraintError');
+      expect(await ctx.models.Lead.count({ where: { account_id: acc.id } })).to.equal(1);
+    } finally {
+      await plain.close();
+      await ctx.db.sequelize.query(`DROP OWNED BY ${role}; DROP ROLE ${role}`);
+    }
+  });
 
   it('holds the parents until commit: a product delete waits, then its ON DELETE action reaches the new rows', async () => {
     const acc = await makeAccount(getCtx());
