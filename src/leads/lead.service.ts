@@ -163,12 +163,9 @@ export function createLeadService(core: Core) {
                               $13::text[], $14::text[], $15::timestamptz[], $16::numeric[], $17::int[])
            WITH ORDINALITY AS v(reference, phone, phone_normalized, full_name, city, city_id, area, address, data, status, action_date, total, import_row, ord)
        ), earlier AS (
-         -- the phones first (leads_phone_account_idx), the account after: OFFSET 0 keeps the planner from starting
-         -- with an account index, which it does when a new account has no statistics yet
-         SELECT DISTINCT seen.phone_normalized FROM (
-           SELECT account_id, phone_normalized, created_at FROM leads
-            WHERE phone_normalized = ANY(ARRAY(SELECT DISTINCT phone_normalized FROM v)) OFFSET 0) seen
-          WHERE seen.account_id = $1 AND seen.created_at >= now() - make_interval(days => $18)
+         SELECT DISTINCT phone_normalized FROM leads
+          WHERE account_id = $1 AND phone_normalized IN (SELECT phone_normalized FROM v)
+            AND created_at >= now() - make_interval(days => $18)
          UNION SELECT unnest($27::text[])
        ), s AS (
          SELECT v.*, CASE WHEN $18 > 0 AND (e.phone_normalized IS NOT NULL OR row_number() OVER (PARTITION BY v.phone_normalized ORDER BY v.ord) > 1)
