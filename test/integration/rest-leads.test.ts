@@ -180,6 +180,9 @@ describe('REST leads', () => {
       expect(rows.map((r) => r!.status)).to.deep.equal(['duplicate', 'new', 'duplicate']);
       const h = await LeadHistory.findOne({ where: { lead_id: rows[0]!.id } });
       expect([h!.old_status, h!.new_status, h!.changed_by]).to.deep.equal([null, 'duplicate', 'system']);
+      await Lead.update({ created_at: new Date(Date.now() - 31 * 86_400_000) }, { where: { account_id: acc.id }, silent: true });
+      const later = await call('POST', '/leads', { leads: [lead(acc, { phone: '+212600111222' })] });
+      expect((await Lead.findOne({ where: { account_id: acc.id, reference: later.body.references[0] } }))!.status, 'seen 31 days ago only').to.equal('new');
     });
 
     it('writes 1,000 leads × 3 products and 10 × 100 with the same small number of statements', async function () {
