@@ -8,11 +8,16 @@ import type { ActionProps } from 'adminjs';
  * real, once. `action.custom.href` names it, `{id}` standing for the record's id (nothing happens before the record
  * is there).
  */
+/** The last address loaded: AdminJS may mount the action twice while the record loads, which must not load it twice. */
+let last: { href: string; at: number } | null = null;
+
 export default function LeavePanel({ action, record, resource }: ActionProps) {
   const template = String((action.custom as { href?: string }).href ?? '/');
   const href = template.includes('{id}') && !record?.id ? null : template.replace('{id}', encodeURIComponent(String(record?.id)));
   useEffect(() => {
-    if (href) window.location.assign(href);
+    if (!href || (last?.href === href && Date.now() - last.at < 3000)) return;
+    last = { href, at: Date.now() };
+    window.location.assign(href);
   }, [href]);
   return (
     <Box variant="container" p="xl">

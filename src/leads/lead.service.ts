@@ -151,12 +151,9 @@ export function createLeadService(core: Core) {
     }
     // unnest's row estimates put a big batch's statement over jit_above_cost on servers built with JIT, and compiling it
     // (≈ 80 ms for 5,000 leads) costs more than running it. SET LOCAL ends with the transaction; the replication role
-    // is set back right after the insert, so nothing else in the transaction runs without its triggers.
+    // is set back right after the insert, so nothing else in the transaction runs without its triggers. Set whatever
+    // the batch size, so the statement count does not depend on it.
     await sequelize.query(`SET LOCAL jit = off${perBatch ? '; SET LOCAL session_replication_role = replica' : ''}`, { transaction });
-    // unnest's row estimates put a big batch's statement over jit_above_cost on servers built with JIT, and compiling it
-    // (≈ 80 ms for 5,000 leads) costs more than running it; SET LOCAL ends with the transaction. Always set, so the
-    // statement count does not depend on the batch size.
-    await sequelize.query('SET LOCAL jit = off', { transaction });
     const rows = await select<{ id: number; reference: string; status: string }>(
       `WITH v AS (
          SELECT * FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[],
