@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { QueryTypes } from 'sequelize';
 import { SCOPES, type Scope } from '../../src/actor.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, type TestAccount } from '../factories.js';
@@ -205,6 +206,35 @@ describe('REST leads', () => {
       expect(big).to.equal(wide);
       expect(big).to.be.below(12);
       expect(await getCtx().models.LeadProduct.count({ where: { account_id: acc.id } })).to.equal(4000);
+    });
+
+    it('plans the insert without bitmap scans, so no trigram index can serve its duplicate check', async function () {
+      // pg_trgm's GIN indexes answer equality too, and only through bitmap scans. PostgreSQL 15, with statistics giving
+      // an account some thousands of leads, planned the duplicate check as one leads_phone_trgm_idx probe per phone
+      // (≈ 15 ms each, 78 s for a 5,000-lead batch; see docs/performance.md). Here plain index scans are made
+      // unattractive before the insert's own settings apply, which would otherwise leave only bitmap scans.
+      this.timeout(60_000);
+      const acc = await makeAccount(getCtx());
+      const { sequelize } = getCtx().db;
+      await getCtx().services.leads.createMany(acc.seller.actor, { leads: Array.from({ length: 50 }, (_, i) => lead(acc, { phone: `+2127${String(i).padStart(8, '0')}` })) });
+      const sent: { sql: string; bind: unknown[] }[] = [];
+      const seq = sequelize as unknown as { options: { logging: unknown } };
+      const previous = seq.options.logging;
+      seq.options.logging = (msg: string, opts: { bind?: unknown[] }) => { sent.push({ sql: msg.replace(/^Executing \([^)]*\): /, ''), bind: opts.bind ?? [] }); };
+      try {
+        await getCtx().services.leads.createMany(acc.seller.actor, { leads: Array.from({ length: 100 }, (_, i) => lead(acc, { phone: `+2127${String(i * 3).padStart(8, '0')}` })) });
+      } finally {
+        seq.options.logging = previous;
+      }
+      const at = sent.findIndex((s) => s.sql.includes('INSERT INTO leads'));
+      const plan = await sequelize.transaction(async (transaction) => {
+        await sequelize.query('SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off', { transaction });
+        for (const s of sent.slice(0, at).filter((x) => x.sql.startsWith('SET LOCAL'))) await sequelize.query(s.sql, { transaction });
+        const rows = await sequelize.query<Record<string, string>>(`EXPLAIN ${sent[at].sql}`, { bind: sent[at].bind, transaction, type: QueryTypes.SELECT });
+        return rows.map((r) => Object.values(r)[0]).join('\n');
+      });
+      expect(plan).to.include('Scan on leads');
+      expect(plan).not.to.match(/Bitmap|trgm/);
     });
   });
 
