@@ -24,8 +24,20 @@ const BATCH_CHARS = 8_000_000;
 /** Rows validated between two turns of the event loop. */
 const CHECK = 200;
 /** Columns the export writes that describe a lead's state rather than the lead to create; import ignores them. */
-const IGNORED = new Set(['reference', 'status', 'total', 'products', 'created_at', 'updated_at', 'action_date', 'order_reference']);
-const FIELDS = ['phone', 'sku', 'full_name', 'city', 'area', 'address', 'quantity', 'price', 'data'];
+const IGNORED = new Set(['reference', 'status', 'total', 'created_at', 'updated_at', 'action_date', 'order_reference']);
+const FIELDS = ['phone', 'sku', 'full_name', 'city', 'area', 'address', 'quantity', 'price', 'products', 'data'];
+
+type Line = { sku: string; quantity: number; price: number };
+/**
+ * The export's `products` cell ("SKU-1 x2 @ 150; SKU-2 x1 @ 99.5") as product lines, or null unless the whole cell
+ * reads back that way.
+ */
+export function parseProducts(cell: string): Line[] | null {
+  const item = /(.+?) x(\d+) @ (\d+(?:\.\d+)?)(?:; |$)/y;
+  const lines: Line[] = [];
+  for (let m; item.lastIndex < cell.length && (m = item.exec(cell));) lines.push({ sku: m[1], quantity: Number(m[2]), price: Number(m[3]) });
+  return lines.length && item.lastIndex === cell.length ? lines : null;
+}
 
 export function importRunView(r: ImportRun) {
   return {
@@ -58,10 +70,12 @@ function toItem(header: Map<string, number>, extra: [string, number][], row: str
     const value = unescapeCell(String(row[i] ?? '').trim());
     if (value) data.push({ key, value });
   }
-  const item: Record<string, unknown> = {
-    phone, full_name: get('full_name') || phone,
-    products: [{ sku, quantity: get('quantity') === '' ? 1 : Number(get('quantity')), price: get('price') === '' ? catalogue.get(sku)?.price ?? 1 : Number(get('price')) }],
-  };
+  const first = { sku, quantity: get('quantity') === '' ? 1 : Number(get('quantity')), price: get('price') === '' ? catalogue.get(sku)?.price ?? 1 : Number(get('price')) };
+  // A lead exported with several products lists them all in `products` and repeats the first in sku/quantity/price;
+  // the list is taken only while that first entry still matches (an edited sku, quantity or price wins alone).
+  const listed = parseProducts(get('products'));
+  const same = listed && listed[0].sku === first.sku && listed[0].quantity === first.quantity && listed[0].price === first.price;
+  const item: Record<string, unknown> = { phone, full_name: get('full_name') || phone, products: same ? listed : [first] };
   for (const k of ['city', 'area', 'address']) if (get(k)) item[k] = get(k);
   if (data.length) item.data = data;
   return item;
@@ -70,7 +84,8 @@ function toItem(header: Map<string, number>, extra: [string, number][], row: str
 /** The spreadsheet column an error path (`rows.3.products.0.sku`) points at. */
 function columnOf(field: string): string {
   const f = field.replace(/^rows\.\d+\.?/, '');
-  if (f.startsWith('products')) return f.split('.').pop() ?? 'sku';
+  if (f.startsWith('products.0.')) return f.split('.').pop()!;
+  if (f.startsWith('products')) return 'products';
   return f.split('.')[0] || 'row';
 }
 

@@ -29,7 +29,7 @@ async function xlsxBuffer(rows: unknown[][]): Promise<Buffer> {
 
 /** An account's leads as comparable values (what an export carries), by phone. */
 async function leadShape(accountId: number, keep: (l: { full_name: string }) => boolean = () => true) {
-  const rows = await getCtx().models.Lead.findAll({ where: { account_id: accountId }, include: ['products'], order: [['phone', 'ASC']] });
+  const rows = await getCtx().models.Lead.findAll({ where: { account_id: accountId }, include: ['products'], order: [['phone', 'ASC'], ['products', 'position', 'ASC']] });
   return rows.filter(keep).map((l) => ({
     phone: l.phone, full_name: l.full_name, city: l.city, area: l.area, address: l.address, data: l.data, total: Number(l.total),
     products: (l as unknown as { products: { sku: string; quantity: number; price: number }[] }).products.map((p) => [p.sku, p.quantity, Number(p.price)]),
@@ -172,7 +172,8 @@ describe('import and export', () => {
     const acc = await makeAccount(getCtx());
     const leads = getCtx().services.leads;
     await leads.createMany(acc.seller.actor, { leads: [
-      { phone: '+212600400001', full_name: '=HYPERLINK("x")', city: 'Rabat', area: 'Agdal', address: '1 Avenue Fal', data: [{ key: 'utm', value: 'fb' }], products: [{ sku: acc.skus.active[0], quantity: 2, price: 120 }] },
+      { phone: '+212600400001', full_name: '=HYPERLINK("x")', city: 'Rabat', area: 'Agdal', address: '1 Avenue Fal', data: [{ key: 'utm', value: 'fb' }],
+        products: [{ sku: acc.skus.active[0], quantity: 2, price: 120 }, { sku: acc.skus.active[1], quantity: 1, price: 80.5 }] },
       { phone: '0600400002', full_name: '-Second Lead', city: 'Fes', area: '@Agdal', products: [{ sku: acc.skus.active[1], quantity: 1, price: 80 }] },
       { phone: '0600400003', full_name: 'Filtered Out', city: 'Fes', products: [{ sku: acc.skus.active[1], quantity: 1, price: 80 }] },
     ] });
@@ -196,7 +197,18 @@ describe('import and export', () => {
     for (const sku of acc.skus.active) await getCtx().services.catalogue.createProduct(systemActor(), { account_id: fresh.id, sku, name: sku, price: 1 });
     const run = await getCtx().services.imports.start(fresh.seller.actor, await tmpFile('roundtrip.csv', text));
     await getCtx().services.imports.run(run.id);
-    expect(await leadShape(fresh.id, (l) => l.full_name !== 'Filtered Out')).to.deep.equal(await leadShape(acc.id, (l) => l.full_name !== 'Filtered Out'));
+    const shape = await leadShape(fresh.id, (l) => l.full_name !== 'Filtered Out');
+    expect(shape).to.deep.equal(await leadShape(acc.id, (l) => l.full_name !== 'Filtered Out'));
+    expect(shape.find((l) => l.phone === '+212600400001')!.products).to.deep.equal([[acc.skus.active[0], 2, 120], [acc.skus.active[1], 1, 80.5]]);
+
+    // An edited first product (sku, quantity or price no longer the first entry of `products`) wins alone.
+    const [a, b] = acc.skus.active;
+    const edited = await getCtx().services.imports.start(fresh.seller.actor, await tmpFile('edited.csv',
+      `phone,sku,quantity,price,products\n0600400007,${b},3,80,${a} x2 @ 120; ${b} x1 @ 80\n0600400008,${a},2,120,"${a} x2 @ 120; ${b} x1 @ 80"\n`));
+    expect((await runImport(edited.id))!.toJSON()).to.include({ status: 'completed', rows_written: 2 });
+    const byPhone = new Map((await leadShape(fresh.id)).map((l) => [l.phone, l.products]));
+    expect(byPhone.get('0600400007')).to.deep.equal([[b, 3, 80]]);
+    expect(byPhone.get('0600400008')).to.deep.equal([[a, 2, 120], [b, 1, 80]]);
   });
 
   it('writes a CSV export newest first with every lead once, across the two halves it is formatted in', async () => {
@@ -249,7 +261,7 @@ describe('import and export', () => {
     const acc = await makeAccount(getCtx());
     const other = await makeAccount(getCtx());
     await getCtx().services.leads.createMany(acc.seller.actor, { leads: [
-      { phone: '+212600500001', full_name: 'Excel Lead', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] },
+      { phone: '+212600500001', full_name: 'Excel Lead', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }, { sku: acc.skus.active[1], quantity: 3, price: 0.5 + 1 }, { sku: acc.skus.active[0], quantity: 2, price: 99.99 }] },
       { phone: '0600500002', full_name: 'Back\\slash \\N Zoé', city: 'Tab\tCity', area: '=SUM(A1)', address: 'Line 1\nLine 2',
         data: [{ key: 'note', value: 'a\tb\\c' }], products: [{ sku: acc.skus.active[1], quantity: 2, price: 12.5 }] },
     ] });
@@ -264,7 +276,7 @@ describe('import and export', () => {
     const ws = wb.worksheets[0];
     const excel = [2, 3].map((r) => ws.getRow(r)).find((r) => r.getCell(4).value === 'Excel Lead')!;
     expect(excel.getCell(3).value).to.equal("'+212600500001");
-    expect([excel.getCell(9).value, excel.getCell(10).value, excel.getCell(12).value, excel.getCell(6).value]).to.deep.equal([1, 10, 10, null]);
+    expect([excel.getCell(9).value, excel.getCell(10).value, excel.getCell(12).value, excel.getCell(6).value]).to.deep.equal([1, 10, 214.48, null]);
     const fresh = await makeAccount(getCtx());
     for (const sku of acc.skus.active) await getCtx().services.catalogue.createProduct(systemActor(), { account_id: fresh.id, sku, name: sku, price: 1 });
     const file = path.join(os.tmpdir(), `${Date.now()}-roundtrip.xlsx`);

@@ -3,6 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { inlineParams } from '../../src/db/index.js';
 import { copyTextRows, csvRecordCounter } from '../../src/transfers/export.service.js';
+import { parseProducts } from '../../src/transfers/import.service.js';
 
 /** Feeds `text` through the counter in the given chunk sizes and returns the records it counted. */
 async function count(text: string, cuts: number[]): Promise<number> {
@@ -60,5 +61,18 @@ describe('export streaming helpers', () => {
       .to.equal("a =  E'O''Brien \\\\ $2' AND b = 7 AND c >= '2026-01-02T03:04:05.000Z' AND d = 'x'");
     expect(() => inlineParams('a = $1', [{}])).to.throw(/cannot inline/);
     expect(() => inlineParams('a = $1', [Number.NaN])).to.throw(/cannot inline/);
+  });
+});
+
+describe('import of the products cell', () => {
+  it('reads back what the export writes and nothing else', () => {
+    expect(parseProducts('A-1 x2 @ 150; B 2 x1 @ 99.5')).to.deep.equal([{ sku: 'A-1', quantity: 2, price: 150 }, { sku: 'B 2', quantity: 1, price: 99.5 }]);
+    for (const bad of ['', 'A-1', 'A-1 x2 @ 150;', 'A-1 x2 @ 150; junk', 'A-1 x2 @ ', 'x2 @ 1', 'A x-1 @ 5']) expect(parseProducts(bad), bad).to.equal(null);
+    const sku = fc.string({ unit: fc.constantFrom('a', 'Z', '-', '_', ' ', ';', 'é', 'x', '@', '1'), minLength: 1, maxLength: 8 })
+      .filter((s) => !/ x\d+ @ |; |^ | $/.test(s));
+    fc.assert(fc.property(fc.array(fc.record({ sku, quantity: fc.integer({ min: 1, max: 999 }), price: fc.integer({ min: 100, max: 99_999_999 }).map((c) => c / 100) }), { minLength: 1, maxLength: 5 }), (lines) => {
+      // formatted as the export's SQL does: sku || ' x' || quantity || ' @ ' || trim_scale(price), joined by '; '
+      expect(parseProducts(lines.map((l) => `${l.sku} x${l.quantity} @ ${l.price}`).join('; '))).to.deep.equal(lines);
+    }), { numRuns: 500 });
   });
 });
