@@ -34,8 +34,12 @@ export function createHistoryService(core: Core) {
     const params: unknown[] = [];
     const conds: string[] = [];
     const scope = accountScope(actor, q.account_id);
-    if (scope.account_id) conds.push(`account_id = $${params.push(scope.account_id)}`);
-    if (q[k.ref]) conds.push(`${k.ref} = $${params.push(q[k.ref].toUpperCase())}`);
+    const account = scope.account_id ? `$${params.push(scope.account_id)}` : null;
+    if (account) conds.push(`account_id = ${account}`);
+    // a reference's entries are found through its lead or order (reference key, then the owner index)
+    if (q[k.ref]) {
+      conds.push(`${k.owner} IN (SELECT id FROM ${k.parent} WHERE reference = $${params.push(q[k.ref].toUpperCase())}${account ? ` AND account_id = ${account}` : ''})`);
+    }
     if (q.since) conds.push(`changed_at >= $${params.push(q.since)}`);
     const where = conds.length ? conds.join(' AND ') : 'true';
     const n = params.length;

@@ -18,8 +18,12 @@ interface InFlight { done: Promise<void>; phones: string[] }
 
 /** Another attempt of the same run (a job run twice) has moved the cursor past this attempt's batch. */
 class AnotherAttempt extends Error {}
-/** Rows per write transaction, fewer when rows are wide (cells over BATCH_CHARS characters in all). */
+/**
+ * Rows per write transaction, fewer when rows are wide (cells over BATCH_CHARS characters in all). The first batches
+ * are smaller (FIRST_BATCH, then twice as many each time) so the database starts writing while the rest is read.
+ */
 const BATCH = 5000;
+const FIRST_BATCH = 1000;
 const BATCH_CHARS = 8_000_000;
 /** Rows validated between two turns of the event loop. */
 const CHECK = 200;
@@ -167,6 +171,8 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
       let older: Promise<void> = Promise.resolve();
       /** Where the cursor stands once the batches queued so far are committed (row 1, the header, is never counted). */
       let queuedTo = run.cursor_row;
+      /** Batches queued so far. */
+      let batches = 0;
 
       /**
        * One batch in one transaction: its leads, its bad rows and the run's cursor and counters. Two batches are written
@@ -224,6 +230,7 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
         const done = write({ ...full, from: queuedTo }, previous);
         done.catch(() => {}); // awaited by the next batch or at the end
         queuedTo = full.last;
+        batches++;
         older = previous?.done ?? Promise.resolve();
         newest = { done, phones: full.good.map((g) => g.p.phone_normalized) };
       };
@@ -258,7 +265,7 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
           batch.push({ row: rowNo, item: toItem(header, extra, cells, catalogue) });
           for (const c of cells) checked.chars += c.length;
           if (batch.length >= CHECK) await check();
-          if (checked.last - checked.first + 1 >= BATCH || checked.chars >= BATCH_CHARS) await flush();
+          if (checked.last - checked.first + 1 >= Math.min(BATCH, FIRST_BATCH * 2 ** batches) || checked.chars >= BATCH_CHARS) await flush();
         }
         if (!header) {
           await fail('The file is empty.');

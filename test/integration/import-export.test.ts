@@ -149,7 +149,8 @@ describe('import and export', () => {
     const acc = await makeAccount(getCtx());
     const total = 12_000;
     const phone = (i: number) => `+2126${String(i).padStart(8, '0')}`;
-    // Rows 6,000 and 11,000 repeat the first row's phone; they fall in the second and third batch of 5,000.
+    // Rows 6,000 and 11,000 share a phone; they fall in the third and fourth batches (1,000, 2,000, 4,000, 5,000 rows),
+    // which are written at once.
     const rows = ['phone,sku', ...Array.from({ length: total }, (_, i) => `${phone(i === 5998 || i === 10998 ? 0 : i + 1)},${acc.skus.active[0]}`)];
     const run = await getCtx().services.imports.start(acc.seller.actor, await tmpFile('twice.csv', rows.join('\n')));
     await Promise.all([getCtx().services.imports.run(run.id), getCtx().services.imports.run(run.id)]);

@@ -407,7 +407,7 @@ describe('REST leads', () => {
     it('lists lead and order history newest first, filtered by reference and since, scoped to the account', async () => {
       const acc = await makeAccount(getCtx());
       const other = await makeAccount(getCtx());
-      await restClient(web.url, await other.token())('POST', '/leads', { leads: [lead(other)] });
+      const otherRef = (await restClient(web.url, await other.token())('POST', '/leads', { leads: [lead(other)] })).body.references[0];
       const call = restClient(web.url, await acc.token());
       const refs = (await call('POST', '/leads', { leads: [lead(acc), lead(acc)] })).body.references;
       const before = new Date().toISOString();
@@ -418,12 +418,17 @@ describe('REST leads', () => {
       expect(all.body.meta.total).to.equal(3);
       expect(all.body.data[0]).to.include({ lead_reference: refs[0], old_status: 'new', new_status: 'confirmed' });
       expect(Object.keys(all.body.data[0])).to.have.members(['lead_reference', 'old_status', 'new_status', 'changed_by', 'changed_at']);
-      expect((await call('GET', `/lead-histories?lead_reference=${refs[1]}`)).body.meta.total).to.equal(1);
+      const byRef = await call('GET', `/lead-histories?lead_reference=${refs[1].toLowerCase()}`);
+      expect(byRef.body.meta.total).to.equal(1);
+      expect(byRef.body.data[0]).to.include({ lead_reference: refs[1], new_status: 'new' });
+      expect((await call('GET', `/lead-histories?lead_reference=${otherRef}`)).body.meta.total).to.equal(0);
       expect((await call('GET', `/lead-histories?since=${encodeURIComponent(before)}`)).body.meta.total).to.equal(1);
       const orders = await call('GET', '/order-histories');
       expect(orders.body.meta.total).to.equal(1);
       expect(orders.body.data[0]).to.include({ old_status: null, new_status: 'new' });
       expect(orders.body.data[0].order_reference).to.match(/^OR/);
+      expect((await call('GET', `/order-histories?order_reference=${orders.body.data[0].order_reference}`)).body.meta.total).to.equal(1);
+      expect((await call('GET', '/order-histories?order_reference=OR0000000000')).body.meta.total).to.equal(0);
       expect((await call('GET', '/lead-histories?per_page=101')).status).to.equal(422);
     });
   });
