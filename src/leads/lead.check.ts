@@ -38,13 +38,25 @@ export function namedSkus(items: unknown[]): string[] {
 
 const fastItem = fastValidator(leadItemSchema);
 
-/** The items converted by leadItemSchema: by its fast path when it vouches for every item, otherwise by Joi (errors keyed `${path}.${i}`). */
+/**
+ * The items converted by leadItemSchema: each by its fast path when it vouches for the item, otherwise by Joi, alone
+ * (so one bad row does not send its whole batch to Joi). Joi's errors are keyed `${path}.${i}` as if the whole list had
+ * been validated: each item is validated as `${path}[0]` and its error paths are moved to its own index (toFieldErrors
+ * writes the path where the message names the label). Holes are items too (Joi's "must not contain empty items").
+ */
 function validItems(items: unknown[], path: string): { values: LeadItemInput[]; error?: Joi.ValidationError } {
-  const fast = items.map(fastItem);
-  if (!fast.includes(undefined)) return { values: fast as LeadItemInput[] };
-  const { value, error } = Joi.object({ [path]: Joi.array().items(leadItemSchema) }).validate({ [path]: items }, JOI_OPTIONS);
-  return { values: value[path], error };
+  const values = Array.from(items, fastItem) as LeadItemInput[];
+  const details: Joi.ValidationErrorItem[] = [];
+  for (let i = 0; i < values.length; i++) {
+    if (values[i] !== undefined) continue;
+    const { value, error } = oneItem(path).validate({ [path]: [items[i]] }, JOI_OPTIONS);
+    values[i] = value[path][0];
+    for (const d of error?.details ?? []) details.push({ ...d, path: [path, i, ...d.path.slice(2)] });
+  }
+  return { values, error: details.length ? new Joi.ValidationError(details.map((d) => d.message).join('. '), details, items) : undefined };
 }
+const wrappers = new Map<string, Joi.ObjectSchema>();
+const oneItem = (path: string) => wrappers.get(path) ?? wrappers.set(path, Joi.object({ [path]: Joi.array().items(leadItemSchema) })).get(path)!;
 
 /**
  * Validates lead items (spec Lead table; every sku must be an active product of the account, i.e. in `catalogue`),

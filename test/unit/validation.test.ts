@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import Joi from 'joi';
+import { checkLeadItems, type CatalogueProduct } from '../../src/leads/lead.check.js';
 import { leadItemSchema } from '../../src/leads/lead.schemas.js';
-import { fastValidator, JOI_OPTIONS } from '../../src/validation.js';
+import { fastValidator, JOI_OPTIONS, toFieldErrors } from '../../src/validation.js';
 
 /** Whatever the fast path accepts, Joi accepts with the same value; returns how many inputs the fast path decided. */
 function agreesWithJoi(schema: Joi.Schema, inputs: fc.Arbitrary<unknown>, numRuns = 3000): number {
@@ -38,17 +39,40 @@ const number = fc.oneof(
 const anything = fc.oneof(text, number, fc.constantFrom(null, undefined, true, [], {}, '12', ' 3 ', '1e2'));
 const field = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 30, arbitrary: arb }, { weight: 1, arbitrary: anything });
 
+const product = fc.record({ sku: field(text), quantity: field(number), price: field(number) }, { requiredKeys: ['sku', 'quantity', 'price'], noNullPrototype: true });
+/** Lead items, mostly well-formed, with any field now and then replaced by something else. */
+const item = fc.record({
+  phone: field(text), full_name: field(text), city: field(text), area: field(text), address: field(text),
+  data: field(fc.array(fc.record({ key: field(text), value: field(text) }, { requiredKeys: [], noNullPrototype: true }), { maxLength: 3 })),
+  products: field(fc.array(field(product), { maxLength: 3 })),
+}, { requiredKeys: ['phone', 'full_name', 'products'], noNullPrototype: true });
+
 describe('fast validation path', () => {
   it('never accepts a lead item Joi refuses, and converts like Joi', () => {
-    const product = fc.record({ sku: field(text), quantity: field(number), price: field(number) }, { requiredKeys: ['sku', 'quantity', 'price'], noNullPrototype: true });
-    const item = fc.record({
-      phone: field(text), full_name: field(text), city: field(text), area: field(text), address: field(text),
-      data: field(fc.array(fc.record({ key: field(text), value: field(text) }, { requiredKeys: [], noNullPrototype: true }), { maxLength: 3 })),
-      products: field(fc.array(field(product), { maxLength: 3 })),
-    }, { requiredKeys: ['phone', 'full_name', 'products'], noNullPrototype: true });
     const withExtra = fc.tuple(item, fc.option(fc.constantFrom('status', 'toString', '__proto__'))).map(([i, extra]) => (extra ? JSON.parse(JSON.stringify({ ...i, [extra]: 'x' })) : i));
     const decided = agreesWithJoi(leadItemSchema, fc.oneof(item, withExtra, anything, fc.dictionary(fc.constantFrom('phone', 'full_name', 'products', 'city'), anything)), 5000);
     expect(decided, 'the fast path decided some inputs').to.be.greaterThan(50);
+  });
+
+  it('checks a list of items, good and bad, exactly as Joi over the whole list: same errors, same values', () => {
+    /** Every sku is in this catalogue, so the only errors are the schema's. */
+    const catalogue = new (class extends Map<string, CatalogueProduct> {
+      override get(sku: string) { return { id: 1, sku, name: sku, price: 1 }; }
+    })();
+    const list = fc.oneof(fc.array(fc.oneof({ weight: 5, arbitrary: item }, anything), { maxLength: 8 }), fc.sparseArray(item, { maxLength: 6 }));
+    fc.assert(fc.property(list, (items) => {
+      const { value, error } = Joi.object({ rows: Joi.array().items(leadItemSchema) }).validate({ rows: items }, JOI_OPTIONS);
+      const want = error ? toFieldErrors(error) : {};
+      const { prepared, errors } = checkLeadItems(items, 'rows', catalogue);
+      expect(errors, JSON.stringify(items)).to.deep.equal(want);
+      const invalid = new Set(Object.keys(want).map((k) => Number(k.split('.')[1])));
+      prepared.forEach((p, i) => {
+        if (invalid.has(i)) return expect(p).to.equal(null);
+        const v = value.rows[i];
+        expect([p!.phone, p!.full_name, p!.city, p!.data, p!.products.map((l) => [l.sku, l.quantity, l.price])])
+          .to.deep.equal([v.phone, v.full_name, v.city ?? null, v.data ?? [], v.products.map((l: { sku: string; quantity: number; price: number }) => [l.sku, l.quantity, l.price])]);
+      });
+    }), { numRuns: 1500 });
   });
 
   it('decides ordinary valid items itself (trimmed) and leaves every invalid or doubtful one to Joi', () => {
