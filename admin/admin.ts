@@ -10,15 +10,15 @@ import type { AppContext } from '../src/app-context.js';
 import { LEAD_STATUSES } from '../src/leads/lead.model.js';
 import { ORDER_STATUSES } from '../src/orders/order.model.js';
 import { isSystemWide } from '../src/policy.js';
-import { IlikeResource } from './resources/ilike-resource.js';
 import {
-  actorOf, allow, guarded, payloadOf, serviceActions, tenantReadActions, toActionDate, type PanelAdmin,
+  actorOf, allow, guarded, lockDown, serviceActions, tenantReadActions, toActionDate, type PanelAdmin,
 } from './resources/panel-kit.js';
+import { ScopedResource } from './resources/scoped-resource.js';
 
 /** Components are bundled from their TypeScript sources (absolute paths: AdminJS resolves relative to the caller). */
 const SOURCE_DIR = path.dirname(fileURLToPath(import.meta.url));
 
-AdminJS.registerAdapter({ Database: AdminJSSequelize.Database, Resource: IlikeResource });
+AdminJS.registerAdapter({ Database: AdminJSSequelize.Database, Resource: ScopedResource });
 
 const nav = {
   leads: { name: 'Leads', icon: 'Users' },
@@ -30,6 +30,15 @@ const nav = {
 const hidden = { list: false, filter: false, show: false, edit: false };
 const readOnly = { list: true, filter: true, show: true, edit: false };
 const showOnly = { list: false, filter: false, show: true, edit: false };
+
+/** AdminJS's refusal texts carry placeholders its notices never fill; these say the same without them. */
+const REFUSALS = {
+  forbiddenError: 'You are not allowed to do this.',
+  anyForbiddenError: 'You are not allowed to do this.',
+  error404Resource: 'This page does not exist.',
+  error404Action: 'This action does not exist or you are not allowed to use it.',
+  error404Record: 'This record does not exist or you are not allowed to see it.',
+};
 
 /** Status, products and the history timeline of a lead or order, as text on its show page. */
 function timelineAfter(kind: 'lead' | 'order', ctx: AppContext) {
@@ -57,7 +66,7 @@ async function filtersAfter(response: ActionResponse): Promise<ActionResponse> {
 }
 
 /** Component ids of admin/components, as the panel's ComponentLoader registered them. */
-interface PanelComponents { leavePanel: string }
+interface PanelComponents { leavePanel: string; confirmAction: string }
 
 function resources(ctx: AppContext, components: PanelComponents): ResourceWithOptions[] {
   const m = ctx.models;
@@ -90,8 +99,8 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
             remove: (actor, ids) => s.leads.deleteMany(actor, { ids }, 'ids'),
             createdNotice: (l) => `Lead ${l.reference} created.`,
           }),
-          exportCsv: transferAction(ctx, 'csv'),
-          exportXlsx: transferAction(ctx, 'xlsx'),
+          exportCsv: transferAction(ctx, 'csv', components.confirmAction),
+          exportXlsx: transferAction(ctx, 'xlsx', components.confirmAction),
           importFile: leavePanel(components.leavePanel, 'resource', '/leads/import', allow('lead', 'import'), 'Upload'),
         },
       },
@@ -124,8 +133,8 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
             },
           }),
           pushToShipping: {
-            actionType: 'bulk', icon: 'Truck', component: false, isAccessible: allow('order', 'update'),
-            guard: 'Push the selected orders to the account\'s shipping company?',
+            actionType: 'bulk', icon: 'Truck', component: components.confirmAction, isAccessible: allow('order', 'update'),
+            custom: { confirm: 'Push the selected orders to the account\'s shipping company?' },
             handler: async (_request, _response, context) => {
               const actor = actorOf(context);
               const records = context.records ?? [];
@@ -170,7 +179,13 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
         },
       },
     },
-    { resource: m.Account, options: { navigation: nav.settings, listProperties: ['id', 'name', 'created_at'], editProperties: ['name'], actions: { list: { isAccessible: allow('account', 'viewAny'), before: (req: ActionRequest, c: ActionContext) => (isSystemWide(actorOf(c)) ? req : { ...req, query: { ...req.query, 'filters.id': String(actorOf(c).accountId) } }) }, search: { isAccessible: allow('account', 'viewAny') }, show: { isAccessible: ({ currentAdmin, record }: ActionContext) => !!currentAdmin && (((currentAdmin as unknown as PanelAdmin).role === 'admin') || Number(record?.param('id')) === (currentAdmin as unknown as PanelAdmin).accountId) }, ...serviceActions('account', { create: (actor, p) => s.accounts.createAccount(actor, { name: String(p.name ?? '') }) }) } } },
+    {
+      resource: m.Account,
+      options: {
+        navigation: nav.settings, listProperties: ['id', 'name', 'created_at'], editProperties: ['name'],
+        actions: { ...tenantReadActions('account'), ...serviceActions('account', { create: (actor, p) => s.accounts.createAccount(actor, { name: String(p.name ?? '') }) }) },
+      },
+    },
     {
       resource: m.ApiToken,
       options: {
@@ -190,14 +205,21 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
     {
       resource: m.ShippingCompany,
       options: {
-        navigation: nav.settings, listProperties: ['code', 'name', 'endpoint_url', 'active', 'account_id'], showProperties: ['code', 'name', 'adapter', 'endpoint_url', 'timeout_ms', 'active', 'account_id'],
+        navigation: nav.settings, listProperties: ['code', 'name', 'endpoint_url', 'active', 'account_id'],
+        showProperties: ['code', 'name', 'adapter', 'endpoint_url', 'timeout_ms', 'active', 'api_key_state', 'hmac_secret_state', 'account_id'],
         editProperties: ['code', 'name', 'endpoint_url', 'api_key', 'hmac_secret', 'timeout_ms', 'active'],
-        properties: { ...accountProp, hmac_secret: { type: 'password' }, api_key: { type: 'password' } },
+        properties: {
+          ...accountProp,
+          hmac_secret: { type: 'password', description: 'Write-only. Leave empty to keep the current secret (on creation: to generate one, shown once).' },
+          api_key: { type: 'password', description: 'Write-only. Leave empty to keep the current key.' },
+          api_key_state: { type: 'string', isVisible: showOnly }, hmac_secret_state: { type: 'string', isVisible: showOnly },
+        },
         actions: {
           ...tenantReadActions('shippingCompany'),
           ...serviceActions('shippingCompany', {
-            create: (actor, p) => s.shipping.createCompany(actor, { code: String(p.code ?? ''), name: String(p.name ?? ''), endpoint_url: String(p.endpoint_url ?? ''), api_key: p.api_key as string, hmac_secret: String(p.hmac_secret ?? ''), timeout_ms: p.timeout_ms ? Number(p.timeout_ms) : undefined }),
-            update: (actor, id, p) => s.shipping.updateCompany(actor, id, { ...(p as object), timeout_ms: p.timeout_ms ? Number(p.timeout_ms) : undefined, active: p.active === undefined ? undefined : p.active === true || p.active === 'true' } as never),
+            create: (actor, p) => s.shipping.createCompany(actor, { ...pick(p, COMPANY_FIELDS), ...companyValues(p) } as never),
+            update: (actor, id, p) => s.shipping.updateCompany(actor, id, { ...pick(p, COMPANY_FIELDS), ...companyValues(p) } as never),
+            createdNotice: (c) => (c.hmac_secret ? `Copy the HMAC secret now, it will not be shown again: ${c.hmac_secret}` : 'Created.'),
           }),
         },
       },
@@ -223,10 +245,25 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
   return list;
 }
 
-/** "Export" buttons on the leads list: the list's current filters go to the export job. */
-function transferAction(ctx: AppContext, ext: 'csv' | 'xlsx') {
+const COMPANY_FIELDS = ['code', 'name', 'endpoint_url', 'api_key', 'hmac_secret', 'timeout_ms', 'active'];
+
+function pick(p: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => p[k] !== undefined).map((k) => [k, p[k]]));
+}
+
+/** Form strings of a shipping company → the service's types (an empty secret field keeps or generates the secret). */
+function companyValues(p: Record<string, unknown>) {
   return {
-    actionType: 'resource' as const, icon: 'Download', component: false as const, isAccessible: allow('lead', 'export'),
+    ...(p.timeout_ms !== undefined ? { timeout_ms: Number(p.timeout_ms) } : {}),
+    ...(p.active !== undefined ? { active: p.active === true || p.active === 'true' } : {}),
+  };
+}
+
+/** "Export" buttons on the leads list: the list's current filters go to the export job. */
+function transferAction(ctx: AppContext, ext: 'csv' | 'xlsx', component: string) {
+  return {
+    actionType: 'resource' as const, icon: 'Download', component, showInDrawer: true, isAccessible: allow('lead', 'export'),
+    custom: { confirm: `Export the leads of this list (its status, city and account filters) as ${ext.toUpperCase()}?` },
     handler: async (request: ActionRequest, _response: unknown, context: ActionContext) => {
       const q = request.query ?? {};
       const filters = Object.fromEntries(['status', 'city_id', 'account_id'].filter((k) => q[`filters.${k}`]).map((k) => [k, q[`filters.${k}`]]));
@@ -246,6 +283,11 @@ function leavePanel(component: string, actionType: 'resource' | 'record', href: 
 
 let panel: { admin: AdminJS; router: Router } | null = null;
 
+/** The AdminJS instance once built (tests walk its resources and actions, so new ones are covered). */
+export function builtPanel(): AdminJS | null {
+  return panel?.admin ?? null;
+}
+
 /** The AdminJS panel, built once per process; AdminJS bundles its components offline under DATA_DIR. */
 export async function buildPanelRouter(ctx: AppContext): Promise<Router> {
   if (!panel) {
@@ -253,16 +295,19 @@ export async function buildPanelRouter(ctx: AppContext): Promise<Router> {
     fs.rmSync(path.join(process.env.ADMIN_JS_TMP_DIR ?? '.adminjs', 'bundle.js'), { force: true });
     const componentLoader = new ComponentLoader();
     const Dashboard = componentLoader.add('LeadFlowDashboard', path.join(SOURCE_DIR, 'components', 'dashboard.tsx'));
-    const components: PanelComponents = { leavePanel: componentLoader.add('LeavePanel', path.join(SOURCE_DIR, 'components', 'leave-panel.tsx')) };
+    const components: PanelComponents = {
+      leavePanel: componentLoader.add('LeavePanel', path.join(SOURCE_DIR, 'components', 'leave-panel.tsx')),
+      confirmAction: componentLoader.add('ConfirmAction', path.join(SOURCE_DIR, 'components', 'confirm-action.tsx')),
+    };
     const admin = new AdminJS({
       rootPath: '/admin',
       componentLoader,
       dashboard: { component: Dashboard, handler: async (_req, _res, context) => ctx.services.stats.dashboard(actorOf(context as unknown as ActionContext)) },
       loginPath: '/login',
       logoutPath: '/admin/logout',
-      resources: resources(ctx, components),
+      resources: lockDown(resources(ctx, components)),
       branding: { companyName: 'LeadFlow', withMadeWithLove: false, logo: false },
-      locale: { language: 'en', translations: { en: { labels: { leads: 'Leads', orders: 'Orders', lead_histories: 'Lead histories', order_histories: 'Order histories', products: 'Products', cities: 'Cities', users: 'Users', accounts: 'Accounts', api_tokens: 'API keys', shipping_companies: 'Shipping companies', import_runs: 'Import runs', export_runs: 'Export runs' }, actions: { exportCsv: 'Export CSV', exportXlsx: 'Export Excel', importFile: 'Import file', pushToShipping: 'Push to shipping company', errorReport: 'Error report', download: 'Download' } } } },
+      locale: { language: 'en', translations: { en: { labels: { leads: 'Leads', orders: 'Orders', lead_histories: 'Lead histories', order_histories: 'Order histories', products: 'Products', cities: 'Cities', users: 'Users', accounts: 'Accounts', api_tokens: 'API keys', shipping_companies: 'Shipping companies', import_runs: 'Import runs', export_runs: 'Export runs' }, actions: { exportCsv: 'Export CSV', exportXlsx: 'Export Excel', importFile: 'Import file', pushToShipping: 'Push to shipping company', errorReport: 'Error report', download: 'Download' }, messages: REFUSALS } } },
     });
     // buildRouter starts the component bundling in the background, so it never delays start-up.
     panel = { admin, router: AdminJSExpress.buildRouter(admin) };

@@ -40,27 +40,34 @@ const SCOPE_GRID: Partial<Record<Resource, Partial<Record<Ability, Scope>>>> = {
   orderHistory: { viewAny: 'VIEW ORDERS', view: 'VIEW ORDERS' },
 };
 
-/** Seller-managed users may not be promoted to or be admins. */
+/** Roles ordered by what they may do: nobody grants, changes or acts as a role above their own. */
+const RANK: Record<Role, number> = { agent: 1, seller: 2, admin: 3 };
+
+/**
+ * A record of another account is never allowed (services answer it like an unknown one). A record that carries a
+ * role (a user, or the owner of a token being created) may be touched only by an actor of that rank or above.
+ */
 function recordAllowed(actor: Actor, resource: Resource, record?: { account_id?: number | null; role?: string }): boolean {
   if (!record || actor.kind === 'system') return true;
   if (actor.kind === 'user' && actor.role === 'admin') return true;
   if (resource === 'city') return true;
   if (record.account_id != null && record.account_id !== actor.accountId) return false;
-  if (resource === 'user' && record.role === 'admin') return false;
+  if (record.role !== undefined && !(RANK[record.role as Role] <= RANK[actor.role])) return false;
   return true;
 }
 
-/** One decision for every entry point: REST, dashboard routes, admin panel and jobs. */
+/**
+ * One decision for every entry point: REST, dashboard routes, admin panel and jobs. A token may do what its scopes
+ * name and its owner's current role allows (a seller's DELETE LEADS token stops deleting once the seller is an agent).
+ */
 export function can(actor: Actor, ability: Ability, resource: Resource, record?: { account_id?: number | null; role?: string }): boolean {
   if (actor.kind === 'system') return true;
-  let allowed: boolean;
+  const roleAllows = ROLE_GRID[actor.role][resource]?.includes(ability) ?? false;
   if (actor.kind === 'token') {
     const scope = SCOPE_GRID[resource]?.[ability];
-    allowed = !!scope && actor.scopes.includes(scope);
-  } else {
-    allowed = ROLE_GRID[actor.role][resource]?.includes(ability) ?? false;
+    return !!scope && actor.scopes.includes(scope) && roleAllows && recordAllowed(actor, resource, record);
   }
-  return allowed && recordAllowed(actor, resource, record);
+  return roleAllows && recordAllowed(actor, resource, record);
 }
 
 export function authorize(actor: Actor, ability: Ability, resource: Resource, record?: { account_id?: number | null; role?: string }): void {

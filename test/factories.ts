@@ -1,4 +1,8 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { QueryTypes } from 'sequelize';
 import { systemActor, userActor, type Actor, type Role, type Scope, SCOPES } from '../src/actor.js';
 import type { AppContext } from '../src/app-context.js';
 
@@ -48,4 +52,40 @@ export async function makeAccount(ctx: AppContext): Promise<TestAccount> {
 export async function makeAdmin(ctx: AppContext): Promise<TestUser> {
   const a = await ctx.services.accounts.createAccount(sys, { name: `Back office ${uid()}` });
   return makeUser(ctx, a.id, 'admin');
+}
+
+/** A plaintext secret of a tenant and what the database stores of it. */
+export interface FilledAccount extends TestAccount { secrets: string[]; leadIds: number[] }
+
+/**
+ * A tenant with rows in every table the panel shows: leads (one confirmed, so an order and both histories), products,
+ * users, an API token, a shipping company with a key and a secret, an import run and an export run. `secrets` holds
+ * every secret value it owns (token, token hash, password hashes, carrier key and secret), for tests that look for leaks.
+ */
+export async function makeFilledAccount(ctx: AppContext, tag = uid()): Promise<FilledAccount> {
+  const acc = await makeAccount(ctx);
+  const { references } = await ctx.services.leads.createMany(acc.seller.actor, {
+    leads: [0, 1].map((i) => ({
+      phone: `+2126${String(acc.id).padStart(4, '0')}${i}${String(Date.now() % 1000).padStart(3, '0')}`, full_name: `Customer ${tag} ${i}`,
+      city: `Town ${tag}`, products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
+    })),
+  });
+  await ctx.services.leads.updateStatuses(acc.seller.actor, { leads: [{ reference: references[0], status: 'confirmed' }] });
+  const token = await acc.token(undefined, `key ${tag}`);
+  const apiKey = `api-key-${tag}-${crypto.randomBytes(8).toString('hex')}`;
+  const hmacSecret = `hmac-secret-${tag}-${crypto.randomBytes(8).toString('hex')}`;
+  await ctx.services.shipping.createCompany(sys, {
+    account_id: acc.id, code: `ship-${tag}`.toLowerCase().slice(0, 40), name: `Carrier ${tag}`, endpoint_url: `http://127.0.0.1:9/${tag}`,
+    api_key: apiKey, hmac_secret: hmacSecret,
+  });
+  const file = path.join(os.tmpdir(), `filled-${tag}.csv`);
+  await fs.promises.writeFile(file, `phone,sku\n+212600000001,${acc.skus.active[0]}\n`);
+  await ctx.services.imports.start(acc.seller.actor, { path: file, originalname: `upload-${tag}.csv`, size: 40 });
+  await ctx.services.exports.start(acc.seller.actor, { file_extension: 'csv' });
+  const hashes = await ctx.db.sequelize.query<{ h: string }>(
+    `SELECT password_hash AS h FROM users WHERE account_id = :id UNION ALL SELECT token_hash FROM api_tokens WHERE account_id = :id`,
+    { replacements: { id: acc.id }, type: QueryTypes.SELECT },
+  );
+  const leadIds = (await ctx.models.Lead.findAll({ where: { account_id: acc.id }, attributes: ['id'] })).map((l) => Number(l.id));
+  return { ...acc, leadIds, secrets: [token, token.split('|')[1], apiKey, hmacSecret, ...hashes.map((r) => r.h)] };
 }

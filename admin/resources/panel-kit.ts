@@ -1,10 +1,11 @@
 import {
   ForbiddenError as AdminForbiddenError, NotFoundError as AdminNotFoundError, ValidationError as AdminValidationError,
-  type ActionContext, type ActionRequest, type ActionResponse, type BaseRecord, type CurrentAdmin, type ResourceOptions,
+  type Action, type ActionContext, type ActionRequest, type ActionResponse, type BaseRecord, type CurrentAdmin,
+  type ResourceOptions, type ResourceWithOptions,
 } from 'adminjs';
 import { userActor, type Actor, type Role } from '../../src/actor.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
-import { can, isSystemWide, type Ability, type Resource } from '../../src/policy.js';
+import { can, type Ability, type Resource } from '../../src/policy.js';
 
 /** The panel's currentAdmin, filled from the dashboard session (one login for the whole dashboard). */
 export interface PanelAdmin extends CurrentAdmin { id: string; userId: number; email: string; title: string; role: Role; accountId: number }
@@ -41,19 +42,68 @@ export function allow(resource: Resource, ability: Ability) {
   };
 }
 
-/** Lists and searches of tenant data always carry the actor's account filter, whatever the URL says. */
-export function scopeList(request: ActionRequest, context: ActionContext): ActionRequest {
-  const actor = actorOf(context);
-  if (isSystemWide(actor)) return request;
-  return { ...request, query: { ...(request.query ?? {}), 'filters.account_id': String(actor.accountId) } };
-}
-
-/** Read and list actions of a tenant resource: scoped lists, record checks on show. */
+/** Read and list actions of a tenant resource; the account scope itself is applied by ScopedResource. */
 export function tenantReadActions(resource: Resource): ResourceOptions['actions'] {
   return {
-    list: { isAccessible: allow(resource, 'viewAny'), before: scopeList },
-    search: { isAccessible: allow(resource, 'viewAny'), before: scopeList },
+    list: { isAccessible: allow(resource, 'viewAny') },
+    search: { isAccessible: allow(resource, 'viewAny') },
     show: { isAccessible: allow(resource, 'view') },
+  };
+}
+
+/** Actions that only read; AdminJS calls them with GET. Every other action changes state and acts only on POST. */
+const READ_ACTIONS = new Set(['list', 'search', 'show']);
+/** AdminJS's built-in writes go through the adapter, which refuses: a resource opts in with serviceActions. */
+const BUILT_IN_WRITES = ['new', 'edit', 'delete', 'bulkDelete'];
+
+type Handler = NonNullable<Action<ActionResponse>['handler']>;
+
+/** What a GET of a state-changing action answers: the records it would act on (its confirmation page), nothing done. */
+function confirmationOf(context: ActionContext): ActionResponse {
+  if (context.record) return { record: context.record.toJSON(context.currentAdmin) };
+  if (context.records) return { records: context.records.map((r) => r.toJSON(context.currentAdmin)) };
+  return {};
+}
+
+/** A bulk action runs only when every requested id was found in the actor's scope; otherwise nothing is done. */
+function assertAllFound(request: ActionRequest, context: ActionContext): void {
+  if (!context.records) return;
+  const asked = new Set(String(request.query?.recordIds ?? '').split(','));
+  const found = new Set(context.records.map((r) => String(r.id())));
+  if (found.size !== asked.size || [...asked].some((id) => !found.has(id))) {
+    throw new AdminNotFoundError('Some of the selected records cannot be found. Nothing was changed.', 'panel');
+  }
+}
+
+function postOnly(handler: Handler): Handler {
+  return async (request, response, context) => {
+    assertAllFound(request, context);
+    if (request.method !== 'post') return confirmationOf(context);
+    return (handler as (...args: unknown[]) => Promise<ActionResponse>)(request, response, context);
+  };
+}
+
+/**
+ * Applied to every panel resource, so a resource added later gets the same rules by construction: built-in
+ * writes are closed unless declared, every action but list/search/show acts only on POST (a GET shows what it
+ * would act on), and a bulk action with any id outside the actor's scope does nothing.
+ */
+export function lockDown(resources: ResourceWithOptions[]): ResourceWithOptions[] {
+  return resources.map(({ resource, options }) => {
+    const actions = { ...(options.actions ?? {}) } as Record<string, Partial<Action<ActionResponse>>>;
+    for (const name of BUILT_IN_WRITES) actions[name] ??= { isAccessible: false };
+    for (const [name, action] of Object.entries(actions)) {
+      if (READ_ACTIONS.has(name)) continue;
+      actions[name] = { ...action, handler: postOnly((action.handler ?? defaultHandler(name)) as Handler) };
+    }
+    return { resource, options: { ...options, actions } };
+  });
+}
+
+/** Built-in write actions left closed still need a handler to wrap; they never reach it (isAccessible is false). */
+function defaultHandler(name: string): Handler {
+  return async () => {
+    throw new AdminForbiddenError(`The ${name} action is not available here.`);
   };
 }
 
@@ -93,7 +143,6 @@ export function serviceActions(resource: Resource, ops: {
   };
   if (ops.create) {
     actions.new!.handler = async (request, _response, context): Promise<ActionResponse> => {
-      if (request.method !== 'post') return {};
       const created = await guarded(() => ops.create!(actorOf(context), payloadOf(request))) as { id: number } & Record<string, unknown>;
       return {
         record: await recordJson(context, created.id),
@@ -105,7 +154,6 @@ export function serviceActions(resource: Resource, ops: {
   if (ops.update) {
     actions.edit!.handler = async (request, _response, context): Promise<ActionResponse> => {
       const id = Number(context.record!.id());
-      if (request.method !== 'post') return { record: context.record!.toJSON(context.currentAdmin) };
       await guarded(() => ops.update!(actorOf(context), id, payloadOf(request)));
       return {
         record: await recordJson(context, id),
@@ -120,9 +168,8 @@ export function serviceActions(resource: Resource, ops: {
       await guarded(() => ops.remove!(actorOf(context), [Number(record.id())]));
       return { record: record.toJSON(context.currentAdmin), redirectUrl: context.h.resourceUrl({ resourceId: context.resource.id() }), notice: { message: 'Deleted.', type: 'success' } };
     };
-    actions.bulkDelete!.handler = async (request, _response, context): Promise<ActionResponse> => {
+    actions.bulkDelete!.handler = async (_request, _response, context): Promise<ActionResponse> => {
       const records = context.records ?? [];
-      if (request.method !== 'post') return { records: records.map((r) => r.toJSON(context.currentAdmin)) };
       try {
         await ops.remove!(actorOf(context), records.map((r) => Number(r.id())));
       } catch (err) {

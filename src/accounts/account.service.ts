@@ -54,7 +54,9 @@ export function createAccountService(core: Core) {
       const v = validate<UserUpdateInput>(userUpdateSchema, input);
       const u = await User.findOne({ where: { id, ...accountScope(actor) } });
       if (!u) throw new NotFoundError();
-      authorize(actor, 'update', 'user', { account_id: u.account_id, role: v.role ?? u.role });
+      // Both the stored role and the new one: a seller may neither demote an admin nor promote anyone to admin.
+      authorize(actor, 'update', 'user', { account_id: u.account_id, role: u.role });
+      if (v.role) authorize(actor, 'update', 'user', { account_id: u.account_id, role: v.role });
       if (v.email && v.email !== u.email && (await User.findOne({ where: { email: { [Op.iLike]: v.email }, id: { [Op.ne]: id } } }))) {
         throw ValidationError.single('email', 'The email has already been taken.');
       }

@@ -353,7 +353,8 @@ export function createLeadService(core: Core) {
         const [locked] = await select<{ status: string }>('SELECT status FROM leads WHERE id = $1 FOR UPDATE', [lead.id], transaction);
         await Lead.update({
           full_name: v.full_name, phone: v.phone, phone_normalized,
-          ...(v.city_id !== undefined ? { city_id: city?.id ?? null, city: city?.name ?? null } : {}),
+          // Only a changed city_id rewrites the city: a form that sends the same (or no) city_id keeps a free-text city.
+          ...(v.city_id !== undefined && cityId !== lead.city_id ? { city_id: city?.id ?? null, city: city?.name ?? null } : {}),
           ...(v.area !== undefined ? { area: v.area || null } : {}),
           ...(v.address !== undefined ? { address: v.address || null } : {}),
         }, { where: { id: lead.id }, transaction });

@@ -13,12 +13,13 @@ const companySchema = Joi.object({
   name: Joi.string().trim().min(2).max(100).required(),
   endpoint_url: Joi.string().uri({ scheme: ['http', 'https'] }).max(500).required(),
   api_key: Joi.string().max(255).allow(null, ''),
-  hmac_secret: Joi.string().min(16).max(255).required(),
+  hmac_secret: Joi.string().min(16).max(255).allow(null, ''),
   timeout_ms: Joi.number().integer().min(100).max(120_000).default(5000),
   active: Joi.boolean().default(true),
 });
 export interface ShippingCompanyInput {
-  account_id?: number; code: string; name: string; endpoint_url: string; api_key?: string | null; hmac_secret: string; timeout_ms?: number; active?: boolean;
+  account_id?: number; code: string; name: string; endpoint_url: string; api_key?: string | null; hmac_secret?: string | null; timeout_ms?: number;
+  active?: boolean;
 }
 
 /** `sha256=<hex>` HMAC of the exact body bytes, the signature both directions use. */
@@ -45,22 +46,31 @@ export function createShippingService(core: Core) {
   const { ShippingCompany } = core.models;
 
   return {
-    /** Adds a carrier to an account (adapter `http`: signed JSON POST). */
-    async createCompany(actor: Actor, input: ShippingCompanyInput) {
+    /**
+     * Adds a carrier to an account (adapter `http`: signed JSON POST). Without an HMAC secret one is generated and
+     * returned this once (`hmac_secret`), for the user to give the carrier; no other answer ever carries it.
+     */
+    async createCompany(actor: Actor, input: ShippingCompanyInput): Promise<ReturnType<typeof companyView> & { hmac_secret?: string }> {
       const v = validate<ShippingCompanyInput>(companySchema, input);
       const account_id = (isSystemWide(actor) ? v.account_id ?? actor.accountId : actor.accountId) as number;
       if (!account_id) throw ValidationError.single('account_id', 'The account_id field is required.');
       authorize(actor, 'create', 'shippingCompany', { account_id });
       if (await ShippingCompany.findOne({ where: { account_id, code: v.code } })) throw ValidationError.single('code', 'The code has already been taken.');
-      return companyView(await ShippingCompany.create({ ...v, account_id, adapter: 'http', api_key: v.api_key || null }));
+      const generated = v.hmac_secret ? null : crypto.randomBytes(32).toString('base64url');
+      const c = await ShippingCompany.create({ ...v, account_id, adapter: 'http', api_key: v.api_key || null, hmac_secret: v.hmac_secret || generated });
+      return { ...companyView(c), ...(generated ? { hmac_secret: generated } : {}) };
     },
 
     async updateCompany(actor: Actor, id: number, input: Partial<ShippingCompanyInput>) {
       const c = await ShippingCompany.findOne({ where: { id, ...accountScope(actor) } });
       if (!c) throw new NotFoundError();
       authorize(actor, 'update', 'shippingCompany', c);
-      const v = validate<ShippingCompanyInput>(companySchema.fork(['code', 'name', 'endpoint_url', 'hmac_secret'], (s) => s.optional()), input);
-      return companyView(await c.update({ ...v, account_id: c.account_id }));
+      const v = validate<ShippingCompanyInput>(companySchema.fork(['code', 'name', 'endpoint_url'], (s) => s.optional()), input);
+      // Secrets are write-only: an empty value keeps the stored one (an API key is removed with null).
+      const { hmac_secret, api_key, ...rest } = v;
+      return companyView(await c.update({
+        ...rest, account_id: c.account_id, ...(hmac_secret ? { hmac_secret } : {}), ...(api_key || api_key === null ? { api_key } : {}),
+      }));
     },
 
     async listCompanies(actor: Actor, accountId?: number) {

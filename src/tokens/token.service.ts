@@ -41,7 +41,7 @@ export function createTokenService(core: Core) {
       const ownerId = v.user_id ?? (actor.kind === 'system' ? undefined : actor.userId);
       const owner = ownerId ? await User.findOne({ where: { id: ownerId, ...accountScope(actor) } }) : null;
       if (!owner) throw ValidationError.single('user_id', 'The selected user_id is invalid.');
-      authorize(actor, 'create', 'token', { account_id: owner.account_id });
+      authorize(actor, 'create', 'token', { account_id: owner.account_id, role: owner.role });
       const secret = crypto.randomBytes(30).toString('base64url').slice(0, 40);
       const t = await ApiToken.create({
         account_id: owner.account_id, user_id: owner.id, name: v.name, scopes: v.scopes, expires_at: v.expires_at ?? null,

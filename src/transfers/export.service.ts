@@ -144,8 +144,9 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
         ExportRun.update({ rows_written: progress.rows }, { where: { id: run.id, status: 'running' } }).catch(() => {});
       }, 2000);
       try {
-        const filters = { ...(run.filters as LeadFilters), account_id: run.account_id };
-        const { where, params } = deps.leads.listQuery(actor, filters);
+        // The list's own scope: a seller's export is their account whatever the filters say; an admin's is the account
+        // chosen in the filters (or every account), like the admin's list.
+        const { where, params } = deps.leads.listQuery(actor, run.filters as LeadFilters);
         const count = run.file_extension === 'csv'
           ? await csvInHalves(where, params, file, progress)
           : await withPgClient(sequelize, async (client) => {

@@ -1,8 +1,10 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { getCtx } from '../hooks.js';
-import { makeAccount, makeAdmin, type TestAccount } from '../factories.js';
+import { makeAccount, makeAdmin, makeFilledAccount, type TestAccount } from '../factories.js';
 import { startTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
 import { chromiumAvailable, CHROMIUM, launch, loginAs, shot } from './browser.js';
@@ -100,7 +102,8 @@ describe('admin panel in Chromium', function () {
     expect(fs.readFileSync((await report.path())!, 'utf8')).to.match(/^row,column,message\n3,phone,/);
 
     await p.goto(`${web.url}/admin/resources/leads`);
-    await Promise.all([p.waitForURL(/\/admin\/resources\/export_runs/), p.getByText('Export CSV', { exact: true }).click()]);
+    await p.getByText('Export CSV', { exact: true }).click();
+    await Promise.all([p.waitForURL(/\/admin\/resources\/export_runs/), p.getByRole('button', { name: 'Confirm' }).click()]);
     const exp = (await ExportRun.findOne({ where: { account_id: acc.id } }))!;
     await getCtx().services.exports.run(exp.id);
     await p.goto(`${web.url}/admin/resources/export_runs/records/${exp.id}/show`);
@@ -166,5 +169,45 @@ describe('admin panel in Chromium', function () {
     expect((await rest('POST', '/leads', { leads: [] })).status).to.equal(403);
     await p.reload();
     expect(await p.content()).to.not.include(token);
+  });
+
+  it('seller: every panel page shows only their account; a cross-site link or form to a delete URL leaves the lead in place', async () => {
+    const ctx = getCtx();
+    const own = await makeFilledAccount(ctx, 'browser-own');
+    const foreign = await makeFilledAccount(ctx, 'browser-foreign');
+    const p = await page(own.seller);
+    await p.goto(`${web.url}/admin/resources/leads?filters=`);
+    await p.waitForSelector('text=Customer browser-own 1');
+    await shot(p, 'seller-leads-tampered-filter');
+    for (const resource of ['leads', 'orders', 'lead_histories', 'order_histories', 'products', 'users', 'accounts', 'api_tokens', 'shipping_companies', 'import_runs', 'export_runs']) {
+      await p.goto(`${web.url}/admin/resources/${resource}?filters=&perPage=500`);
+      await p.waitForLoadState('networkidle');
+      const text = await p.content();
+      expect(text, resource).to.not.include('browser-foreign').and.not.include(foreign.name);
+    }
+
+    // Another site (localhost is another site than 127.0.0.1): a link to the API, a link to the panel's delete page, a form.
+    const lead = (await ctx.models.Lead.findByPk(own.leadIds[1]))!;
+    const api = `${web.url}/admin/api/resources/leads/records/${lead.id}/delete`;
+    const evil = http.createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(`<a id="api" href="${api}">api</a> <a id="page" href="${web.url}/admin/resources/leads/records/${lead.id}/delete">page</a>
+        <img src="${api}"><form id="post" method="post" action="${api}"><button>go</button></form>`);
+    });
+    await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+    const evilUrl = `http://localhost:${(evil.address() as AddressInfo).port}/`;
+    try {
+      for (const id of ['#api', '#page', '#post button']) {
+        await p.goto(evilUrl);
+        await Promise.all([p.waitForLoadState('load'), p.click(id)]);
+        await p.waitForLoadState('networkidle');
+        await shot(p, `cross-site-${id.replace(/\W+/g, '')}`);
+        expect(await ctx.models.Lead.count({ where: { id: lead.id } }), id).to.equal(1);
+        // The top-level GETs carried the session (SameSite=Lax): they were refused by the panel, not by a missing login.
+        if (id === '#api') expect(await p.textContent('body')).to.include(`"reference":"${lead.reference}"`).and.not.include('Unauthenticated');
+      }
+    } finally {
+      evil.close();
+    }
   });
 });

@@ -23,8 +23,10 @@ describe('admin panel scoping', function () {
     const { references } = await ctx.services.leads.createMany(b.seller.actor, { leads: [{ phone: '+212670000002', full_name: 'Foreign Lead', products: [{ sku: b.skus.active[0], quantity: 1, price: 10 }] }] });
     const foreign = await ctx.models.Lead.findOne({ where: { reference: references[0] } });
     const c = await login(web.url, a.seller.email, a.seller.password);
-    const list = await c.json('GET', `/admin/api/resources/leads/actions/list?filters.account_id=${b.id}&perPage=100`);
-    expect(list.status).to.equal(200);
+    const tampered = await c.json('GET', `/admin/api/resources/leads/actions/list?filters.account_id=${b.id}&perPage=100`);
+    expect(tampered.status).to.equal(200);
+    expect(tampered.body.meta.total).to.equal(0);
+    const list = await c.json('GET', '/admin/api/resources/leads/actions/list?perPage=100');
     expect(list.body.meta.total).to.equal(1);
     expect(list.body.records.map((r: { params: { full_name: string } }) => r.params.full_name)).to.deep.equal(['Own Lead']);
     const search = await c.json('GET', '/admin/api/resources/leads/search/Foreign');

@@ -1,0 +1,40 @@
+import React, { useState } from 'react';
+import { Box, Button, H3, Text } from '@adminjs/design-system';
+import { ApiClient, useActionResponseHandler, type ActionProps } from 'adminjs';
+
+const api = new ApiClient();
+
+/**
+ * The page of a state-changing custom action (push, export): it says what will happen and acts only when the button
+ * is pressed, with a POST. Loading the action's address (a link from another site, a reload) does nothing, and the
+ * server acts on POST only. A resource action sends the list's filters from the address along.
+ */
+export default function ConfirmAction({ action, resource, record, records }: ActionProps) {
+  const handleResponse = useActionResponseHandler();
+  const [busy, setBusy] = useState(false);
+  const question = String((action.custom as { confirm?: string }).confirm ?? action.guard ?? `${action.label}?`);
+  const count = records?.length ?? 0;
+
+  const run = () => {
+    setBusy(true);
+    const data = new FormData();
+    const names = { resourceId: resource.id, actionName: action.name, data };
+    const call = action.actionType === 'bulk'
+      ? api.bulkAction({ ...names, recordIds: (records ?? []).map((r) => r.id) })
+      : action.actionType === 'record'
+        ? api.recordAction({ ...names, recordId: String(record?.id) })
+        : api.resourceAction({ ...names, params: Object.fromEntries(new URLSearchParams(window.location.search)) });
+    call.then(handleResponse).finally(() => setBusy(false));
+  };
+
+  return (
+    <Box variant="container" p="xl">
+      <H3>{action.label}</H3>
+      <Text mb="lg">{question}</Text>
+      {action.actionType === 'bulk' && <Text mb="lg">{count} selected.</Text>}
+      <Button variant="contained" onClick={run} disabled={busy || (action.actionType === 'bulk' && !count)}>
+        {busy ? 'Working…' : 'Confirm'}
+      </Button>
+    </Box>
+  );
+}

@@ -1,0 +1,212 @@
+import { Resource as SequelizeResource } from '@adminjs/sequelize';
+import { BaseRecord, ForbiddenError as AdminForbiddenError, type ActionContext, type Filter } from 'adminjs';
+import { Op, literal, type FindAttributeOptions, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
+import { isSystemWide } from '../../src/policy.js';
+import { actorOf } from './panel-kit.js';
+
+/** Columns the panel never reads: hashes, secrets, keys and server paths (matched by name, so new ones are covered). */
+const WITHHELD = /password|hash|secret|api_key|file_path/;
+/** Withheld columns a user sets and replaces: the panel reads `<column>_state` ('set' / 'not set') instead. */
+const WRITE_ONLY = /secret|api_key/;
+/** Reference data every role reads and only services write; any other model must carry `account_id`. */
+const SHARED_MODELS = new Set(['City']);
+/** Sequelize integer types and their largest value (a bigger id is "not found", not a database error). */
+const INT_MAX: Record<string, bigint> = { INTEGER: 2_147_483_647n, BIGINT: 9_223_372_036_854_775_807n, SMALLINT: 32_767n };
+const MAX_PER_PAGE = 500;
+const MAX_OFFSET = 10_000_000;
+const MAX_TEXT = 200;
+
+type Attr = { type: { key: string }; fieldName: string };
+type Sort = { sortBy?: string; direction?: string };
+
+/** '12' within the column's range → 12 (as text for bigints), anything else → null. */
+function intValue(value: unknown, typeKey: string): string | null {
+  if (typeof value !== 'string' && typeof value !== 'number') return null;
+  const text = String(value);
+  if (!/^[0-9]{1,19}$/.test(text)) return null;
+  return BigInt(text) <= (INT_MAX[typeKey] ?? 0n) ? String(BigInt(text)) : null;
+}
+
+function dateValue(value: unknown): Date | null {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)) return null;
+  const d = new Date(value);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+function likePattern(value: unknown): string | null {
+  if (typeof value !== 'string' || !value || value.length > MAX_TEXT || value.includes('\u0000')) return null;
+  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function clamp(value: unknown, min: number, max: number, fallback: number): number {
+  const n = Number(value);
+  return Number.isInteger(n) ? Math.min(Math.max(n, min), max) : fallback;
+}
+
+/**
+ * The one door between the panel and the database. Every read AdminJS makes (list, search, show, edit, delete, bulk
+ * and custom actions, reference lookups and filter population) passes the action context, and every query this
+ * adapter runs carries the actor's account scope, built here from the session's user. The request only contributes
+ * filters on allow-listed properties (visible in the panel's filter, or the title for search), each value parsed
+ * by its column type; anything else is ignored. Withheld columns are never selected. Writes go through the
+ * services (panel-kit's serviceActions), so the adapter's own create/update/delete refuse.
+ */
+export class ScopedResource extends SequelizeResource {
+  private readonly model: ModelStatic<Model>;
+  private readonly attrs: Record<string, Attr>;
+  private readonly tenantColumn: 'account_id' | 'id' | null;
+  private readonly selected: FindAttributeOptions;
+  private readonly states: string[];
+
+  constructor(model: ModelStatic<Model>) {
+    super(model as never);
+    this.model = model;
+    this.attrs = model.getAttributes() as unknown as Record<string, Attr>;
+    if (this.attrs.account_id) this.tenantColumn = 'account_id';
+    else if (model.name === 'Account') this.tenantColumn = 'id';
+    else if (SHARED_MODELS.has(model.name)) this.tenantColumn = null;
+    else throw new Error(`Panel resource ${model.name} has no account_id: declare it shared or give it an account.`);
+    const withheld = Object.keys(this.attrs).filter((k) => WITHHELD.test(k));
+    const writeOnly = withheld.filter((k) => WRITE_ONLY.test(k));
+    this.states = writeOnly.map((k) => `${k}_state`);
+    this.selected = {
+      exclude: withheld,
+      include: writeOnly.map((k) => [literal(`("${k}" IS NOT NULL AND "${k}" <> '')`), `${k}_state`]),
+    };
+  }
+
+  static isAdapterFor(raw: unknown): boolean {
+    return SequelizeResource.isAdapterFor(raw);
+  }
+
+  /** The account condition of the acting user; a call without an actor is refused rather than left unscoped. */
+  scopeOf(context?: ActionContext): WhereOptions {
+    if (!context?.currentAdmin) throw new AdminForbiddenError('The panel reads data only for a signed-in user.');
+    const actor = actorOf(context);
+    if (this.tenantColumn === null || isSystemWide(actor)) return {};
+    return { [this.tenantColumn]: actor.accountId };
+  }
+
+  /** The properties a request may filter on: those the panel offers as filters, and the title (search). */
+  private filterable(): Map<string, { values: string[] | null }> {
+    const decorated = this.decorate();
+    const props = [...decorated.getProperties({ where: 'filter' }), decorated.titleProperty()];
+    return new Map(props.filter((p) => p && this.attrs[p.propertyPath] && !WITHHELD.test(p.propertyPath))
+      .map((p) => [p.propertyPath, { values: p.availableValues()?.map((v) => String(v.value)) ?? null }]));
+  }
+
+  /** One condition per allowed filter whose value parses for its column; everything else is dropped. */
+  private conditions(filter: Filter | undefined): WhereOptions[] {
+    const allowed = this.filterable();
+    const out: WhereOptions[] = [];
+    for (const { path, value } of Object.values(filter?.filters ?? {})) {
+      const rule = allowed.get(path);
+      const attr = this.attrs[path];
+      if (!rule || !attr) continue;
+      const cond = this.condition(path, attr.type.key, rule.values, value);
+      if (cond) out.push(cond);
+    }
+    return out;
+  }
+
+  private condition(path: string, typeKey: string, values: string[] | null, value: unknown): WhereOptions | null {
+    if (values) return typeof value === 'string' && values.includes(value) ? { [path]: value } : null;
+    if (typeKey in INT_MAX) {
+      const n = intValue(value, typeKey);
+      return n === null ? null : { [path]: n };
+    }
+    if (typeKey === 'BOOLEAN') return value === 'true' || value === 'false' ? { [path]: value === 'true' } : null;
+    if (typeKey === 'DATE' || typeKey === 'DATEONLY') {
+      const range = (value && typeof value === 'object' ? value : {}) as { from?: unknown; to?: unknown };
+      const from = dateValue(range.from);
+      const to = dateValue(range.to);
+      if (!from && !to) return null;
+      return { [path]: { ...(from ? { [Op.gte]: from } : {}), ...(to ? { [Op.lte]: to } : {}) } };
+    }
+    if (typeKey === 'DECIMAL' || typeKey === 'FLOAT' || typeKey === 'DOUBLE') {
+      return typeof value === 'string' && /^-?\d{1,12}(\.\d{1,4})?$/.test(value) ? { [path]: value } : null;
+    }
+    if (typeKey === 'STRING' || typeKey === 'TEXT' || typeKey === 'CHAR') {
+      const pattern = likePattern(value);
+      return pattern === null ? null : { [path]: { [Op.iLike]: pattern } };
+    }
+    return null;
+  }
+
+  private where(filter: Filter | undefined, context?: ActionContext): WhereOptions {
+    return { [Op.and]: [this.scopeOf(context), ...this.conditions(filter)] };
+  }
+
+  /** Sorting only by what the list shows (or the id / the resource's default), in one of the two directions. */
+  private order(sort: Sort = {}): [string, string][] {
+    const decorated = this.decorate();
+    const sortable = new Set(decorated.getListProperties().filter((p) => p.isSortable()).map((p) => p.propertyPath));
+    const fallback = decorated.options.sort?.sortBy ?? this.primaryKey();
+    sortable.add(fallback);
+    const by = sort.sortBy && sortable.has(sort.sortBy) && this.attrs[sort.sortBy] && !WITHHELD.test(sort.sortBy) ? sort.sortBy : fallback;
+    const direction = sort.direction === 'desc' || sort.direction === 'asc' ? sort.direction : decorated.options.sort?.direction ?? 'asc';
+    return [[by, direction.toUpperCase()], [this.primaryKey(), direction.toUpperCase()]];
+  }
+
+  private record(row: Model): BaseRecord {
+    const params: Record<string, unknown> = row.toJSON();
+    for (const state of this.states) params[state] = params[state] ? 'set' : 'not set';
+    return new BaseRecord(params, this);
+  }
+
+  private validIds(ids: unknown[]): string[] {
+    const pk = this.attrs[this.primaryKey()];
+    return ids.map((id) => intValue(id, pk.type.key)).filter((id): id is string => id !== null);
+  }
+
+  async count(filter: Filter, context?: ActionContext): Promise<number> {
+    return this.model.count({ where: this.where(filter, context) });
+  }
+
+  async find(filter: Filter, options: { limit?: number; offset?: number; sort?: Sort } = {}, context?: ActionContext): Promise<BaseRecord[]> {
+    const rows = await this.model.findAll({
+      where: this.where(filter, context),
+      attributes: this.selected,
+      limit: clamp(options.limit, 1, MAX_PER_PAGE, 10),
+      offset: clamp(options.offset, 0, MAX_OFFSET, 0),
+      order: this.order(options.sort),
+    });
+    return rows.map((row) => this.record(row));
+  }
+
+  async findOne(id: unknown, context?: ActionContext): Promise<BaseRecord | null> {
+    const [valid] = this.validIds([id]);
+    const scope = this.scopeOf(context);
+    if (!valid) return null;
+    const row = await this.model.findOne({ where: { [Op.and]: [scope, { [this.primaryKey()]: valid }] }, attributes: this.selected });
+    return row ? this.record(row) : null;
+  }
+
+  async findMany(ids: unknown[], context?: ActionContext): Promise<BaseRecord[]> {
+    const valid = this.validIds(Array.isArray(ids) ? ids : []);
+    const scope = this.scopeOf(context);
+    if (!valid.length) return [];
+    const rows = await this.model.findAll({ where: { [Op.and]: [scope, { [this.primaryKey()]: { [Op.in]: valid } }] }, attributes: this.selected });
+    return rows.map((row) => this.record(row));
+  }
+
+  async populate(): Promise<never> {
+    throw new AdminForbiddenError('The panel populates references through the scoped findMany.');
+  }
+
+  async findById(): Promise<never> {
+    throw new AdminForbiddenError('The panel reads records through the scoped findOne.');
+  }
+
+  async create(): Promise<never> {
+    throw new AdminForbiddenError('The panel writes through the services.');
+  }
+
+  async update(): Promise<never> {
+    throw new AdminForbiddenError('The panel writes through the services.');
+  }
+
+  async delete(): Promise<never> {
+    throw new AdminForbiddenError('The panel writes through the services.');
+  }
+}
