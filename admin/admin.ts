@@ -174,7 +174,7 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
           ...serviceActions('user', {
             create: (actor, p) => s.accounts.createUser(actor, { account_id: isSystemWide(actor) && p.account_id ? Number(p.account_id) : actor.accountId as number, role: p.role as 'agent', email: String(p.email ?? ''), password: String(p.password ?? ''), name: String(p.name ?? '') }),
             update: (actor, id, p) => s.accounts.updateUser(actor, id, { name: p.name as string, email: p.email as string, role: p.role as 'agent', ...(p.password ? { password: String(p.password) } : {}), ...(p.active !== undefined ? { active: p.active === true || p.active === 'true' } : {}) }),
-            remove: async (actor, ids) => { for (const id of ids) await s.accounts.deleteUser(actor, id); },
+            remove: (actor, ids) => s.accounts.deleteUsers(actor, ids),
           }),
         },
       },
@@ -196,7 +196,7 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
           ...tenantReadActions('token'),
           ...serviceActions('token', {
             create: (actor, p) => s.tokens.createToken(actor, { name: String(p.name ?? ''), scopes: (p.scopes as never[]) ?? [], ...(p.expires_at ? { expires_at: new Date(String(p.expires_at)) } : {}) }),
-            remove: async (actor, ids) => { for (const id of ids) await s.tokens.revokeToken(actor, id); },
+            remove: (actor, ids) => s.tokens.revokeTokens(actor, ids),
             createdNotice: (t) => `Copy this API key now, it will not be shown again: ${t.token}`,
           }),
         },
@@ -313,10 +313,29 @@ export async function buildPanelRouter(ctx: AppContext): Promise<Router> {
     panel = { admin, router: AdminJSExpress.buildRouter(admin) };
   }
   const outer = express.Router();
-  outer.use(panelSession, sameOriginWrites);
+  outer.use(panelSession, sameOriginWrites, knownActions(panel.admin));
   outer.use(dropRemoteFonts);
   outer.use(panel.router);
   return outer;
+}
+
+const PANEL_API = /^\/api\/resources\/([^/]+)\/(?:actions\/([^/]+)(?:\/[^/]*)?|search\/[^/]*|records\/[^/]+\/([^/]+)|bulk\/([^/]+))\/?$/;
+
+/**
+ * AdminJS throws (a 500) on an unknown resource or action, an action called at another kind's address, or recordIds
+ * given as a list or left out; those are answered "not found" before they reach it.
+ */
+function knownActions(admin: AdminJS): RequestHandler {
+  return (req, res, next) => {
+    const m = PANEL_API.exec(req.path);
+    if (!m) return next();
+    const [, resourceId, resourceAction, recordAction, bulkAction] = m;
+    const resource = admin.resources.find((r) => r.id() === resourceId);
+    const action = resource?.decorate().actions[resourceAction ?? recordAction ?? bulkAction ?? 'search'];
+    const fits = !!action && (recordAction ? action.isRecordType() : bulkAction ? action.isBulkType() : action.isResourceType());
+    if (fits && (!bulkAction || typeof req.query.recordIds === 'string')) return next();
+    res.status(404).json({ message: 'Not found.' });
+  };
 }
 
 /** The dashboard session's user becomes AdminJS's currentAdmin; no session → the one login page. */

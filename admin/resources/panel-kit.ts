@@ -4,7 +4,7 @@ import {
   type ResourceOptions, type ResourceWithOptions,
 } from 'adminjs';
 import { userActor, type Actor, type Role } from '../../src/actor.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
 import { can, type Ability, type Resource } from '../../src/policy.js';
 
 /** The panel's currentAdmin, filled from the dashboard session (one login for the whole dashboard). */
@@ -23,6 +23,7 @@ export function toAdminError(err: unknown): unknown {
   }
   if (err instanceof ForbiddenError) return new AdminForbiddenError(err.message);
   if (err instanceof NotFoundError) return new AdminNotFoundError(err.message, 'panel');
+  if (err instanceof ConflictError) return new AdminValidationError({}, { message: err.message, type: 'conflict' });
   return err;
 }
 

@@ -17,6 +17,19 @@ export function userView(u: User): UserView {
 export function createAccountService(core: Core) {
   const { Account, User } = core.models;
 
+  /** Deletes all the users or none (each in scope, of the actor's rank or below, never the actor's own login). */
+  async function deleteUsers(actor: Actor, ids: number[]): Promise<void> {
+    const wanted = [...new Set(ids.map(Number))];
+    if (!wanted.every((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647)) throw new NotFoundError();
+    await core.db.sequelize.transaction(async (transaction) => {
+      const found = await User.findAll({ where: { id: wanted, ...accountScope(actor) }, transaction, lock: transaction.LOCK.UPDATE });
+      if (found.length !== wanted.length) throw new NotFoundError();
+      for (const u of found) authorize(actor, 'delete', 'user', u);
+      if (actor.kind !== 'system' && wanted.includes(actor.userId)) throw new ConflictError('You cannot delete your own login.');
+      await User.destroy({ where: { id: wanted }, transaction });
+    });
+  }
+
   return {
     /** Creates a tenant. Admin (or system) only. */
     async createAccount(actor: Actor, input: AccountCreateInput) {
@@ -71,12 +84,10 @@ export function createAccountService(core: Core) {
       return rows.map(userView);
     },
 
+    deleteUsers,
+
     async deleteUser(actor: Actor, id: number) {
-      const u = await User.findOne({ where: { id, ...accountScope(actor) } });
-      if (!u) throw new NotFoundError();
-      authorize(actor, 'delete', 'user', u);
-      if (actor.kind !== 'system' && actor.userId === id) throw new ConflictError('You cannot delete your own login.');
-      await u.destroy();
+      await deleteUsers(actor, [id]);
     },
 
     /** Password check for login; returns the user or null, taking the same time for unknown emails. */

@@ -255,6 +255,8 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
       } catch (err) {
         const e = err as Error;
         failure = e.name === 'TimeoutError' ? `carrier did not answer within ${company?.timeout_ms} ms` : e.message;
+        // A carrier (or whatever the endpoint points at) may echo the request: the kept error never carries its secrets.
+        for (const secret of [company?.api_key, company?.hmac_secret]) if (secret) failure = failure.split(secret).join('[secret]');
       }
       await sequelize.transaction(async (transaction) => {
         const o = (await Order.findByPk(orderId, { transaction, lock: transaction.LOCK.UPDATE }))!;

@@ -34,6 +34,25 @@ export function createTokenService(core: Core) {
   const { ApiToken, User } = core.models;
   const touched = new Map<number, number>();
 
+  /**
+   * Revokes all the tokens or none: each must be in the actor's scope (else "not found", like an unknown id) and
+   * owned by a user of the actor's rank or below (a seller cannot revoke an admin's key).
+   */
+  async function revokeTokens(actor: Actor, ids: number[]): Promise<void> {
+    const wanted = [...new Set(ids.map(Number))];
+    if (!wanted.every((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647)) throw new NotFoundError();
+    await core.db.sequelize.transaction(async (transaction) => {
+      const found = await ApiToken.findAll({
+        where: { id: wanted, ...accountScope(actor) }, include: [{ model: User, attributes: ['role'], required: true }], transaction, lock: transaction.LOCK.UPDATE,
+      });
+      if (found.length !== wanted.length) throw new NotFoundError();
+      for (const t of found) {
+        authorize(actor, 'delete', 'token', { account_id: t.account_id, role: (t as unknown as { User: { role: string } }).User.role });
+      }
+      await ApiToken.destroy({ where: { id: wanted }, transaction });
+    });
+  }
+
   return {
     /** Generates a token "{id}|{40 random chars}"; the plain value is returned once and only its hash is stored. */
     async createToken(actor: Actor, input: TokenCreateInput) {
@@ -56,12 +75,11 @@ export function createTokenService(core: Core) {
       return rows.map(tokenView);
     },
 
+    revokeTokens,
+
     /** Deleting the row is the revocation: every process looks the token up per request, so it is immediate. */
     async revokeToken(actor: Actor, id: number) {
-      const t = await ApiToken.findOne({ where: { id, ...accountScope(actor) } });
-      if (!t) throw new NotFoundError();
-      authorize(actor, 'delete', 'token', t);
-      await t.destroy();
+      await revokeTokens(actor, [id]);
     },
 
     /** Resolves a bearer value to its actor, or null when missing, malformed, unknown, expired or revoked. */

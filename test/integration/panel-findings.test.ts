@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { systemActor } from '../../src/actor.js';
 import { signBody } from '../../src/shipping/shipping.service.js';
@@ -129,6 +131,27 @@ describe('admin panel: tenancy, secrets, roles and state changes', function () {
       expect((await call('DELETE', '/leads', { references })).status).to.equal(200);
     });
 
+    it('When a seller revokes an admin\'s API key of the same account (panel, dashboard, bulk), Then the key stays valid', async () => {
+      const ctx = getCtx();
+      const admin = await makeUser(ctx, a.id, 'admin');
+      const created = await ctx.services.tokens.createToken(sys, { user_id: admin.id, name: 'admin key', scopes: ['VIEW LEADS'] });
+      const own = (await ctx.models.ApiToken.findOne({ where: { account_id: a.id, user_id: a.seller.id } }))!;
+      expect((await panel(seller, 'POST', `api_tokens/records/${created.id}/delete`)).body.notice.type).to.equal('error');
+      expect((await panel(seller, 'POST', `api_tokens/bulk/bulkDelete?recordIds=${own.id},${created.id}`)).body.notice.type).to.equal('error');
+      expect((await seller.json('DELETE', `/settings/api-keys/${created.id}/delete`)).status).to.equal(403);
+      expect((await restClient(web.url, created.token)('GET', '/leads')).status).to.equal(200);
+      expect(await ctx.models.ApiToken.count({ where: { id: [own.id, created.id] } })).to.equal(2);
+    });
+
+    it('When a bulk user delete includes the seller\'s own login, Then nobody is deleted', async () => {
+      const ctx = getCtx();
+      const extra = await makeUser(ctx, a.id, 'agent');
+      const res = await panel(seller, 'POST', `users/bulk/bulkDelete?recordIds=${extra.id},${a.seller.id}`);
+      expect(res.body.notice.type).to.equal('error');
+      expect(res.body.notice.message).to.include('own login');
+      expect(await ctx.models.User.count({ where: { id: [extra.id, a.seller.id] } })).to.equal(2);
+    });
+
     it('When a seller generates a token for an admin of the account, Then it is refused', async () => {
       const ctx = getCtx();
       const admin = await makeUser(ctx, a.id, 'admin');
@@ -143,7 +166,7 @@ describe('admin panel: tenancy, secrets, roles and state changes', function () {
       const ctx = getCtx();
       const lead = (await ctx.models.Lead.findOne({ where: { account_id: a.id, status: 'new' } }))!;
       const order = (await ctx.models.Order.findOne({ where: { account_id: a.id } }))!;
-      const token = (await ctx.models.ApiToken.findOne({ where: { account_id: a.id } }))!;
+      const token = (await ctx.models.ApiToken.findOne({ where: { account_id: a.id, user_id: a.seller.id } }))!;
       const exports = await ctx.models.ExportRun.count({ where: { account_id: a.id } });
       for (const path of [`leads/records/${lead.id}/delete`, `leads/bulk/bulkDelete?recordIds=${lead.id}`, `orders/bulk/pushToShipping?recordIds=${order.id}`,
         'leads/actions/exportCsv', 'leads/actions/exportXlsx', `api_tokens/records/${token.id}/delete`, `api_tokens/bulk/bulkDelete?recordIds=${token.id}`]) {
@@ -230,6 +253,33 @@ describe('admin panel: tenancy, secrets, roles and state changes', function () {
       const refused = await panel(agent, 'POST', `leads/records/${a.leadIds[1]}/delete`);
       expect(refused.body.notice.type).to.equal('error');
       expect(messages[refused.body.notice.message] ?? refused.body.notice.message).to.not.include('{{');
+    });
+  });
+
+  describe('carrier answers', () => {
+    it('When the carrier endpoint echoes the request, Then the kept push error carries neither the API key nor the secret', async () => {
+      const ctx = getCtx();
+      const acc = await makeAccount(ctx);
+      const echo = http.createServer((req, res) => {
+        res.statusCode = 500;
+        res.end(JSON.stringify({ key: req.headers['x-api-key'], secret: 'echo-hmac-secret-0123456789' }));
+      });
+      await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+      try {
+        await ctx.services.shipping.createCompany(sys, {
+          account_id: acc.id, code: 'echo', name: 'Echo', endpoint_url: `http://127.0.0.1:${(echo.address() as AddressInfo).port}/`,
+          api_key: 'echo-api-key-0123456789', hmac_secret: 'echo-hmac-secret-0123456789',
+        });
+        const { references } = await ctx.services.orders.createMany(acc.seller.actor, { orders: [{ phone: '+212600111222', full_name: 'Echo Customer', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] }] });
+        await ctx.services.orders.push(acc.seller.actor, { references, shipping_company: 'echo' });
+        const order = (await ctx.models.Order.findOne({ where: { reference: references[0] } }))!;
+        await ctx.services.orders.pushOne(order.id, 'test', null).catch(() => {});
+        const kept = (await ctx.models.Order.findByPk(order.id))!.last_push_error ?? '';
+        expect(kept).to.match(/HTTP 500/);
+        expect(kept).to.not.include('echo-api-key-0123456789').and.not.include('echo-hmac-secret-0123456789');
+      } finally {
+        echo.close();
+      }
     });
   });
 

@@ -137,14 +137,25 @@ describe('admin panel tenancy (generated from the panel\'s resources and actions
           }
         }
         if (action.isBulkType()) {
-          const sets = [ids.join(','), ...(ownRow ? [`${ownRow.id},${ids[0]}`] : []), 'abc', `${ids[0]},abc`];
-          for (const set of sets.filter(Boolean)) {
-            await call('GET', `/admin/api/resources/${rid}/bulk/${name}?recordIds=${set}`);
-            await call('POST', `/admin/api/resources/${rid}/bulk/${name}?recordIds=${set}`, tamperBody);
+          const sets = [ids.join(','), ...(ownRow ? [`${ownRow.id},${ids[0]}`] : []), 'abc', `${ids[0]},abc`].map((set) => `recordIds=${set}`);
+          sets.push(`recordIds[]=${ids[0]}`, `recordIds=${ids[0]}&recordIds=${ownRow?.id}`, `recordIds[a]=${ids[0]}`, '');
+          for (const set of sets) {
+            await call('GET', `/admin/api/resources/${rid}/bulk/${name}?${set}`);
+            await call('POST', `/admin/api/resources/${rid}/bulk/${name}?${set}`, tamperBody);
           }
         }
+        // The same action at the addresses of the other kinds.
+        for (const url of [`actions/${name}`, `records/${foreign[0]?.id ?? 1}/${name}`, `bulk/${name}?recordIds=${foreign[0]?.id ?? 1}`]) {
+          await call('GET', `/admin/api/resources/${rid}/${url}`);
+        }
+      }
+      for (const url of ['actions/nope', `records/${foreign[0]?.id ?? 1}/nope`, `bulk/nope?recordIds=${foreign[0]?.id ?? 1}`]) {
+        await call('GET', `/admin/api/resources/${rid}/${url}`);
+        await call('POST', `/admin/api/resources/${rid}/${url}`, tamperBody);
       }
     }
+    await call('GET', '/admin/api/resources/nope/actions/list');
+    await call('GET', '/admin/api/resources/nope/records/1/show');
     expect(await ctx.models.Lead.count({ where: { id: a.leadIds } }), 'a bulk action with a foreign id left A\'s leads in place').to.equal(2);
     return { requests, problems };
   }
