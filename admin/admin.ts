@@ -77,7 +77,7 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
     {
       resource: m.Lead,
       options: {
-        navigation: nav.leads,
+        navigation: nav.leads, titleProperty: 'full_name',
         listProperties: ['reference', 'full_name', 'phone', 'city', 'status', 'created_at', 'account_id'],
         filterProperties: ['reference', 'phone', 'full_name', 'city', 'status', 'city_id', 'created_at', 'account_id'],
         showProperties: ['reference', 'status', 'action_date', 'full_name', 'phone', 'city', 'area', 'address', 'total', 'products_summary', 'custom_data', 'history_timeline', 'created_at', 'updated_at', 'account_id'],
@@ -108,7 +108,7 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
     {
       resource: m.Order,
       options: {
-        navigation: nav.orders,
+        navigation: nav.orders, titleProperty: 'full_name',
         listProperties: ['reference', 'full_name', 'phone', 'city', 'status', 'tracking_number', 'last_push_error', 'created_at'],
         filterProperties: ['reference', 'phone', 'full_name', 'city', 'status', 'tracking_number', 'created_at', 'account_id'],
         showProperties: ['reference', 'lead_reference', 'status', 'full_name', 'phone', 'city', 'area', 'address', 'total', 'products_summary', 'tracking_number', 'push_state', 'push_attempts', 'last_push_error', 'pushed_at', 'history_timeline', 'created_at', 'account_id'],

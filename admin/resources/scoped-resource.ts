@@ -48,8 +48,9 @@ function clamp(value: unknown, min: number, max: number, fallback: number): numb
  * and custom actions, reference lookups and filter population) passes the action context, and every query this
  * adapter runs carries the actor's account scope, built here from the session's user. The request only contributes
  * filters on allow-listed properties (visible in the panel's filter, or the title for search), each value parsed
- * by its column type; anything else is ignored. Withheld columns are never selected. Writes go through the
- * services (panel-kit's serviceActions), so the adapter's own create/update/delete refuse.
+ * by its column type (a value that does not parse matches nothing); other keys are ignored. Withheld columns are
+ * never selected. Writes go through the services (panel-kit's serviceActions), so the adapter's create/update/delete
+ * refuse.
  */
 export class ScopedResource extends SequelizeResource {
   private readonly model: ModelStatic<Model>;
@@ -95,7 +96,11 @@ export class ScopedResource extends SequelizeResource {
       .map((p) => [p.propertyPath, { values: p.availableValues()?.map((v) => String(v.value)) ?? null }]));
   }
 
-  /** One condition per allowed filter whose value parses for its column; everything else is dropped. */
+  /**
+   * One condition per allowed filter. A value that does not parse for its column (a 201-character search, a NUL, a
+   * list, a bad date) matches nothing rather than being dropped, so a bad filter never widens the answer; filters on
+   * properties that are not allowed (hidden columns, unknown keys) are ignored.
+   */
   private conditions(filter: Filter | undefined): WhereOptions[] {
     const allowed = this.filterable();
     const out: WhereOptions[] = [];
@@ -103,8 +108,7 @@ export class ScopedResource extends SequelizeResource {
       const rule = allowed.get(path);
       const attr = this.attrs[path];
       if (!rule || !attr) continue;
-      const cond = this.condition(path, attr.type.key, rule.values, value);
-      if (cond) out.push(cond);
+      out.push(this.condition(path, attr.type.key, rule.values, value) ?? literal('FALSE'));
     }
     return out;
   }

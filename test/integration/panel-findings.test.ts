@@ -48,6 +48,14 @@ describe('admin panel: tenancy, secrets, roles and state changes', function () {
       expect(search.text).to.not.include('finding-b');
     });
 
+    it('When a filter value does not parse (NUL, too long, a list, a bad date), Then it matches nothing instead of being dropped', async () => {
+      for (const q of ['filters.full_name=%00', `filters.full_name=${'x'.repeat(201)}`, 'filters.status=nope', 'filters.created_at~~from=zzz']) {
+        const list = await panel(seller, 'GET', `leads/actions/list?${q}`);
+        expect([list.status, list.body.meta.total], q).to.deep.equal([200, 0]);
+      }
+      expect((await panel(seller, 'GET', 'leads/actions/list?filters.full_name=customer')).body.meta.total).to.be.greaterThan(0);
+    });
+
     it('When a seller filters by another account, Then the answer is empty rather than that account', async () => {
       const list = await panel(seller, 'GET', `leads/actions/list?filters.account_id=${b.id}`);
       expect(list.body.records).to.deep.equal([]);
