@@ -2,6 +2,7 @@ import { Resource as SequelizeResource } from '@adminjs/sequelize';
 import { BaseRecord, ForbiddenError as AdminForbiddenError, type ActionContext, type Filter } from 'adminjs';
 import { Op, literal, type FindAttributeOptions, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
 import { isSystemWide } from '../../src/policy.js';
+import { likeContains } from '../../src/query.js';
 import { actorOf } from './panel-kit.js';
 
 /** Columns the panel never reads: hashes, secrets, keys and server paths (matched by name, so new ones are covered). */
@@ -35,7 +36,7 @@ function dateValue(value: unknown): Date | null {
 
 function likePattern(value: unknown): string | null {
   if (typeof value !== 'string' || !value || value.length > MAX_TEXT || value.includes('\u0000')) return null;
-  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return likeContains(value);
 }
 
 function clamp(value: unknown, min: number, max: number, fallback: number): number {

@@ -4,6 +4,7 @@ import type { Core } from '../context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import { accountScope, authorize } from '../policy.js';
+import { idsOrNotFound } from '../query.js';
 import { validate } from '../validation.js';
 import { accountCreateSchema, userCreateSchema, userUpdateSchema, type AccountCreateInput, type UserCreateInput, type UserUpdateInput } from './account.schemas.js';
 import type { User } from './user.model.js';
@@ -19,8 +20,7 @@ export function createAccountService(core: Core) {
 
   /** Deletes all the users or none (each in scope, of the actor's rank or below, never the actor's own login). */
   async function deleteUsers(actor: Actor, ids: number[]): Promise<void> {
-    const wanted = [...new Set(ids.map(Number))];
-    if (!wanted.every((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647)) throw new NotFoundError();
+    const wanted = idsOrNotFound(ids);
     await core.db.sequelize.transaction(async (transaction) => {
       const found = await User.findAll({ where: { id: wanted, ...accountScope(actor) }, transaction, lock: transaction.LOCK.UPDATE });
       if (found.length !== wanted.length) throw new NotFoundError();

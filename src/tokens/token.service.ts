@@ -4,6 +4,7 @@ import { SCOPES, tokenActor, type Actor, type Scope } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { accountScope, authorize } from '../policy.js';
+import { idsOrNotFound } from '../query.js';
 import { validate } from '../validation.js';
 import type { ApiToken } from './api-token.model.js';
 
@@ -39,8 +40,7 @@ export function createTokenService(core: Core) {
    * owned by a user of the actor's rank or below (a seller cannot revoke an admin's key).
    */
   async function revokeTokens(actor: Actor, ids: number[]): Promise<void> {
-    const wanted = [...new Set(ids.map(Number))];
-    if (!wanted.every((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647)) throw new NotFoundError();
+    const wanted = idsOrNotFound(ids);
     await core.db.sequelize.transaction(async (transaction) => {
       const found = await ApiToken.findAll({
         where: { id: wanted, ...accountScope(actor) }, include: [{ model: User, attributes: ['role'], required: true }], transaction, lock: transaction.LOCK.UPDATE,
