@@ -1,5 +1,5 @@
 import React, { useState } from 'react';
-import { Box, Button, H3, Text } from '@adminjs/design-system';
+import { Box, Button, Text } from '@adminjs/design-system';
 import { ApiClient, useActionResponseHandler, type ActionProps } from 'adminjs';
 
 const api = new ApiClient();
@@ -12,7 +12,7 @@ const api = new ApiClient();
 export default function ConfirmAction({ action, resource, record, records }: ActionProps) {
   const handleResponse = useActionResponseHandler();
   const [busy, setBusy] = useState(false);
-  const question = String((action.custom as { confirm?: string }).confirm ?? action.guard ?? `${action.label}?`);
+  const question = String((action.custom as { confirm?: string }).confirm ?? action.guard ?? 'Go ahead?');
   const count = records?.length ?? 0;
 
   const run = () => {
@@ -29,7 +29,6 @@ export default function ConfirmAction({ action, resource, record, records }: Act
 
   return (
     <Box variant="container" p="xl">
-      <H3>{action.label}</H3>
       <Text mb="lg">{question}</Text>
       {action.actionType === 'bulk' && <Text mb="lg">{count} selected.</Text>}
       <Button variant="contained" onClick={run} disabled={busy || (action.actionType === 'bulk' && !count)}>

@@ -210,4 +210,18 @@ describe('admin panel in Chromium', function () {
       evil.close();
     }
   });
+
+  it('seller: pushes an order from the panel after confirming; opening the push address alone pushes nothing', async () => {
+    const ctx = getCtx();
+    const acc = await makeFilledAccount(ctx, 'browser-push');
+    const order = (await ctx.models.Order.findOne({ where: { account_id: acc.id } }))!;
+    const p = await page(acc.seller);
+    await p.goto(`${web.url}/admin/resources/orders/bulk/pushToShipping?recordIds=${order.id}`);
+    await p.waitForSelector('text=1 selected.');
+    await shot(p, 'order-push-confirm');
+    expect((await ctx.models.Order.findByPk(order.id))!.push_state).to.equal(order.push_state);
+    await p.getByRole('button', { name: 'Confirm' }).click();
+    await p.waitForSelector('text=/1 orders queued for/');
+    expect((await ctx.models.Order.findByPk(order.id))!.push_state).to.equal('queued');
+  });
 });
