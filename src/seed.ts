@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { systemActor } from './actor.js';
 import type { AppContext } from './app-context.js';
+import { withMigrationLock } from './db/migrator.js';
 
 export const DEMO_ACCOUNT = 'Demo Store';
 const SYSTEM_ACCOUNT = 'Back Office';
@@ -24,9 +25,14 @@ export interface SeedResult {
 
 /**
  * First-start data: an admin, the "Demo Store" account with a seller, an agent, products and the city list.
- * Idempotent: the admin's existence marks a seeded database, so a second start creates nothing.
+ * Idempotent: the admin's existence marks a seeded database, so a second start creates nothing. It runs under the
+ * migrations' advisory lock, so processes started together on a new database seed once and the others go on.
  */
 export async function seed(ctx: AppContext): Promise<SeedResult> {
+  return withMigrationLock(ctx.db.url, () => seedOnce(ctx));
+}
+
+async function seedOnce(ctx: AppContext): Promise<SeedResult> {
   const { User, Account, City } = ctx.models;
   if (await User.findOne({ where: { role: 'admin' } })) return { created: false };
   const sys = systemActor();

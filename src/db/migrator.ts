@@ -26,9 +26,11 @@ export function createMigrator(sequelize: Sequelize) {
   });
 }
 
-/** Serialises migrations across processes that start together on one database. */
-async function withMigrationLock<T>(url: string, fn: () => Promise<T>): Promise<T> {
+/** Serialises migrations and the first-start seed across processes that start together on one database. */
+export async function withMigrationLock<T>(url: string, fn: () => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
+  // A dropped connection releases the lock on the server; the error surfaces through the query that needed it.
+  client.on('error', () => {});
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);

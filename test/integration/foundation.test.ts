@@ -7,7 +7,9 @@ import pg from 'pg';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { migrateDown, migrateUp } from '../../src/db/migrator.js';
-import { getCtx } from '../hooks.js';
+import { createAppContext } from '../../src/app-context.js';
+import { seed } from '../../src/seed.js';
+import { getCtx, testConfig } from '../hooks.js';
 import { startTestServer } from '../helpers.js';
 
 function runMain(env: Record<string, string>, args: string[] = []) {
@@ -118,6 +120,69 @@ describe('foundation', () => {
         }
       } finally {
         fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('simultaneous starts', () => {
+    it('When four seeds run at once on a new database, Then one seeds and the others find it seeded', async function () {
+      this.timeout(120_000);
+      const dbName = `${new URL(getCtx().db.url).pathname.slice(1)}_seed_race`;
+      const admin = new pg.Client({ connectionString: getCtx().db.url });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+      await admin.query(`CREATE DATABASE "${dbName}"`);
+      const url = new URL(getCtx().db.url);
+      url.pathname = `/${dbName}`;
+      const ctx = await createAppContext(testConfig({ DATABASE_URL: url.toString(), PASSWORD_HASH_COST: 'normal' }));
+      try {
+        const results = await Promise.all([1, 2, 3, 4].map(() => seed(ctx)));
+        expect(results.map((r) => r.created).sort()).to.deep.equal([false, false, false, true]);
+        expect(await ctx.models.User.count({ where: { role: 'admin' } })).to.equal(1);
+      } finally {
+        await ctx.close();
+        await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => {});
+        await admin.end();
+      }
+    });
+
+    it('When 2 web and 2 worker processes start at once on an empty database, Then all reach ready and the seed runs once', async function () {
+      this.timeout(180_000);
+      const dbName = `${new URL(getCtx().db.url).pathname.slice(1)}_race`;
+      const admin = new pg.Client({ connectionString: getCtx().db.url });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+      await admin.query(`CREATE DATABASE "${dbName}"`);
+      const url = new URL(getCtx().db.url);
+      url.pathname = `/${dbName}`;
+      const ports = [0, 1, 2, 3].map(() => 20000 + Math.floor(Math.random() * 20000));
+      const outputs = ports.map(() => ({ text: '' }));
+      const children = ports.map((port, i) => {
+        const child = runMain({ DATABASE_URL: url.toString(), PORT: String(port), HOST: '127.0.0.1', ADMIN_PASSWORD: 'admin-password-1', PASSWORD_HASH_COST: 'normal' }, ['--role', i < 2 ? 'web' : 'worker']);
+        child.stdout.on('data', (d) => (outputs[i].text += d));
+        child.stderr.on('data', (d) => (outputs[i].text += d));
+        return child;
+      });
+      try {
+        const exits = children.map((c) => new Promise<number | null>((r) => c.on('exit', r)));
+        const ready = await Promise.all(ports.map((port, i) => waitFor(async () => {
+          if (children[i].exitCode !== null) throw new Error(`process ${i} exited: ${outputs[i].text}`);
+          // Web processes answer /health/ready; a worker serves no HTTP and says when it runs.
+          if (i >= 2) return outputs[i].text.includes('LeadFlow worker');
+          return (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200;
+        }, 120_000)));
+        expect(ready, outputs.map((o) => o.text).join('\n---\n')).to.deep.equal([true, true, true, true]);
+        expect(outputs.filter((o) => o.text.includes('First start')), 'the logins are printed once').to.have.length(1);
+        const seq = new Sequelize(url.toString(), { dialect: 'postgres', logging: false });
+        const [{ admins }] = await seq.query<{ admins: string }>("SELECT count(*) AS admins FROM users WHERE role = 'admin'", { type: QueryTypes.SELECT });
+        await seq.close();
+        expect(Number(admins)).to.equal(1);
+        for (const c of children) c.kill('SIGTERM');
+        expect(await Promise.all(exits)).to.deep.equal([0, 0, 0, 0]);
+      } finally {
+        for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+        await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => {});
+        await admin.end();
       }
     });
   });
