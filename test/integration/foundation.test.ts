@@ -8,6 +8,7 @@ import { QueryTypes, Sequelize } from 'sequelize';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { migrateDown, migrateUp } from '../../src/db/migrator.js';
 import { createAppContext } from '../../src/app-context.js';
+import { initModels } from '../../src/db/models.js';
 import { seed } from '../../src/seed.js';
 import { getCtx, testConfig } from '../hooks.js';
 import { startTestServer } from '../helpers.js';
@@ -141,6 +142,8 @@ describe('foundation', () => {
         expect(await ctx.models.User.count({ where: { role: 'admin' } })).to.equal(1);
       } finally {
         await ctx.close();
+        // The models are process-wide classes that the second context bound to its database: bind them back.
+        initModels(getCtx().db.sequelize);
         await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => {});
         await admin.end();
       }
