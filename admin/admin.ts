@@ -251,7 +251,7 @@ function pick(p: Record<string, unknown>, keys: string[]): Record<string, unknow
   return Object.fromEntries(keys.filter((k) => p[k] !== undefined).map((k) => [k, p[k]]));
 }
 
-/** Form strings of a shipping company → the service's types (an empty secret field keeps or generates the secret). */
+/** Form strings of a shipping company's number and flag → the service's types (other fields stay strings). */
 function companyValues(p: Record<string, unknown>) {
   return {
     ...(p.timeout_ms !== undefined ? { timeout_ms: Number(p.timeout_ms) } : {}),

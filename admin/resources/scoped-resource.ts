@@ -59,6 +59,7 @@ export class ScopedResource extends SequelizeResource {
   private readonly tenantColumn: 'account_id' | 'id' | null;
   private readonly selected: FindAttributeOptions;
   private readonly states: string[];
+  private allowedFilters: Map<string, { values: string[] | null }> | undefined;
 
   constructor(model: ModelStatic<Model>) {
     super(model as never);
@@ -91,6 +92,12 @@ export class ScopedResource extends SequelizeResource {
 
   /** The properties a request may filter on: those the panel offers as filters, and the title (search). */
   private filterable(): Map<string, { values: string[] | null }> {
+    // Built once: the decorator (the resource's options) exists only after AdminJS has loaded, and never changes.
+    this.allowedFilters ??= this.allowedFiltersOf();
+    return this.allowedFilters;
+  }
+
+  private allowedFiltersOf(): Map<string, { values: string[] | null }> {
     const decorated = this.decorate();
     const props = [...decorated.getProperties({ where: 'filter' }), decorated.titleProperty()];
     return new Map(props.filter((p) => p && this.attrs[p.propertyPath] && !WITHHELD.test(p.propertyPath))

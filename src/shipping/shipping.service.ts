@@ -17,6 +17,9 @@ const companySchema = Joi.object({
   timeout_ms: Joi.number().integer().min(100).max(120_000).default(5000),
   active: Joi.boolean().default(true),
 });
+/** A change names only what changes: no field is required and no default (timeout, active) is filled in. */
+const updateSchema = companySchema.fork(['code', 'name', 'endpoint_url'], (s) => s.optional()).prefs({ noDefaults: true });
+
 export interface ShippingCompanyInput {
   account_id?: number; code: string; name: string; endpoint_url: string; api_key?: string | null; hmac_secret?: string | null; timeout_ms?: number;
   active?: boolean;
@@ -65,7 +68,7 @@ export function createShippingService(core: Core) {
       const c = await ShippingCompany.findOne({ where: { id, ...accountScope(actor) } });
       if (!c) throw new NotFoundError();
       authorize(actor, 'update', 'shippingCompany', c);
-      const v = validate<ShippingCompanyInput>(companySchema.fork(['code', 'name', 'endpoint_url'], (s) => s.optional()), input);
+      const v = validate<ShippingCompanyInput>(updateSchema, input);
       // Secrets are write-only: an empty value keeps the stored one (an API key is removed with null).
       const { hmac_secret, api_key, ...rest } = v;
       return companyView(await c.update({

@@ -28,6 +28,24 @@ async function waitFor(fn: () => Promise<boolean>, ms: number): Promise<boolean>
   return false;
 }
 
+/** An empty database beside the suite's own, on the same server; `drop()` removes it. */
+async function freshDatabase(suffix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${new URL(getCtx().db.url).pathname.slice(1)}_${suffix}`;
+  const admin = new pg.Client({ connectionString: getCtx().db.url });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(getCtx().db.url);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {});
+      await admin.end();
+    },
+  };
+}
+
 describe('foundation', () => {
   describe('configuration', () => {
     it('names the variable in one line when a value is invalid', () => {
@@ -128,14 +146,8 @@ describe('foundation', () => {
   describe('simultaneous starts', () => {
     it('When four seeds run at once on a new database, Then one seeds and the others find it seeded', async function () {
       this.timeout(120_000);
-      const dbName = `${new URL(getCtx().db.url).pathname.slice(1)}_seed_race`;
-      const admin = new pg.Client({ connectionString: getCtx().db.url });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-      await admin.query(`CREATE DATABASE "${dbName}"`);
-      const url = new URL(getCtx().db.url);
-      url.pathname = `/${dbName}`;
-      const ctx = await createAppContext(testConfig({ DATABASE_URL: url.toString(), PASSWORD_HASH_COST: 'normal' }));
+      const db = await freshDatabase('seed_race');
+      const ctx = await createAppContext(testConfig({ DATABASE_URL: db.url, PASSWORD_HASH_COST: 'normal' }));
       try {
         const results = await Promise.all([1, 2, 3, 4].map(() => seed(ctx)));
         expect(results.map((r) => r.created).sort()).to.deep.equal([false, false, false, true]);
@@ -144,24 +156,17 @@ describe('foundation', () => {
         await ctx.close();
         // The models are process-wide classes that the second context bound to its database: bind them back.
         initModels(getCtx().db.sequelize);
-        await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => {});
-        await admin.end();
+        await db.drop();
       }
     });
 
     it('When 2 web and 2 worker processes start at once on an empty database, Then all reach ready and the seed runs once', async function () {
       this.timeout(180_000);
-      const dbName = `${new URL(getCtx().db.url).pathname.slice(1)}_race`;
-      const admin = new pg.Client({ connectionString: getCtx().db.url });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-      await admin.query(`CREATE DATABASE "${dbName}"`);
-      const url = new URL(getCtx().db.url);
-      url.pathname = `/${dbName}`;
+      const db = await freshDatabase('race');
       const ports = [0, 1, 2, 3].map(() => 20000 + Math.floor(Math.random() * 20000));
       const outputs = ports.map(() => ({ text: '' }));
       const children = ports.map((port, i) => {
-        const child = runMain({ DATABASE_URL: url.toString(), PORT: String(port), HOST: '127.0.0.1', ADMIN_PASSWORD: 'admin-password-1', PASSWORD_HASH_COST: 'normal' }, ['--role', i < 2 ? 'web' : 'worker']);
+        const child = runMain({ DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', ADMIN_PASSWORD: 'admin-password-1', PASSWORD_HASH_COST: 'normal' }, ['--role', i < 2 ? 'web' : 'worker']);
         child.stdout.on('data', (d) => (outputs[i].text += d));
         child.stderr.on('data', (d) => (outputs[i].text += d));
         return child;
@@ -176,7 +181,7 @@ describe('foundation', () => {
         }, 120_000)));
         expect(ready, outputs.map((o) => o.text).join('\n---\n')).to.deep.equal([true, true, true, true]);
         expect(outputs.filter((o) => o.text.includes('First start')), 'the logins are printed once').to.have.length(1);
-        const seq = new Sequelize(url.toString(), { dialect: 'postgres', logging: false });
+        const seq = new Sequelize(db.url, { dialect: 'postgres', logging: false });
         const [{ admins }] = await seq.query<{ admins: string }>("SELECT count(*) AS admins FROM users WHERE role = 'admin'", { type: QueryTypes.SELECT });
         await seq.close();
         expect(Number(admins)).to.equal(1);
@@ -184,8 +189,7 @@ describe('foundation', () => {
         expect(await Promise.all(exits)).to.deep.equal([0, 0, 0, 0]);
       } finally {
         for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-        await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => {});
-        await admin.end();
+        await db.drop();
       }
     });
   });
@@ -193,31 +197,24 @@ describe('foundation', () => {
   describe('migrations', () => {
     it('migrate down to zero and up again leaves the full schema', async function () {
       this.timeout(60_000);
-      const base = new URL(getCtx().db.url);
-      const dbName = `${base.pathname.slice(1)}_migrations`;
-      const admin = new pg.Client({ connectionString: getCtx().db.url });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS "${dbName}"`);
-      await admin.query(`CREATE DATABASE "${dbName}"`);
-      await admin.end();
-      const url = new URL(getCtx().db.url);
-      url.pathname = `/${dbName}`;
-      const seq = new Sequelize(url.toString(), { dialect: 'postgres', logging: false });
+      const db = await freshDatabase('migrations');
+      const seq = new Sequelize(db.url, { dialect: 'postgres', logging: false });
       try {
         const tables = async () => (await seq.query<{ name: string }>(
           "SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'schema_migrations' ORDER BY 1",
           { type: QueryTypes.SELECT },
         )).map((r) => r.name);
-        const up1 = await migrateUp(seq, url.toString());
+        const up1 = await migrateUp(seq, db.url);
         expect(up1.length).to.be.greaterThan(0);
         const full = await tables();
         expect(full).to.include.members(['accounts', 'users', 'leads', 'lead_products', 'lead_histories', 'orders', 'order_histories', 'api_tokens', 'agenda_jobs', 'sessions', 'import_runs', 'export_runs', 'shipping_companies', 'cities', 'products']);
-        await migrateDown(seq, url.toString(), true);
+        await migrateDown(seq, db.url, true);
         expect(await tables()).to.deep.equal([]);
-        await migrateUp(seq, url.toString());
+        await migrateUp(seq, db.url);
         expect(await tables()).to.deep.equal(full);
       } finally {
         await seq.close();
+        await db.drop();
       }
     });
   });

@@ -91,6 +91,18 @@ describe('admin panel: tenancy, secrets, roles and state changes', function () {
       expect(callback.status).to.equal(422); // signature accepted; the unknown order is what is refused
     });
 
+    it('When only a company\'s name is edited, Then its timeout, active flag, key and secret stay as they were', async () => {
+      const ctx = getCtx();
+      const c = await ctx.services.shipping.createCompany(sys, {
+        account_id: a.id, code: 'keepship', name: 'Keep', endpoint_url: 'http://127.0.0.1:9/k', timeout_ms: 9000, active: false,
+        api_key: 'keep-api-key-123', hmac_secret: 'keep-hmac-secret-1234',
+      });
+      expect((await panel(seller, 'POST', `shipping_companies/records/${c.id}/edit`, { name: 'Kept Settings' })).body.notice.type).to.equal('success');
+      const after = (await ctx.models.ShippingCompany.findByPk(c.id))!;
+      expect([after.name, after.timeout_ms, after.active, after.api_key, after.hmac_secret])
+        .to.deep.equal(['Kept Settings', 9000, false, 'keep-api-key-123', 'keep-hmac-secret-1234']);
+    });
+
     it('When a seller searches or sorts users by password_hash, Then the hidden column changes nothing in the answer', async () => {
       const plain = await panel(seller, 'GET', 'users/actions/search/?perPage=500');
       const hash = a.secrets.find((s) => s.startsWith('$argon2'))!;
