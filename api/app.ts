@@ -7,6 +7,14 @@ import { apiDocsHtml } from './openapi.js';
 import { createRestRouter } from './routes/index.js';
 import { mountDashboard } from '../admin/router.js';
 
+const READY_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms); });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 /** Builds the HTTP application (no listen): health, REST API, dashboard and panel. */
 export async function createApp(ctx: AppContext): Promise<Express> {
   const app = express();
@@ -24,12 +32,12 @@ export async function createApp(ctx: AppContext): Promise<Express> {
   });
   app.get('/health/ready', async (_req, res) => {
     try {
-      await ctx.db.sequelize.query('SELECT 1');
-      await ctx.jobs.ping();
+      // A server that accepts connections but does not answer must not hold the probe (or the prober) hanging.
+      await withTimeout(Promise.all([ctx.db.sequelize.query('SELECT 1'), ctx.jobs.ping()]), READY_TIMEOUT_MS);
       res.json({ status: 'ok', database: 'ok', jobs: 'ok' });
     } catch (err) {
-      ctx.logger.warn({ err }, 'readiness check failed');
-      res.status(503).json({ status: 'unavailable' });
+      ctx.logger.warn({ err: (err as Error).message }, 'readiness check failed');
+      res.status(503).set('Retry-After', '5').json({ status: 'unavailable' });
     }
   });
 

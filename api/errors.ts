@@ -1,6 +1,10 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import { AppError, ConflictError, ForbiddenError, NotFoundError, RateLimitedError, UnauthenticatedError, ValidationError } from '../src/errors.js';
+import { isDatabaseUnavailable } from '../src/db/index.js';
 import type { Logger } from '../src/logger.js';
+
+/** Seconds a client is asked to wait while the database is unreachable (a restart takes a few seconds). */
+const UNAVAILABLE_RETRY_AFTER = 5;
 
 /** The one table from typed errors to HTTP status codes (bodies follow decisions.md, Laravel style). */
 export function statusFor(err: unknown): number {
@@ -10,18 +14,21 @@ export function statusFor(err: unknown): number {
   if (err instanceof NotFoundError) return 404;
   if (err instanceof ConflictError) return 409;
   if (err instanceof RateLimitedError) return 429;
+  if (isDatabaseUnavailable(err)) return 503;
   return 500;
 }
 
 export function errorBody(err: unknown): Record<string, unknown> {
   if (err instanceof ValidationError) return { message: err.message, errors: err.errors };
   if (err instanceof AppError) return { message: err.message };
+  if (isDatabaseUnavailable(err)) return { message: 'Service temporarily unavailable. Please retry shortly.' };
   return { message: 'Server Error' };
 }
 
 export function sendError(res: Response, err: unknown): void {
   const status = statusFor(err);
   if (err instanceof RateLimitedError) res.set('Retry-After', String(err.retryAfterSeconds));
+  if (status === 503) res.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER));
   res.status(status).json(errorBody(err));
 }
 
@@ -38,7 +45,8 @@ export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
       res.status(httpStatus).json({ message });
       return;
     }
-    if (statusFor(err) === 500) logger.error({ err, reqId: req.id, url: req.originalUrl }, 'unhandled error');
+    if (statusFor(err) === 503) logger.warn({ reqId: req.id, url: req.originalUrl, err: (err as Error).message }, 'database unavailable');
+    else if (statusFor(err) === 500) logger.error({ err, reqId: req.id, url: req.originalUrl }, 'unhandled error');
     sendError(res, err);
   };
 }

@@ -1,6 +1,10 @@
 import http from 'node:http';
 import type { AppContext } from '../src/app-context.js';
+import { ConfigError } from '../src/config.js';
 import { createApp } from './app.js';
+
+/** How long in-flight requests may run on after a shutdown begins. */
+const CLOSE_GRACE_MS = 6000;
 
 export interface WebServer {
   server: http.Server;
@@ -14,7 +18,10 @@ export async function startWebServer(ctx: AppContext, port = ctx.config.port, ho
   const server = http.createServer(app);
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      const why = err.code === 'EADDRINUSE' ? 'is already in use' : err.code === 'EACCES' ? 'needs privileges this user lacks' : null;
+      reject(why ? new ConfigError(`Invalid environment variable PORT: ${host}:${port} ${why}; choose another port`) : err);
+    });
     server.listen(port, host, () => resolve());
   });
   const actualPort = (server.address() as { port: number }).port;
@@ -24,6 +31,8 @@ export async function startWebServer(ctx: AppContext, port = ctx.config.port, ho
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
+      // A request still running after this is cut, so that shutdown stays inside its 10 s.
+      setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
     }),
   };
 }

@@ -1,4 +1,4 @@
-import { Agenda, exponential } from 'agenda';
+import { Agenda, exponential, type Job } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
 import pg from 'pg';
 import { PRIORITY, type JobQueue } from '../src/context.js';
@@ -12,14 +12,26 @@ export interface JobSystem {
   /** Registers the handlers and starts polling; only processes with the worker role call it. */
   startWorker(ctx: AppContext, defs: JobDefinition<any>[]): Promise<void>;
   ping(): Promise<void>;
-  close(): Promise<void>;
+  /**
+   * Takes no new jobs, lets the running ones finish for up to `graceMs`, then hands back the locks of those still
+   * running so another worker takes them at once (their handlers must be idempotent; the process is about to exit).
+   */
+  close(opts?: { graceMs?: number }): Promise<void>;
 }
+
+/**
+ * How long a lock outlives its worker. A running job renews it (heartbeat) every third of this, so a live job is never
+ * taken by another worker however long it runs, and the jobs of a killed worker are taken by another one within it.
+ */
+export const LOCK_LIFETIME_MS = 30_000;
+
+type Logger = AppContext['logger'];
 
 /**
  * Agenda on the application's PostgreSQL (agenda_jobs is created by a migration, ensureSchema: false), or on
  * MongoDB when AGENDA_MONGO_URL is set. The database is reachable before Agenda is constructed (it connects at once).
  */
-export async function createJobSystem(config: Readonly<Config>, dbUrl: string): Promise<JobSystem> {
+export async function createJobSystem(config: Readonly<Config>, dbUrl: string, logger: Logger): Promise<JobSystem> {
   let pool: pg.Pool | null = null;
   let backend;
   if (config.agendaMongoUrl) {
@@ -27,13 +39,37 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string): 
     backend = new MongoBackend({ address: config.agendaMongoUrl });
   } else {
     pool = new pg.Pool({ connectionString: dbUrl, max: 4 });
+    // An idle client whose server went away emits 'error' on the pool; unhandled, that ends the process. The pool drops
+    // the client and the next query opens a new connection, so there is nothing else to do.
+    pool.on('error', (err) => logger.warn({ err: err.message }, 'job store connection lost'));
     await pool.query('SELECT 1');
     backend = new PostgresBackend({ pool, ensureSchema: false });
+    keepListening(backend, logger);
   }
   // A short poll keeps pickup latency well under a second even when a LISTEN/NOTIFY wake-up is missed.
-  const agenda = new Agenda({ backend, processEvery: 250, maxConcurrency: 50, defaultConcurrency: 1 });
+  const agenda = new Agenda({ backend, processEvery: 250, maxConcurrency: 50, defaultConcurrency: 1, defaultLockLifetime: LOCK_LIFETIME_MS });
   await agenda.ready;
   let started = false;
+  /** Jobs this process is running, each with the switch that stops its heartbeat. */
+  const running = new Map<string, { done: Promise<unknown>; stopBeating(): void }>();
+  let closing: Promise<void> | undefined;
+
+  async function closeOnce(graceMs: number): Promise<void> {
+    // stop() takes no new jobs and unlocks the ones fetched but not started; running ones keep their locks.
+    await agenda.stop(false).catch((err) => logger.warn({ err: (err as Error).message }, 'job processor stop failed'));
+    if (started && running.size) {
+      await Promise.race([Promise.allSettled([...running.values()].map((r) => r.done)), delay(graceMs)]);
+      const held = [...running.keys()];
+      if (held.length) {
+        logger.warn({ jobs: held.length }, 'handing running jobs back to the queue');
+        for (const r of running.values()) r.stopBeating();
+        await (agenda as unknown as { db: { unlockJobs(ids: string[]): Promise<void> } }).db.unlockJobs(held).catch(() => {});
+      }
+    }
+    // Ending the pool also keeps an abandoned handler from writing its outcome over a lock another worker now holds.
+    if (pool) await Promise.race([pool.end(), delay(1000)]).catch(() => {});
+    else await agenda.stop(true).catch(() => {});
+  }
 
   return {
     agenda,
@@ -46,8 +82,22 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string): 
     },
     async startWorker(ctx, defs) {
       for (const d of defs) {
-        agenda.define(d.name, (job) => d.handler(ctx, job.attrs.data as never, job as never), {
-          concurrency: d.concurrency(ctx),
+        const concurrency = d.concurrency(ctx);
+        agenda.define(d.name, async (job) => {
+          const id = String(job.attrs._id);
+          const heartbeat = startHeartbeat(job, logger);
+          const done = d.handler(ctx, job.attrs.data as never, job as never);
+          running.set(id, { done, stopBeating: heartbeat.stop });
+          try {
+            await done;
+          } finally {
+            running.delete(id);
+            await heartbeat.stop();
+          }
+        }, {
+          concurrency,
+          // A worker locks no more than it can run: what it holds beyond that would wait there, and die with it.
+          lockLimit: concurrency,
           ...(d.retries ? { backoff: exponential({ delay: 1000, maxRetries: d.retries, factor: 2 }) } : {}),
         });
       }
@@ -58,11 +108,42 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string): 
     async ping() {
       if (pool) await pool.query('SELECT 1 FROM agenda_jobs LIMIT 1');
     },
-    async close() {
-      if (started) await agenda.drain({ timeout: 5000 }).catch(() => {});
-      await agenda.stop(false).catch(() => {});
-      if (pool) await pool.end();
-      else await agenda.stop(true).catch(() => {});
+    close(opts = {}) {
+      closing ??= closeOnce(opts.graceMs ?? 5000);
+      return closing;
     },
   };
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * Renews a running job's lock every third of the lock lifetime. stop() ends it and resolves once a renewal still in
+ * flight has landed, so none lands after Agenda has recorded the outcome.
+ */
+function startHeartbeat(job: Job, logger: Logger): { stop(): Promise<void> } {
+  let beat: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    beat = job.touch().catch((err) => logger.warn({ err: (err as Error).message, job: job.attrs.name }, 'job heartbeat failed'));
+  }, LOCK_LIFETIME_MS / 3);
+  return {
+    stop() {
+      clearInterval(timer);
+      return beat;
+    },
+  };
+}
+
+/**
+ * Agenda's LISTEN connection re-connects by itself but gives up after ten attempts (about a minute and a half), and
+ * reports errors as 'error' events that end the process when nobody listens. Polling still finds every job without
+ * it; this keeps the wake-ups coming back after a longer outage too.
+ */
+function keepListening(backend: PostgresBackend, logger: Logger): void {
+  const channel = backend.notificationChannel as unknown as (NodeJS.EventEmitter & { connect(): Promise<void> }) | undefined;
+  if (!channel) return;
+  channel.on('error', (err: Error) => logger.debug({ err: err.message }, 'job notification channel error'));
+  channel.on('stateChange', (state: string) => {
+    if (state === 'error') setTimeout(() => void channel.connect().catch(() => {}), 30_000).unref();
+  });
 }

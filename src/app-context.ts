@@ -23,7 +23,7 @@ export async function createAppContext(config: Readonly<Config>, opts: { logger?
   try {
     if (opts.migrate !== false) await migrateUp(db.sequelize, db.url);
     const models = initModels(db.sequelize);
-    const jobs = await createJobSystem(config, db.url);
+    const jobs = await createJobSystem(config, db.url, logger);
     const core: Core = { config, db, models, logger, queue: jobs.queue };
     const services = createServices(core);
     return {

