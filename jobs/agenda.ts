@@ -63,7 +63,10 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
       if (held.length) {
         logger.warn({ jobs: held.length }, 'handing running jobs back to the queue');
         for (const r of running.values()) r.stopBeating();
-        await (agenda as unknown as { db: { unlockJobs(ids: string[]): Promise<void> } }).db.unlockJobs(held).catch(() => {});
+        // A started one-off job has no next run time, so Agenda would never pick it up again with its lock cleared
+        // (its own unlock skips such jobs); an expired lock is what makes another worker take it at once. On MongoDB
+        // the locks simply run out after LOCK_LIFETIME_MS.
+        if (pool) await pool.query("UPDATE agenda_jobs SET locked_at = to_timestamp(0) WHERE id = ANY($1::uuid[])", [held]).catch(() => {});
       }
     }
     // Ending the pool also keeps an abandoned handler from writing its outcome over a lock another worker now holds.

@@ -12,39 +12,7 @@ import { initModels } from '../../src/db/models.js';
 import { seed } from '../../src/seed.js';
 import { getCtx, testConfig } from '../hooks.js';
 import { startTestServer } from '../helpers.js';
-
-function runMain(env: Record<string, string>, args: string[] = []) {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
-    env: { ...process.env, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: 'fast', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-async function waitFor(fn: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await fn().catch(() => false)) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return false;
-}
-
-/** An empty database beside the suite's own, on the same server; `drop()` removes it. */
-async function freshDatabase(suffix: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `${new URL(getCtx().db.url).pathname.slice(1)}_${suffix}`;
-  const admin = new pg.Client({ connectionString: getCtx().db.url });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(getCtx().db.url);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {});
-      await admin.end();
-    },
-  };
-}
+import { freshDatabase, runMain, waitFor } from '../processes.js';
 
 describe('foundation', () => {
   describe('configuration', () => {

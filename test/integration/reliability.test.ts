@@ -1,0 +1,352 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import pg from 'pg';
+import { exited, freshDatabase, randomPort, runCli, runMain, waitFor } from '../processes.js';
+
+/**
+ * Processes under an operator's hands: the database going away and coming back under load, a worker killed mid-push,
+ * a worker stopped while it holds jobs, start-up failures. Every process here is a real `src/main.ts` child.
+ */
+
+const LOAD_ENV = { RATE_LIMIT_PER_MINUTE: '100000', HOST: '127.0.0.1' };
+
+/** The demo seller of a new database, with a token of the given scopes. */
+async function sellerToken(env: Record<string, string>, scopes: string): Promise<{ token: string; accountId: number }> {
+  const seeded = await runCli(env, ['seed']);
+  const t = await runCli(env, ['token:create', '--email', 'seller@demo.test', '--name', 'reliability', '--scopes', scopes]);
+  return { token: t.token, accountId: seeded.demo.accountId };
+}
+
+/**
+ * POSTs one lead every few milliseconds until stopped; keeps every answer's status and the references of the
+ * acknowledged ones. A connection error (the process died, or answered nothing) is recorded as status 0.
+ */
+function writeLoad(base: string, token: string) {
+  const answers: { at: number; status: number; retryAfter: string | null; body: any }[] = [];
+  const acknowledged: string[] = [];
+  let running = true;
+  let n = 0;
+  const loop = (async () => {
+    while (running) {
+      const phone = `+2126${String(Date.now() % 1e8).padStart(8, '0')}`;
+      try {
+        const res = await fetch(`${base}/api/web/1.0/leads`, {
+          method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ leads: [{ phone, full_name: `Load ${n++}`, city: 'Fes', products: [{ sku: 'SERUM-01', quantity: 1, price: 199 }] }] }),
+        });
+        const body = await res.json().catch(() => null);
+        answers.push({ at: Date.now(), status: res.status, retryAfter: res.headers.get('retry-after'), body });
+        if (res.status === 201) acknowledged.push(...body.references);
+      } catch {
+        answers.push({ at: Date.now(), status: 0, retryAfter: null, body: null });
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  return { answers, acknowledged, stop: async () => { running = false; await loop; } };
+}
+
+async function referencesIn(url: string, refs: string[]): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT count(*)::int AS n FROM leads WHERE reference = ANY($1)', [refs]);
+    return rows[0].n;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A TCP proxy in front of the database that the test can cut (connections dropped, new ones refused) and restore. */
+async function startProxy(target: URL) {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {});
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    async cut() {
+      await new Promise<void>((r) => { server.close(() => r()); for (const s of sockets) s.destroy(); });
+    },
+    async restore() {
+      await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      if (server.listening) await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+describe('reliability', () => {
+  describe('the database goes away under load and comes back', () => {
+    it('When the connection to PostgreSQL is cut for 3 s, Then API requests answer 503 with Retry-After, readiness 503, and the same process serves again with every acknowledged write kept', async function () {
+      this.timeout(180_000);
+      const db = await freshDatabase('cut');
+      const target = new URL(db.url);
+      const proxy = await startProxy(target);
+      const viaProxy = new URL(db.url);
+      viaProxy.host = `127.0.0.1:${proxy.port}`;
+      const port = randomPort();
+      const { token } = await sellerToken({ DATABASE_URL: db.url }, 'CREATE LEADS,VIEW LEADS');
+      const app = runMain({ ...LOAD_ENV, DATABASE_URL: viaProxy.toString(), PORT: String(port) });
+      const base = `http://127.0.0.1:${port}`;
+      try {
+        expect(await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000), app.output.text).to.equal(true);
+        const load = writeLoad(base, token);
+        await new Promise((r) => setTimeout(r, 1500));
+        // An administrator's restart first: every server connection of the app is terminated while idle or busy.
+        const admin = new pg.Client({ connectionString: db.url });
+        await admin.connect();
+        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [target.pathname.slice(1)]);
+        await admin.end();
+        await new Promise((r) => setTimeout(r, 1000));
+        const cutAt = Date.now();
+        await proxy.cut();
+        await new Promise((r) => setTimeout(r, 1500));
+        const ready = await fetch(`${base}/health/ready`);
+        expect(ready.status).to.equal(503);
+        await new Promise((r) => setTimeout(r, 1500));
+        const restoredAt = Date.now();
+        await proxy.restore();
+        expect(await waitFor(async () => load.answers.some((a) => a.at > restoredAt && a.status === 201), 20_000)).to.equal(true);
+        await new Promise((r) => setTimeout(r, 1000));
+        await load.stop();
+
+        expect(app.exitCode, app.output.text).to.equal(null);
+        const statuses = new Set(load.answers.map((a) => a.status));
+        expect([...statuses].sort(), 'only successes and 503s').to.deep.equal([201, 503]);
+        const down = load.answers.filter((a) => a.status === 503);
+        expect(down.every((a) => a.retryAfter === '5' && typeof a.body?.message === 'string')).to.equal(true);
+        expect(down.some((a) => a.at >= cutAt && a.at <= restoredAt + 1000)).to.equal(true);
+        expect((await fetch(`${base}/health/ready`)).status).to.equal(200);
+        expect(await referencesIn(db.url, load.acknowledged)).to.equal(load.acknowledged.length);
+        app.kill('SIGTERM');
+        expect(await exited(app)).to.equal(0);
+      } finally {
+        if (app.exitCode === null) app.kill('SIGKILL');
+        await proxy.close();
+        await db.drop();
+      }
+    });
+
+    it('When the embedded PostgreSQL is killed, Then the process starts it again and serves with every acknowledged write kept', async function () {
+      this.timeout(180_000);
+      if (process.env.DATABASE_URL) this.skip(); // the embedded server is the point of this test
+      fs.mkdirSync('data', { recursive: true });
+      const dataDir = fs.mkdtempSync(path.resolve('data', 'restart-'));
+      const port = randomPort();
+      const { token } = await sellerToken({ DATA_DIR: dataDir }, 'CREATE LEADS,VIEW LEADS');
+      const app = runMain({ ...LOAD_ENV, DATA_DIR: dataDir, PORT: String(port) });
+      const base = `http://127.0.0.1:${port}`;
+      try {
+        expect(await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000), app.output.text).to.equal(true);
+        const load = writeLoad(base, token);
+        await new Promise((r) => setTimeout(r, 1500));
+        const postmaster = Number(fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+        const killedAt = Date.now();
+        process.kill(postmaster, 'SIGKILL');
+        expect(await waitFor(async () => load.answers.some((a) => a.at > killedAt + 500 && a.status === 201), 30_000)).to.equal(true);
+        await new Promise((r) => setTimeout(r, 1000));
+        await load.stop();
+
+        expect(app.exitCode, app.output.text).to.equal(null);
+        expect(load.answers.filter((a) => a.status !== 201 && a.status !== 503), 'only successes and 503s').to.deep.equal([]);
+        const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'pg-credentials.json'), 'utf8'));
+        const restartedPid = Number(fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+        expect(restartedPid).to.not.equal(postmaster);
+        const url = `postgres://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${creds.port}/leadflow`;
+        expect(await referencesIn(url, load.acknowledged)).to.equal(load.acknowledged.length);
+        app.kill('SIGTERM');
+        expect(await exited(app)).to.equal(0);
+      } finally {
+        if (app.exitCode === null) app.kill('SIGKILL');
+        await exited(app);
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('workers', () => {
+    /** A carrier on 127.0.0.1 that answers after `delayMs`, or never while `hold` is set; records every call. */
+    async function startCarrier(delayMs: number) {
+      const calls: { reference: string; key: string; at: number }[] = [];
+      const state = { hold: false };
+      const server = http.createServer((req, res) => {
+        let body = '';
+        req.on('data', (d) => (body += d));
+        req.on('end', () => {
+          const { reference } = JSON.parse(body);
+          calls.push({ reference, key: String(req.headers['x-idempotency-key']), at: Date.now() });
+          if (state.hold) return; // the worker's request hangs until its process goes
+          setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ tracking_number: `TRK-${reference}` })), delayMs);
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      return {
+        url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/orders`, calls, state,
+        close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+      };
+    }
+
+    /** A new database with a web process, `count` new orders of the demo seller and a carrier company for them. */
+    async function ordersToPush(suffix: string, count: number, carrierUrl: string) {
+      const db = await freshDatabase(suffix);
+      const env = { ...LOAD_ENV, DATABASE_URL: db.url, WORKER_URGENT_CONCURRENCY: '4' };
+      const { token, accountId } = await sellerToken(env, 'CREATE ORDERS,VIEW ORDERS,UPDATE ORDERS');
+      await runCli(env, ['shipping:create', '--account', String(accountId), '--code', 'local', '--name', 'Local Carrier', '--url', carrierUrl, '--secret', 'carrier-secret-0123456789', '--timeout-ms', '60000']);
+      const port = randomPort();
+      const web = runMain({ ...env, PORT: String(port) }, ['--role', 'web']);
+      const base = `http://127.0.0.1:${port}`;
+      expect(await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000), web.output.text).to.equal(true);
+      const call = (method: string, p: string, body: unknown) => fetch(`${base}/api/web/1.0${p}`, {
+        method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      const orders = Array.from({ length: count }, (_, i) => ({
+        phone: `+2126${String(i).padStart(8, '0')}`, full_name: `Buyer ${i}`, city: 'Fes', address: `${i} Rue Talaa`,
+        products: [{ sku: 'SERUM-01', quantity: 1, price: 199 }],
+      }));
+      const created = await call('POST', '/orders', { orders });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const pushed = await (async () => {
+        const client = new pg.Client({ connectionString: db.url });
+        await client.connect();
+        return {
+          async count() {
+            return (await client.query("SELECT count(*)::int AS n FROM orders WHERE status = 'pushed'")).rows[0].n as number;
+          },
+          end: () => client.end(),
+        };
+      })();
+      return {
+        env, web, db, pushed, references: created.body.references as string[],
+        push: () => call('POST', '/orders/push', { references: created.body.references, shipping_company: 'local' }),
+        async close() {
+          await pushed.end();
+          if (web.exitCode === null) web.kill('SIGKILL');
+          await exited(web);
+          await db.drop();
+        },
+      };
+    }
+
+    const workerReady = (w: ReturnType<typeof runMain>) => waitFor(async () => w.output.text.includes('LeadFlow worker'), 60_000);
+
+    it('When one of two workers is SIGKILLed mid-push of 120 orders, Then every order is pushed within 60 s of the kill, each under one idempotency key', async function () {
+      this.timeout(240_000);
+      const carrier = await startCarrier(150);
+      const setup = await ordersToPush('kill', 120, carrier.url);
+      const workers = [runMain(setup.env, ['--role', 'worker']), runMain(setup.env, ['--role', 'worker'])];
+      try {
+        for (const w of workers) expect(await workerReady(w), w.output.text).to.equal(true);
+        const queued = await setup.push();
+        expect(queued.body.queued).to.equal(120);
+        expect(await waitFor(async () => carrier.calls.length >= 30, 60_000)).to.equal(true);
+        workers[0].kill('SIGKILL');
+        const killedAt = Date.now();
+        await exited(workers[0]);
+        expect(await waitFor(async () => (await setup.pushed.count()) === 120, 60_000), `pushed ${await setup.pushed.count()} of 120`).to.equal(true);
+        expect(Date.now() - killedAt).to.be.below(60_000);
+        const keys = new Map<string, Set<string>>();
+        for (const c of carrier.calls) keys.set(c.reference, (keys.get(c.reference) ?? new Set()).add(c.key));
+        expect(keys.size).to.equal(120);
+        expect([...keys.entries()].filter(([ref, k]) => k.size !== 1 || !k.has(ref)), 'one idempotency key per order').to.deep.equal([]);
+        workers[1].kill('SIGTERM');
+        expect(await exited(workers[1])).to.equal(0);
+      } finally {
+        for (const w of workers) if (w.exitCode === null) w.kill('SIGKILL');
+        await setup.close();
+        await carrier.close();
+      }
+    });
+
+    it('When a worker holding pushes gets SIGTERM, Then it exits 0 within 10 s and another worker takes its jobs at once', async function () {
+      this.timeout(240_000);
+      const carrier = await startCarrier(50);
+      const setup = await ordersToPush('term', 4, carrier.url);
+      const first = runMain(setup.env, ['--role', 'worker']);
+      let second: ReturnType<typeof runMain> | null = null;
+      try {
+        expect(await workerReady(first), first.output.text).to.equal(true);
+        carrier.state.hold = true;
+        await setup.push();
+        // The worker runs 4 pushes at once: all four wait on the carrier.
+        expect(await waitFor(async () => carrier.calls.length === 4, 30_000)).to.equal(true);
+        second = runMain(setup.env, ['--role', 'worker']);
+        expect(await workerReady(second), second.output.text).to.equal(true);
+        carrier.state.hold = false;
+        const termAt = Date.now();
+        first.kill('SIGTERM');
+        expect(await exited(first), first.output.text).to.equal(0);
+        expect(Date.now() - termAt).to.be.below(10_000);
+        // Far sooner than the 30 s lock lifetime: the locks were handed back.
+        expect(await waitFor(async () => (await setup.pushed.count()) === 4, 10_000), `pushed ${await setup.pushed.count()} of 4`).to.equal(true);
+        expect(Date.now() - termAt).to.be.below(20_000);
+        second.kill('SIGTERM');
+        expect(await exited(second)).to.equal(0);
+      } finally {
+        for (const w of [first, second]) if (w && w.exitCode === null) w.kill('SIGKILL');
+        await setup.close();
+        await carrier.close();
+      }
+    });
+  });
+
+  describe('start-up failures are one line', () => {
+    const oneLine = (text: string) => text.split('\n').filter((l) => l.trim() && !l.startsWith('npm warn'));
+
+    it('When the port is taken, Then the process says so in one line and exits 1', async function () {
+      this.timeout(60_000);
+      const blocker = net.createServer();
+      await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+      const port = (blocker.address() as net.AddressInfo).port;
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadflow-port-'));
+      const app = runMain({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) }, ['--role', 'web']);
+      try {
+        expect(await exited(app)).to.equal(1);
+        expect(oneLine(app.output.text)).to.deep.equal([`Invalid environment variable PORT: 127.0.0.1:${port} is already in use; choose another port`]);
+      } finally {
+        blocker.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    it('When DATA_DIR cannot be written, Then the process says so in one line and exits 1', async function () {
+      this.timeout(30_000);
+      const app = runMain({ DATA_DIR: '/etc/hostname/data', PORT: '0' });
+      expect(await exited(app)).to.equal(1);
+      expect(oneLine(app.output.text)).to.deep.equal(['Invalid environment variable DATA_DIR: cannot write /etc/hostname/data (ENOTDIR); set it to a writable directory']);
+    });
+
+    it('When root starts the embedded database under a directory only root may enter, Then one line says what to do', async function () {
+      this.timeout(30_000);
+      if (process.getuid?.() !== 0) {
+        console.log('      (skipped: this check needs root; run the suite as root to include it)');
+        this.skip();
+      }
+      const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'leadflow-root-'));
+      fs.chmodSync(parent, 0o700);
+      try {
+        const app = runMain({ DATA_DIR: path.join(parent, 'data'), PORT: '0' });
+        expect(await exited(app)).to.equal(1);
+        const lines = oneLine(app.output.text);
+        expect(lines).to.have.length(1);
+        expect(lines[0]).to.match(new RegExp(`^Embedded PostgreSQL cannot run as root here: .*cannot enter ${parent}\\. .*DATA_DIR.*DATABASE_URL`));
+      } finally {
+        fs.rmSync(parent, { recursive: true, force: true });
+      }
+    });
+  });
+});
