@@ -59,6 +59,7 @@ function urlFor(c: Credentials, database: string): string {
 
 async function ensureDatabase(c: Credentials, database: string): Promise<void> {
   const client = new pg.Client({ connectionString: urlFor(c, 'postgres') });
+  client.on('error', () => {}); // surfaces through the queries below
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);

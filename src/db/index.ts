@@ -36,6 +36,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 /** Fails with one line that names DATABASE_URL when the server cannot be reached. */
 async function probe(url: string, fromEnv: boolean): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  client.on('error', () => {}); // a failure surfaces through connect() or the query; unhandled, the event would end the process
   try {
     await client.connect();
     await client.query('SELECT 1');
