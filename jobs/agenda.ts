@@ -4,6 +4,7 @@ import pg from 'pg';
 import { PRIORITY, type JobQueue } from '../src/context.js';
 import type { AppContext } from '../src/app-context.js';
 import type { Config } from '../src/config.js';
+import { isDatabaseUnavailable } from '../src/db/index.js';
 import type { JobDefinition } from './job.js';
 
 export interface JobSystem {
@@ -74,6 +75,23 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
     else await agenda.stop(true).catch(() => {});
   }
 
+  /**
+   * A handler that failed because the database could not be reached waits for it and runs again (handlers are
+   * idempotent), so an outage pauses jobs instead of spending their retries or failing imports and exports.
+   */
+  async function pausedWhileDatabaseDown<T>(fn: () => Promise<T>, ping: () => Promise<unknown>): Promise<T> {
+    for (;;) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (!isDatabaseUnavailable(err) || closing) throw err;
+        logger.warn({ err: (err as Error).message }, 'database unavailable: the job waits for it');
+        while (!closing && !(await ping().then(() => true, () => false))) await delay(1000);
+        if (closing) throw err;
+      }
+    }
+  }
+
   return {
     agenda,
     queue: {
@@ -89,7 +107,7 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
         agenda.define(d.name, async (job) => {
           const id = String(job.attrs._id);
           const heartbeat = startHeartbeat(job, logger);
-          const done = d.handler(ctx, job.attrs.data as never, job as never);
+          const done = pausedWhileDatabaseDown(() => d.handler(ctx, job.attrs.data as never, job as never), () => ctx.db.sequelize.query('SELECT 1'));
           running.set(id, { done, stopBeating: heartbeat.stop });
           try {
             await done;

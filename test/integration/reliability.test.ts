@@ -5,6 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
+import { ConnectionRefusedError, QueryTypes } from 'sequelize';
+import { createJobSystem } from '../../jobs/agenda.js';
+import type { JobDefinition } from '../../jobs/job.js';
+import { getCtx } from '../hooks.js';
 import { exited, freshDatabase, randomPort, runCli, runMain, waitFor } from '../processes.js';
 
 /**
@@ -300,6 +304,34 @@ describe('reliability', () => {
         for (const w of [first, second]) if (w && w.exitCode === null) w.kill('SIGKILL');
         await setup.close();
         await carrier.close();
+      }
+    });
+  });
+
+  describe('a job meets a database outage', () => {
+    it('When a handler fails because the database cannot be reached, Then the job waits and runs again without spending a retry', async function () {
+      this.timeout(30_000);
+      const ctx = getCtx();
+      const calls: number[] = [];
+      const flaky: JobDefinition<{ n: number }> = {
+        name: 'test-flaky-database', priority: 'URGENT', concurrency: () => 1, retries: 0,
+        handler: async () => {
+          calls.push(Date.now());
+          if (calls.length < 3) throw new ConnectionRefusedError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+        },
+      };
+      const jobs = await createJobSystem(ctx.config, ctx.db.url, ctx.logger);
+      try {
+        await jobs.startWorker(ctx, [flaky]);
+        await jobs.queue.enqueue(flaky.name, { n: 1 }, { priority: 'URGENT' });
+        expect(await waitFor(async () => calls.length === 3, 20_000)).to.equal(true);
+        const row = async () => (await ctx.db.sequelize.query<{ fail_count: number | null; last_finished_at: Date | null }>(
+          "SELECT fail_count, last_finished_at FROM agenda_jobs WHERE name = 'test-flaky-database'", { type: QueryTypes.SELECT }))[0];
+        expect(await waitFor(async () => !!(await row()).last_finished_at, 5000)).to.equal(true);
+        expect((await row()).fail_count ?? 0).to.equal(0);
+      } finally {
+        await jobs.close();
+        await ctx.db.sequelize.query("DELETE FROM agenda_jobs WHERE name = 'test-flaky-database'");
       }
     });
   });
