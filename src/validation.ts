@@ -35,8 +35,35 @@ export const JOI_OPTIONS: Joi.ValidationOptions = {
   abortEarly: false, stripUnknown: false, allowUnknown: false, convert: true, errors: { wrap: { label: false } }, messages,
 };
 
+// NUL and the other C0 controls but tab, line feed and carriage return, and DEL. PostgreSQL refuses NUL in text and
+// jsonb; the rest have no place in a name, an address or a note and break CSV exports and terminals.
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+/**
+ * Errors for every string (value or object key) under `input` that holds a control character, keyed by dotted path
+ * under `prefix`. Runs before Joi on every validated input, so no such string reaches the database.
+ */
+export function controlCharErrors(input: unknown, prefix = ''): FieldErrors {
+  const errors: FieldErrors = {};
+  const walk = (v: unknown, path: string, depth: number) => {
+    const key = path || 'body';
+    if (typeof v === 'string') {
+      if (CONTROL.test(v)) addError(errors, key, `The ${key} field must not contain control characters.`);
+    } else if (v && typeof v === 'object' && depth < 32) {
+      for (const [k, child] of Object.entries(v)) {
+        if (CONTROL.test(k)) addError(errors, key, `The ${key} field must not contain control characters.`);
+        else walk(child, path ? `${path}.${k}` : k, depth + 1);
+      }
+    }
+  };
+  walk(input, prefix, 0);
+  return errors;
+}
+
 /** Validates against a Joi schema and throws ValidationError keyed by dotted paths; returns the converted value. */
 export function validate<T>(schema: Joi.Schema, input: unknown, opts: Joi.ValidationOptions = {}): T {
+  const controls = controlCharErrors(input);
+  if (Object.keys(controls).length) throw new ValidationError(controls);
   const { value, error } = schema.validate(input, { ...JOI_OPTIONS, ...opts });
   if (error) throw new ValidationError(toFieldErrors(error));
   return value as T;

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import type { FieldErrors } from '../errors.js';
-import { addError, fastValidator, JOI_OPTIONS, toFieldErrors } from '../validation.js';
+import { addError, controlCharErrors, fastValidator, JOI_OPTIONS, toFieldErrors } from '../validation.js';
 import type { LeadStatus } from './lead.model.js';
 import { leadItemSchema, type LeadItemInput } from './lead.schemas.js';
 import { normalizePhone } from './phone.js';
@@ -67,6 +67,12 @@ export function checkLeadItems(items: unknown[], path: string, catalogue: Catalo
   const { values, error } = validItems(items, path);
   const errors: FieldErrors = error ? toFieldErrors(error) : {};
   const invalid = new Set(error?.details.map((d) => Number(d.path[1])) ?? []);
+  items.forEach((item, i) => {
+    const controls = controlCharErrors(item, `${path}.${i}`);
+    if (!Object.keys(controls).length) return;
+    invalid.add(i);
+    for (const [k, msgs] of Object.entries(controls)) for (const m of msgs) addError(errors, k, m);
+  });
   const prepared = values.map((v, i) => {
     if (invalid.has(i)) return null;
     let ok = true;

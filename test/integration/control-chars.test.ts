@@ -1,0 +1,54 @@
+import { expect } from 'chai';
+import { systemActor } from '../../src/actor.js';
+import { makeAccount } from '../factories.js';
+import { getCtx } from '../hooks.js';
+import { startTestServer } from '../helpers.js';
+import { restClient } from '../rest-client.js';
+
+type Server = Awaited<ReturnType<typeof startTestServer>>;
+
+/** Counts of every table a REST write touches, to show that a refused request changed nothing. */
+async function snapshot(): Promise<Record<string, number>> {
+  const m = getCtx().models;
+  return {
+    leads: await m.Lead.count(), orders: await m.Order.count(), leadHistories: await m.LeadHistory.count(), orderHistories: await m.OrderHistory.count(),
+  };
+}
+
+describe('control characters in input', () => {
+  let web: Server;
+  before(async () => { web = await startTestServer(); });
+  after(async () => { await web.close(); });
+
+  it('answers 422 naming the field for a NUL or other control character anywhere in a REST body or query, and changes nothing', async () => {
+    const acc = await makeAccount(getCtx());
+    const call = restClient(web.url, await acc.token());
+    const lead = { phone: '+212600000001', full_name: 'Karim', city: 'Fes', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] };
+    const [leadRef] = (await call('POST', '/leads', { leads: [lead] })).body.references;
+    const [orderRef] = (await call('POST', '/orders', { orders: [{ ...lead, address: '1 Rue' }] })).body.references;
+    await getCtx().services.shipping.createCompany(systemActor(), { account_id: acc.id, code: 'fast', name: 'Fast', endpoint_url: 'http://127.0.0.1:9/x', hmac_secret: 'secret-0123456789' });
+    const cases: [string, string, unknown, string][] = [
+      ['POST', '/leads', { leads: [{ ...lead, full_name: 'Ka\u0000rim' }] }, 'leads.0.full_name'],
+      ['POST', '/leads', { leads: [{ ...lead, data: { 'k\u0000': 'v' } }] }, 'leads.0.data'],
+      ['POST', '/leads', { leads: [{ ...lead, data: { note: 'a\u001bb' } }] }, 'leads.0.data.note'],
+      ['PUT', '/leads', { leads: [{ reference: leadRef, status: 'wrong', note: 'x\u0000' }] }, 'leads.0.note'],
+      ['PUT', '/leads', { leads: [{ reference: `${leadRef}\u0000`, status: 'wrong' }] }, 'leads.0.reference'],
+      ['DELETE', '/leads', { references: [`\u0000${leadRef}`] }, 'references.0'],
+      ['POST', '/orders', { orders: [{ ...lead, address: 'Rue\u0000 1' }] }, 'orders.0.address'],
+      ['PUT', '/orders', { orders: [{ reference: orderRef, status: 'canceled\u0000' }] }, 'orders.0.status'],
+      ['POST', '/orders/push', { references: [orderRef], shipping_company: 'fast\u0000' }, 'shipping_company'],
+      ['GET', '/leads?search_by=full_name&keyWord=a%00b', undefined, 'keyWord'],
+      ['GET', '/orders?keyWord=%7F', undefined, 'keyWord'],
+    ];
+    const before = await snapshot();
+    for (const [method, path, body, field] of cases) {
+      const res = await call(method, path, body);
+      expect(res.status, `${method} ${path} ${JSON.stringify(body)}`).to.equal(422);
+      expect(res.body.errors, `${method} ${path}`).to.have.property(field);
+      expect(res.body.errors[field][0]).to.equal(`The ${field} field must not contain control characters.`);
+    }
+    expect(await snapshot()).to.deep.equal(before);
+    // Tab, line feed and carriage return stay allowed in text.
+    expect((await call('POST', '/leads', { leads: [{ ...lead, address: 'Bloc A\n\tRue 2\r\n' }] })).status).to.equal(201);
+  });
+});
