@@ -29,7 +29,12 @@ export async function startWebServer(ctx: AppContext, port = ctx.config.port, ho
     server,
     port: actualPort,
     close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
+      // A keep-alive connection goes idle once its in-flight request is answered; it is closed then, not left open.
+      const idle = setInterval(() => server.closeIdleConnections(), 100);
+      server.close(() => {
+        clearInterval(idle);
+        resolve();
+      });
       server.closeIdleConnections();
       // A request still running after this is cut, so that shutdown stays inside its 10 s.
       setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();

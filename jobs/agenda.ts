@@ -52,42 +52,65 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
   await agenda.ready;
   let started = false;
   /** Jobs this process is running, each with the switch that stops its heartbeat. */
-  const running = new Map<string, { done: Promise<unknown>; stopBeating(): void }>();
+  const running = new Map<string, { done: Promise<unknown>; heartbeat: Heartbeat }>();
   let closing: Promise<void> | undefined;
 
   async function closeOnce(graceMs: number): Promise<void> {
-    // stop() takes no new jobs and unlocks the ones fetched but not started; running ones keep their locks.
-    await agenda.stop(false).catch((err) => logger.warn({ err: (err as Error).message }, 'job processor stop failed'));
+    // stop() takes no new jobs and unlocks the ones fetched but not started; running ones keep their locks. A database
+    // that accepts connections but never answers must not hold the shutdown.
+    await Promise.race([agenda.stop(false), delay(2000)]).catch((err) => logger.warn({ err: (err as Error).message }, 'job processor stop failed'));
     if (started && running.size) {
       await Promise.race([Promise.allSettled([...running.values()].map((r) => r.done)), delay(graceMs)]);
       const held = [...running.keys()];
       if (held.length) {
         logger.warn({ jobs: held.length }, 'handing running jobs back to the queue');
-        for (const r of running.values()) r.stopBeating();
+        // A renewal still in flight would land after the hand-back and make the next worker wait out the lock.
+        await Promise.all([...running.values()].map((r) => r.heartbeat.stop()));
         // A started one-off job has no next run time, so Agenda would never pick it up again with its lock cleared
         // (its own unlock skips such jobs); an expired lock is what makes another worker take it at once. On MongoDB
         // the locks simply run out after LOCK_LIFETIME_MS.
-        if (pool) await pool.query("UPDATE agenda_jobs SET locked_at = to_timestamp(0) WHERE id = ANY($1::uuid[])", [held]).catch(() => {});
+        if (pool) await Promise.race([pool.query('UPDATE agenda_jobs SET locked_at = to_timestamp(0) WHERE id = ANY($1::uuid[])', [held]), delay(1000)]).catch(() => {});
       }
     }
     // Ending the pool also keeps an abandoned handler from writing its outcome over a lock another worker now holds.
     if (pool) await Promise.race([pool.end(), delay(1000)]).catch(() => {});
-    else await agenda.stop(true).catch(() => {});
+    else await Promise.race([agenda.stop(true), delay(1000)]).catch(() => {});
+  }
+
+  /**
+   * Takes the job's lock back after an outage: the heartbeats failed meanwhile, so the stored lock may have run out and
+   * another worker may have taken the job. False when it has (that worker runs it now).
+   */
+  async function relock(job: Job, heartbeat: Heartbeat): Promise<boolean> {
+    if (!pool) return true; // MongoDB: no conditional update here; handlers are idempotent
+    const now = new Date();
+    const { rowCount } = await pool.query(
+      'UPDATE agenda_jobs SET locked_at = $2 WHERE id = $1 AND (locked_at = $3 OR locked_at <= $4)',
+      [String(job.attrs._id), now, heartbeat.lastLock(), new Date(now.getTime() - LOCK_LIFETIME_MS)],
+    );
+    if (rowCount) heartbeat.locked(now);
+    return rowCount === 1;
   }
 
   /**
    * A handler that failed because the database could not be reached waits for it and runs again (handlers are
-   * idempotent), so an outage pauses jobs instead of spending their retries or failing imports and exports.
+   * idempotent), so an outage pauses jobs instead of spending their retries or failing imports and exports. Only a
+   * database that really does not answer counts: if it answers at once, the error is the handler's own.
    */
-  async function pausedWhileDatabaseDown<T>(fn: () => Promise<T>, ping: () => Promise<unknown>): Promise<T> {
+  async function pausedWhileDatabaseDown(job: Job, heartbeat: Heartbeat, fn: () => Promise<void>, ping: () => Promise<unknown>): Promise<void> {
     for (;;) {
       try {
         return await fn();
       } catch (err) {
-        if (!isDatabaseUnavailable(err) || closing) throw err;
-        logger.warn({ err: (err as Error).message }, 'database unavailable: the job waits for it');
-        while (!closing && !(await ping().then(() => true, () => false))) await delay(1000);
+        const answers = () => ping().then(() => true, () => false);
+        if (!isDatabaseUnavailable(err) || closing || (await answers())) throw err;
+        logger.warn({ err: (err as Error).message, job: job.attrs.name }, 'database unavailable: the job waits for it');
+        while (!closing && !(await answers())) await delay(1000);
         if (closing) throw err;
+        if (!(await relock(job, heartbeat).catch(() => false))) {
+          logger.warn({ job: job.attrs.name }, 'another worker took the job during the outage; leaving it to that worker');
+          return;
+        }
       }
     }
   }
@@ -107,8 +130,8 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
         agenda.define(d.name, async (job) => {
           const id = String(job.attrs._id);
           const heartbeat = startHeartbeat(job, logger);
-          const done = pausedWhileDatabaseDown(() => d.handler(ctx, job.attrs.data as never, job as never), () => ctx.db.sequelize.query('SELECT 1'));
-          running.set(id, { done, stopBeating: heartbeat.stop });
+          const done = pausedWhileDatabaseDown(job, heartbeat, () => d.handler(ctx, job.attrs.data as never, job as never), () => ctx.db.sequelize.query('SELECT 1'));
+          running.set(id, { done, heartbeat });
           try {
             await done;
           } finally {
@@ -138,16 +161,30 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
-/**
- * Renews a running job's lock every third of the lock lifetime. stop() ends it and resolves once a renewal still in
- * flight has landed, so none lands after Agenda has recorded the outcome.
- */
-function startHeartbeat(job: Job, logger: Logger): { stop(): Promise<void> } {
+interface Heartbeat {
+  /** The lock time last written to the database (by Agenda's lock, or by a renewal that succeeded). */
+  lastLock(): Date | undefined;
+  locked(at: Date): void;
+  /** Ends the renewals; resolves once one still in flight has landed, so none lands after the outcome is recorded. */
+  stop(): Promise<void>;
+}
+
+/** Renews a running job's lock every third of the lock lifetime. */
+function startHeartbeat(job: Job, logger: Logger): Heartbeat {
+  let last = job.attrs.lockedAt;
   let beat: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
-    beat = job.touch().catch((err) => logger.warn({ err: (err as Error).message, job: job.attrs.name }, 'job heartbeat failed'));
+    beat = job.touch().then(
+      () => { last = job.attrs.lockedAt; },
+      (err) => logger.warn({ err: (err as Error).message, job: job.attrs.name }, 'job heartbeat failed'),
+    );
   }, LOCK_LIFETIME_MS / 3);
   return {
+    lastLock: () => last,
+    locked(at) {
+      last = at;
+      job.attrs.lockedAt = at;
+    },
     stop() {
       clearInterval(timer);
       return beat;

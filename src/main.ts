@@ -28,19 +28,22 @@ function printSeed(result: Awaited<ReturnType<typeof seed>>, appUrl: string): vo
   process.stdout.write(lines.join('\n') + '\n');
 }
 
+let stopping = false;
+
 async function main(): Promise<void> {
   const role = parseRole(process.argv.slice(2));
   const config = loadConfig();
-  const ctx: AppContext = await createAppContext(config);
+  let ctx: AppContext | null = null;
   let web: WebServer | null = null;
-  let stopping = false;
 
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    // Before the context exists, start-up itself sees `stopping` once it has one and stops there.
+    if (!ctx) return;
     ctx.logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => {
-      ctx.logger.error('shutdown took longer than 10 s; exiting');
+      ctx!.logger.error('shutdown took longer than 10 s; exiting');
       process.exit(1);
     }, 10_000);
     force.unref();
@@ -57,10 +60,16 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
+  ctx = await createAppContext(config);
+  if (stopping) {
+    stopping = false;
+    return shutdown('signal during start-up');
+  }
   // Listening first: readiness needs only the database and the job store, and the seed (argon2 hashes) takes a moment.
   if (role !== 'worker') web = await startWebServer(ctx);
   const seeded = await seed(ctx);
   if (role !== 'web') await ctx.jobs.startWorker(ctx, jobDefinitions);
+  if (stopping) return;
   printSeed(seeded, config.appUrl);
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PostgreSQL (${config.dataDir}/pg)`;
   process.stdout.write(
@@ -70,7 +79,9 @@ async function main(): Promise<void> {
 }
 
 /** A start-up failure is one line on stderr and exit code 1; stack traces are for bugs, not for a taken port. */
-function failStart(err: unknown): never {
+function failStart(err: unknown): void {
+  // A shutdown that began during start-up closes what start-up was using; it exits by itself.
+  if (stopping) return;
   const message = err instanceof ConfigError ? err.message : `Start failed: ${(err as Error)?.message ?? String(err)}`;
   process.stderr.write(message.replace(/\s*\n\s*/g, ' ').trim() + '\n');
   process.exit(1);

@@ -152,7 +152,8 @@ export async function startEmbedded(dataDir: string, database = DB_NAME, log: (m
   let restarting = false;
   const watch = setInterval(() => {
     ownsLiveChild(server);
-    if (restarting || runningPort(pgDir)) {
+    if (restarting) return;
+    if (runningPort(pgDir)) {
       downSince = null;
       return;
     }

@@ -14,23 +14,26 @@ export interface Database {
   close(): Promise<void>;
 }
 
-// Connection-level failures: the server is down, restarting, refusing or unreachable. SQLSTATE class 08 is "connection
-// exception"; 57P01-57P03 are an administrator shutdown, a crash shutdown and "the database system is starting up".
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03']);
-const UNAVAILABLE_MESSAGES = /Connection terminated|connection error and is not queryable|Client was closed and is not queryable|timeout expired|ConnectionManager\.getConnection was called after/i;
+// Connection-level failures: the server is down, restarting, refusing or unreachable. 08000/08001/08003/08004/08006
+// are the connection exceptions (08P01, a protocol violation, is a bug and not among them); 57P01-57P03 are an
+// administrator shutdown, a crash shutdown and "the database system is starting up".
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03']);
+// What pg itself says when a connection dies under a client (these errors carry no code).
+const UNAVAILABLE_MESSAGES = /^(Connection terminated unexpectedly|Connection terminated due to connection timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
 
 /**
  * True when an error means the database cannot be reached right now (the request may succeed if retried), as opposed
- * to an error in the statement. Sequelize wraps connection failures in its ConnectionError family; pg raises its own.
+ * to an error in the statement. Only Sequelize's connection errors and the errors of pg and its sockets count, found
+ * on the error or its Sequelize `parent`; an error of another service (a carrier, a mail server) is never one.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e = err as { name?: string; code?: string; message?: string; parent?: unknown; original?: unknown } | undefined, depth = 0; e && depth < 4; depth++) {
-    if (typeof e.name === 'string' && /^Sequelize(Connection\w*Error|HostNotReachableError|HostNotFoundError)$/.test(e.name) || e.name === 'ConnectionAcquireTimeoutError') return true;
-    if (e.code && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
-    if (typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)) return true;
-    e = (e.parent ?? e.original) as typeof e;
-  }
-  return false;
+  const e = err as { name?: string; code?: string; message?: string; parent?: unknown } | undefined;
+  if (!e || typeof e !== 'object') return false;
+  if (typeof e.name === 'string' && /^Sequelize(Connection\w*|HostNotReachable|HostNotFound|InvalidConnection)Error$/.test(e.name)) return true;
+  const pgError = (e.name === 'SequelizeDatabaseError' ? e.parent : e) as typeof e | undefined;
+  if (!pgError) return false;
+  if (typeof pgError.code === 'string' && UNAVAILABLE_CODES.has(pgError.code)) return true;
+  return typeof pgError.message === 'string' && UNAVAILABLE_MESSAGES.test(pgError.message);
 }
 
 /** Fails with one line that names DATABASE_URL when the server cannot be reached. */
@@ -61,6 +64,9 @@ export async function openDatabase(config: Config, opts: { database?: string; lo
     dialect: 'postgres',
     logging: false,
     pool: { max: config.databasePoolMax, min: 0, idle: 10_000, acquire: 30_000 },
+    // A server that stops answering (a cut network) is noticed by TCP keep-alive instead of never; a new connection
+    // gives up after 5 s, so requests answer 503 instead of waiting for the pool's 30 s.
+    dialectOptions: { keepAlive: true, connectionTimeoutMillis: 5000 },
     define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
   });
   return {
@@ -68,7 +74,9 @@ export async function openDatabase(config: Config, opts: { database?: string; lo
     url,
     embedded,
     async close() {
-      await sequelize.close();
+      // close() waits for connections in use; one held by a job handed back to the queue (or by a server that stopped
+      // answering) must not keep the process from stopping.
+      await Promise.race([sequelize.close(), new Promise((r) => setTimeout(r, 2000).unref())]);
       if (embedded?.owned) await embedded.stop();
     },
   };

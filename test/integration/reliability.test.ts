@@ -309,29 +309,62 @@ describe('reliability', () => {
   });
 
   describe('a job meets a database outage', () => {
-    it('When a handler fails because the database cannot be reached, Then the job waits and runs again without spending a retry', async function () {
-      this.timeout(30_000);
+    /** A worker whose view of the database says "down" while `state.down` is set (its handlers see what they throw). */
+    async function flakyWorker(handler: JobDefinition['handler']) {
       const ctx = getCtx();
-      const calls: number[] = [];
-      const flaky: JobDefinition<{ n: number }> = {
-        name: 'test-flaky-database', priority: 'URGENT', concurrency: () => 1, retries: 0,
-        handler: async () => {
-          calls.push(Date.now());
-          if (calls.length < 3) throw new ConnectionRefusedError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+      const state = { down: true };
+      const sequelize = new Proxy(ctx.db.sequelize, {
+        get: (target, key) => (key === 'query' && state.down ? () => Promise.reject(new ConnectionRefusedError(new Error('connect ECONNREFUSED'))) : Reflect.get(target, key)),
+      });
+      const name = `test-flaky-${Date.now()}`;
+      const jobs = await createJobSystem(ctx.config, ctx.db.url, ctx.logger);
+      await jobs.startWorker({ ...ctx, db: { ...ctx.db, sequelize } }, [{ name, priority: 'URGENT', concurrency: () => 1, retries: 0, handler }]);
+      await jobs.queue.enqueue(name, {}, { priority: 'URGENT' });
+      const row = async () => (await ctx.db.sequelize.query<{ fail_count: number | null; last_finished_at: Date | null }>(
+        'SELECT fail_count, last_finished_at FROM agenda_jobs WHERE name = $1', { bind: [name], type: QueryTypes.SELECT }))[0];
+      return {
+        state, row,
+        async close() {
+          await jobs.close();
+          await ctx.db.sequelize.query('DELETE FROM agenda_jobs WHERE name = $1', { bind: [name] });
         },
       };
-      const jobs = await createJobSystem(ctx.config, ctx.db.url, ctx.logger);
+    }
+
+    it('When a handler fails because the database does not answer, Then the job waits for it and runs again without spending a retry', async function () {
+      this.timeout(30_000);
+      const calls: number[] = [];
+      const worker = await flakyWorker(async () => {
+        calls.push(Date.now());
+        if (calls.length === 1) throw new ConnectionRefusedError(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+      });
       try {
-        await jobs.startWorker(ctx, [flaky]);
-        await jobs.queue.enqueue(flaky.name, { n: 1 }, { priority: 'URGENT' });
-        expect(await waitFor(async () => calls.length === 3, 20_000)).to.equal(true);
-        const row = async () => (await ctx.db.sequelize.query<{ fail_count: number | null; last_finished_at: Date | null }>(
-          "SELECT fail_count, last_finished_at FROM agenda_jobs WHERE name = 'test-flaky-database'", { type: QueryTypes.SELECT }))[0];
-        expect(await waitFor(async () => !!(await row()).last_finished_at, 5000)).to.equal(true);
-        expect((await row()).fail_count ?? 0).to.equal(0);
+        await waitFor(async () => calls.length === 1, 10_000);
+        await new Promise((r) => setTimeout(r, 1500));
+        expect(calls).to.have.length(1); // paused while the database stays down
+        worker.state.down = false;
+        expect(await waitFor(async () => !!(await worker.row()).last_finished_at, 10_000)).to.equal(true);
+        expect(calls).to.have.length(2);
+        expect((await worker.row()).fail_count ?? 0).to.equal(0);
       } finally {
-        await jobs.close();
-        await ctx.db.sequelize.query("DELETE FROM agenda_jobs WHERE name = 'test-flaky-database'");
+        await worker.close();
+      }
+    });
+
+    it('When a handler throws a connection-like error while the database answers, Then the job fails as usual and is not run again', async function () {
+      this.timeout(30_000);
+      const calls: number[] = [];
+      const worker = await flakyWorker(async () => {
+        calls.push(Date.now());
+        throw Object.assign(new Error('mail server refused'), { code: 'ECONNREFUSED' });
+      });
+      worker.state.down = false;
+      try {
+        expect(await waitFor(async () => ((await worker.row()).fail_count ?? 0) === 1, 10_000)).to.equal(true);
+        await new Promise((r) => setTimeout(r, 500));
+        expect(calls).to.have.length(1);
+      } finally {
+        await worker.close();
       }
     });
   });
