@@ -7,6 +7,7 @@ import {
 import { LEAD_STATUSES } from '../src/leads/lead.model.js';
 import { orderListQuerySchema, orderUpdateBodySchema, pushBodySchema } from '../src/orders/order.schemas.js';
 import { pageKeys } from '../src/pagination.js';
+import { isoDate } from '../src/validation.js';
 
 /** One REST operation as the OpenAPI document shows it; request schemas are the Joi schemas the services validate with. */
 export interface Operation {
@@ -59,7 +60,7 @@ const historyItem = (ref: string) => ({
 });
 const orderBody = createBodySchema('orders').keys({ orders: Joi.array().min(1).max(1000).items(leadItemSchema).required() });
 
-const historyQuery = (ref: string) => Joi.object({ ...pageKeys, [ref]: Joi.string().max(12), since: Joi.date().iso() });
+const historyQuery = (ref: string) => Joi.object({ ...pageKeys, [ref]: Joi.string().max(12), since: isoDate() });
 
 registerOperations(
   {

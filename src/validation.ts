@@ -1,6 +1,10 @@
 import Joi from 'joi';
 import { ValidationError, type FieldErrors } from './errors.js';
 
+/** The dates any input may name: PostgreSQL stores far more, but nothing in this product is outside these years. */
+export const DATE_RANGE = { minYear: 1970, maxYear: 9999 } as const;
+const DATE_RANGE_TEXT = `${DATE_RANGE.minYear}-01-01 and ${DATE_RANGE.maxYear}-12-31`;
+
 /** Joi messages in the Laravel style: "The leads.0.phone field must be at least 7 characters." */
 const messages: Joi.LanguageMessages = {
   'any.required': 'The {{#label}} field is required.',
@@ -29,6 +33,7 @@ const messages: Joi.LanguageMessages = {
   'boolean.base': 'The {{#label}} field must be true or false.',
   'date.base': 'The {{#label}} field must be a valid date.',
   'date.format': 'The {{#label}} field must match the format Y-m-d\\TH:i:sP.',
+  'date.range': `The {{#label}} field must be a valid ISO 8601 date between ${DATE_RANGE_TEXT}.`,
 };
 
 export const JOI_OPTIONS: Joi.ValidationOptions = {
@@ -59,6 +64,26 @@ export function controlCharErrors(input: unknown, prefix = ''): FieldErrors {
   walk(input, prefix, 0);
   return errors;
 }
+
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+/**
+ * True when `v` is an ISO 8601 date or date-time (`2026-12-01`, `2026-12-01T14:30:00+01:00`) naming a real calendar
+ * day and time within DATE_RANGE. `Date.parse` alone rolls 2026-02-31 over to March 3.
+ */
+export function isCalendarDate(v: string): boolean {
+  const m = ISO_DATE_TIME.exec(v);
+  if (!m) return false;
+  const [y, mo, d, h = '0', mi = '0', s = '0'] = m.slice(1, 7).map((x) => x ?? undefined);
+  const year = Number(y);
+  if (year < DATE_RANGE.minYear || year > DATE_RANGE.maxYear) return false;
+  const day = new Date(Date.UTC(year, Number(mo) - 1, Number(d)));
+  return day.getUTCFullYear() === year && day.getUTCMonth() === Number(mo) - 1 && day.getUTCDate() === Number(d)
+    && Number(h) < 24 && Number(mi) < 60 && Number(s) < 60 && !Number.isNaN(Date.parse(v));
+}
+
+/** A date filter or field: an ISO 8601 string naming a real date within DATE_RANGE, converted to a Date. */
+export const isoDate = () => Joi.string().custom((v: string, h) => (isCalendarDate(v) ? new Date(v) : h.error('date.range')));
 
 /** Validates against a Joi schema and throws ValidationError keyed by dotted paths; returns the converted value. */
 export function validate<T>(schema: Joi.Schema, input: unknown, opts: Joi.ValidationOptions = {}): T {

@@ -5,7 +5,7 @@ import type { Core } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { offsetOf, pageKeys, type Page } from '../pagination.js';
 import { accountScope, authorize } from '../policy.js';
-import { validate } from '../validation.js';
+import { isoDate, validate } from '../validation.js';
 
 export interface HistoryEntry { old_status: string | null; new_status: string; changed_by: string; changed_at: string }
 
@@ -13,7 +13,7 @@ const listSchema = (refKey: string) => Joi.object({
   ...pageKeys,
   perPage: pageKeys.per_page.optional(),
   [refKey]: Joi.string().trim().max(12),
-  since: Joi.date().iso(),
+  since: isoDate(),
   account_id: Joi.number().integer().positive(),
 });
 

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { pageKeys } from '../pagination.js';
+import { isCalendarDate, isoDate } from '../validation.js';
 import { LEAD_STATUSES } from './lead.model.js';
 
 /** PHP's `Y-m-d\TH:i:sP`, e.g. 2026-12-01T14:30:00+01:00. */
@@ -7,7 +8,7 @@ const ACTION_DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]
 
 export const actionDate = Joi.string()
   .pattern(ACTION_DATE, 'Y-m-d\\TH:i:sP')
-  .custom((v, h) => (Number.isNaN(Date.parse(v)) ? h.error('date.format') : v))
+  .custom((v: string, h) => (isCalendarDate(v) ? v : h.error('date.range')))
   .messages({ 'string.pattern.name': 'The {{#label}} field must match the format Y-m-d\\TH:i:sP.' });
 
 /** One lead item, exactly the spec's Lead table. Used by REST create, order create and import rows. */
@@ -73,8 +74,8 @@ export const dashboardListQuerySchema = Joi.object({
   perPage: pageKeys.per_page,
   status: leadStatus,
   city_id: Joi.number().integer().positive(),
-  created_from: Joi.date().iso(),
-  created_to: Joi.date().iso(),
+  created_from: isoDate(),
+  created_to: isoDate(),
   search: Joi.string().trim().max(100).allow(''),
   search_by: Joi.string().valid(...SEARCH_BY),
   keyWord: Joi.string().trim().max(100).allow(''),

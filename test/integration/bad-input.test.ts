@@ -4,6 +4,7 @@ import { makeAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';
 import { startTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
+import { login } from '../session.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -15,7 +16,7 @@ async function snapshot(): Promise<Record<string, number>> {
   };
 }
 
-describe('control characters in input', () => {
+describe('bad input', () => {
   let web: Server;
   before(async () => { web = await startTestServer(); });
   after(async () => { await web.close(); });
@@ -50,5 +51,34 @@ describe('control characters in input', () => {
     expect(await snapshot()).to.deep.equal(before);
     // Tab, line feed and carriage return stay allowed in text.
     expect((await call('POST', '/leads', { leads: [{ ...lead, address: 'Bloc A\n\tRue 2\r\n' }] })).status).to.equal(201);
+  });
+
+  it('answers 422 for dates that are not real calendar dates or lie outside 1970–9999, in filters and fields', async () => {
+    const acc = await makeAccount(getCtx());
+    const call = restClient(web.url, await acc.token());
+    const lead = { phone: '+212600000001', full_name: 'Karim', city: 'Fes', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] };
+    const [ref] = (await call('POST', '/leads', { leads: [lead] })).body.references;
+    const bad: [string, string, unknown, string][] = [
+      ['GET', '/lead-histories?since=-271821-04-20T00:00:00.000Z', undefined, 'since'],
+      ['GET', '/order-histories?since=275760-09-13T00:00:00.000Z', undefined, 'since'],
+      ['PUT', '/leads', { leads: [{ reference: ref, status: 'call_later', action_date: '2026-02-31T10:00:00+01:00' }] }, 'leads.0.action_date'],
+      ['PUT', '/leads', { leads: [{ reference: ref, status: 'call_later', action_date: '2026-04-31T10:00:00+01:00' }] }, 'leads.0.action_date'],
+    ];
+    for (const [method, path, body, field] of bad) {
+      const res = await call(method, path, body);
+      expect(res.status, `${method} ${path}`).to.equal(422);
+      expect(res.body.errors, `${method} ${path}`).to.have.property(field);
+    }
+    // The dashboard's list filters (session routes).
+    const seller = await login(web.url, acc.seller.email, acc.seller.password);
+    for (const q of ['created_from=2026-02-31', 'created_to=1969-12-31T23:59:59Z', 'created_from=-271821-04-20T00:00:00.000Z']) {
+      const res = await seller.json('GET', `/leads?${q}`);
+      expect(res.status, q).to.equal(422);
+      expect(res.body.errors, q).to.have.property(q.split('=')[0]);
+    }
+    expect((await seller.json('GET', '/leads?created_from=2024-02-29')).status).to.equal(200);
+    expect((await call('GET', '/lead-histories?since=2026-01-01T00:00:00.000Z')).status).to.equal(200);
+    expect((await call('PUT', '/leads', { leads: [{ reference: ref, status: 'call_later', action_date: '2028-02-29T10:00:00+01:00' }] })).status).to.equal(200);
+    expect((await getCtx().models.Lead.findOne({ where: { reference: ref } }))!.action_date!.toISOString()).to.equal('2028-02-29T09:00:00.000Z');
   });
 });
