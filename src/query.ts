@@ -26,16 +26,19 @@ export function searchClause(alias: string, searchBy: string, keyWord: string, p
 }
 
 /** The distinct ids of a bulk request; one that is not a positive integer id makes the whole request "not found". */
+/** A value that can be a row id (an integer column): anything else names no row, and PostgreSQL would refuse it. */
+export const isRowId = (id: number): boolean => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647;
+
 export function idsOrNotFound(ids: unknown[]): number[] {
   const wanted = [...new Set(ids.map(Number))];
-  if (!wanted.every((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647)) throw new NotFoundError();
+  if (!wanted.every(isRowId)) throw new NotFoundError();
   return wanted;
 }
 
 /** One lead or order by reference or id, inside the actor's account; anything else is "not found". */
 export async function findInScope<M extends Model>(model: ModelStatic<M>, actor: Actor, key: { reference: string } | { id: number }): Promise<M> {
   const where = 'reference' in key ? { reference: String(key.reference).toUpperCase() } : { id: Number(key.id) };
-  if ('id' in where && !Number.isSafeInteger(where.id)) throw new NotFoundError();
+  if ('id' in where && !isRowId(where.id as number)) throw new NotFoundError();
   const row = await model.findOne({ where: { ...where, ...accountScope(actor) } as never });
   if (!row) throw new NotFoundError();
   return row;

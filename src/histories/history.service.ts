@@ -5,6 +5,7 @@ import type { Core } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { offsetOf, pageKeys, type Page } from '../pagination.js';
 import { accountScope, authorize } from '../policy.js';
+import { isRowId } from '../query.js';
 import { isoDate, validate } from '../validation.js';
 
 export interface HistoryEntry { old_status: string | null; new_status: string; changed_by: string; changed_at: string }
@@ -62,7 +63,7 @@ export function createHistoryService(core: Core) {
     const k = KINDS[kind];
     authorize(actor, 'view', k.resource);
     const scope = accountScope(actor);
-    if (!Number.isSafeInteger(Number(id))) throw new NotFoundError();
+    if (!isRowId(Number(id))) throw new NotFoundError();
     const [parent] = await sequelize.query<{ id: number; reference: string; status: string; account_id: number }>(
       `SELECT id, reference, status, account_id FROM ${k.parent} WHERE id = $1 ${scope.account_id ? 'AND account_id = $2' : ''}`,
       { bind: scope.account_id ? [id, scope.account_id] : [id], type: QueryTypes.SELECT },

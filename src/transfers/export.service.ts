@@ -15,6 +15,7 @@ import { NotFoundError } from '../errors.js';
 import { dashboardListQuerySchema, type LeadFilters } from '../leads/lead.schemas.js';
 import type { LeadService } from '../leads/lead.service.js';
 import { accountScope, authorize } from '../policy.js';
+import { isRowId } from '../query.js';
 import { validate } from '../validation.js';
 import type { ExportRun } from './export-run.model.js';
 import { runActor } from './run-actor.js';
@@ -119,7 +120,7 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
     /** The file of a finished export of the actor's account; an expired one is gone (410 at the route). */
     async file(actor: Actor, id: number): Promise<{ path: string; name: string } | 'expired'> {
       authorize(actor, 'view', 'exportRun');
-      const run = Number.isSafeInteger(Number(id)) ? await ExportRun.findOne({ where: { id, ...accountScope(actor) } }) : null;
+      const run = isRowId(Number(id)) ? await ExportRun.findOne({ where: { id, ...accountScope(actor) } }) : null;
       if (!run || (run.status !== 'completed' && run.status !== 'expired')) throw new NotFoundError();
       if (run.status === 'expired' || (run.expires_at && run.expires_at <= new Date()) || !run.file_path || !fs.existsSync(run.file_path)) return 'expired';
       return { path: run.file_path, name: `leads-${run.id}.${run.file_extension}` };

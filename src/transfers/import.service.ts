@@ -8,6 +8,7 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import { checkLeadItems, type Catalogue, type PreparedLead } from '../leads/lead.check.js';
 import type { LeadService } from '../leads/lead.service.js';
 import { accountScope, authorize } from '../policy.js';
+import { isRowId } from '../query.js';
 import type { ImportRun } from './import-run.model.js';
 import { runActor } from './run-actor.js';
 import { readHead, readRows, sniffType, unescapeCell, type SheetType } from './spreadsheet.js';
@@ -135,7 +136,7 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
 
     async show(actor: Actor, id: number) {
       authorize(actor, 'view', 'importRun');
-      const run = Number.isSafeInteger(Number(id)) ? await ImportRun.findOne({ where: { id, ...accountScope(actor) } }) : null;
+      const run = isRowId(Number(id)) ? await ImportRun.findOne({ where: { id, ...accountScope(actor) } }) : null;
       if (!run) throw new NotFoundError();
       return run;
     },

@@ -81,4 +81,39 @@ describe('bad input', () => {
     expect((await call('PUT', '/leads', { leads: [{ reference: ref, status: 'call_later', action_date: '2028-02-29T10:00:00+01:00' }] })).status).to.equal(200);
     expect((await getCtx().models.Lead.findOne({ where: { reference: ref } }))!.action_date!.toISOString()).to.equal('2028-02-29T09:00:00.000Z');
   });
+
+  it('answers every route that takes an id or reference in its path with 4xx, never 5xx, for ids that name no row', async () => {
+    const acc = await makeAccount(getCtx());
+    const seller = await login(web.url, acc.seller.email, acc.seller.password);
+    const token = await acc.token();
+    const routes = expressRoutes(web.server.listeners('request')[0] as never).filter((r) => r.path.includes(':'));
+    expect(routes.length).to.be.greaterThan(8);
+    for (const { method, path, mount } of routes) {
+      for (const bad of ['abc', '99999999999', '0', '-1', '1e3', '%00', '1.5', 'x'.repeat(300)]) {
+        const url = path.replace(/:[a-z_]+/gi, bad);
+        const res = mount === '/api/web/1.0'
+          ? await restClient(web.url, token)(method.toUpperCase(), url, method === 'get' ? undefined : {})
+          : await seller.json(method.toUpperCase(), url, method === 'get' ? undefined : {});
+        expect(res.status, `${method} ${mount}${url}`).to.be.within(400, 499);
+      }
+    }
+  });
 });
+
+type Layer = { route?: { path: string; methods: Record<string, boolean> }; handle?: { stack?: Layer[] }; regexp?: RegExp };
+
+/** The (method, path) of every route Express knows, with the REST mount told apart; the app's own list, not a copy. */
+function expressRoutes(app: { _router: { stack: Layer[] } }): { method: string; path: string; mount: string }[] {
+  const out: { method: string; path: string; mount: string }[] = [];
+  const walk = (stack: Layer[], mount: string) => {
+    for (const layer of stack) {
+      if (layer.route) {
+        for (const m of Object.keys(layer.route.methods)) if (m !== '_all') out.push({ method: m, path: layer.route.path, mount });
+      } else if (layer.handle?.stack) {
+        walk(layer.handle.stack, String(layer.regexp).includes('api\\/web') ? '/api/web/1.0' : mount);
+      }
+    }
+  };
+  walk(app._router.stack, '');
+  return out;
+}
