@@ -5,7 +5,7 @@ import { loadConfig } from '../src/config.js';
 
 /** A bench context on its own embedded database (./data/bench) and a fresh account with three products. */
 export async function benchAccount(): Promise<{ ctx: AppContext; accountId: number; actor: ReturnType<typeof userActor>; skus: string[] }> {
-  const config = loadConfig({ ...process.env, DATA_DIR: './data/bench', LOG_LEVEL: 'silent', PASSWORD_HASH_COST: 'fast', DATABASE_URL: process.env.BENCH_DATABASE_URL, IMPORT_MAX_ROWS: '2000000', IMPORT_MAX_BYTES: String(500 * 1024 * 1024) });
+  const config = loadConfig({ ...process.env, DATA_DIR: './data/bench', LOG_LEVEL: 'silent', PASSWORD_HASH_COST: 'fast', SHIPPING_ALLOW_PRIVATE_URLS: 'true', DATABASE_URL: process.env.BENCH_DATABASE_URL, IMPORT_MAX_ROWS: '2000000', IMPORT_MAX_BYTES: String(500 * 1024 * 1024) });
   const ctx = await createAppContext(config, { database: 'leadflow_bench' });
   // The bench's own embedded database starts each run without the leads of earlier runs, so figures compare.
   if (ctx.db.embedded) {

@@ -43,7 +43,7 @@ export async function run(args: string[]): Promise<void> {
     tokens.push((await ctx.services.tokens.createToken(actor, { name: `soak ${i}`, scopes: ['CREATE LEADS', 'CREATE ORDERS', 'UPDATE ORDERS'] })).token);
   }
   const port = randomPort();
-  const env = { DATABASE_URL: ctx.db.url, DATA_DIR: ctx.config.dataDir, HOST: '127.0.0.1', PORT: String(port), RATE_LIMIT_PER_MINUTE: String(PER_TOKEN_PER_MINUTE) };
+  const env = { DATABASE_URL: ctx.db.url, DATA_DIR: ctx.config.dataDir, HOST: '127.0.0.1', PORT: String(port), RATE_LIMIT_PER_MINUTE: String(PER_TOKEN_PER_MINUTE), SHIPPING_ALLOW_PRIVATE_URLS: 'true' };
   const web = runMain(env, ['--role', 'web']);
   const worker = runMain(env, ['--role', 'worker']);
   const base = `http://127.0.0.1:${port}/api/web/1.0`;

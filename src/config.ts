@@ -31,6 +31,7 @@ const schema = Joi.object({
   IMPORT_MAX_BYTES: Joi.number().integer().min(1024).default(20 * 1024 * 1024),
   IMPORT_MAX_ROWS: Joi.number().integer().min(1).default(200_000),
   EXPORT_TTL_DAYS: Joi.number().integer().min(1).default(7),
+  SHIPPING_ALLOW_PRIVATE_URLS: Joi.boolean().truthy('1').falsy('0').default(false),
   WORKER_URGENT_CONCURRENCY: Joi.number().integer().min(1).default(5),
   WORKER_IMPORTANT_CONCURRENCY: Joi.number().integer().min(1).default(2),
   PASSWORD_HASH_COST: Joi.string().valid('normal', 'fast').default('normal'),
@@ -64,6 +65,8 @@ export interface Config {
   exportTtlDays: number;
   workerUrgentConcurrency: number;
   workerImportantConcurrency: number;
+  /** Carrier endpoints may be loopback or private addresses (tests, carriers on the operator's own network). */
+  shippingAllowPrivateUrls: boolean;
   passwordHashCost: 'normal' | 'fast';
   logLevel: string;
 }
@@ -127,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     exportTtlDays: v.EXPORT_TTL_DAYS,
     workerUrgentConcurrency: v.WORKER_URGENT_CONCURRENCY,
     workerImportantConcurrency: v.WORKER_IMPORTANT_CONCURRENCY,
+    shippingAllowPrivateUrls: v.SHIPPING_ALLOW_PRIVATE_URLS,
     passwordHashCost: v.PASSWORD_HASH_COST,
     logLevel: v.LOG_LEVEL,
   });

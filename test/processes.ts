@@ -4,7 +4,7 @@ import { getCtx } from './hooks.js';
 
 /** The environment of a spawned LeadFlow process: the suite's, minus its database choice, plus `env`. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: 'fast' };
+  const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: 'fast', SHIPPING_ALLOW_PRIVATE_URLS: 'true' };
   delete base.DATABASE_URL;
   return { ...base, ...env };
 }

@@ -9,6 +9,7 @@ import { accountScope, authorize } from '../policy.js';
 import { findInScope, searchClause } from '../query.js';
 import { newReferences } from '../references.js';
 import type { ShippingService } from '../shipping/shipping.service.js';
+import { CarrierAddressError, postToCarrier } from '../shipping/carrier-client.js';
 import { signBody } from '../shipping/shipping.service.js';
 import { addError, validate } from '../validation.js';
 import type { OrderStatus } from './order.model.js';
@@ -238,24 +239,21 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
       let failure: string | null = null;
       try {
         if (!company || !company.active) throw new Error('shipping company missing or inactive');
-        const res = await fetch(company.endpoint_url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json', 'x-signature': signBody(company.hmac_secret, payload), 'x-idempotency-key': claimed.reference,
-            ...(company.api_key ? { 'x-api-key': company.api_key } : {}),
-          },
-          body: payload,
-          signal: AbortSignal.timeout(company.timeout_ms),
-        });
-        const text = await res.text();
-        if (!res.ok) throw new Error(`carrier answered HTTP ${res.status}: ${text.slice(0, 200)}`);
-        const parsed = JSON.parse(text) as { tracking_number?: unknown };
-        if (typeof parsed.tracking_number !== 'string' || !parsed.tracking_number) throw new Error('carrier answer has no tracking_number');
+        const answer = await postToCarrier(company.endpoint_url, {
+          'content-type': 'application/json', 'x-signature': signBody(company.hmac_secret, payload), 'x-idempotency-key': claimed.reference,
+          ...(company.api_key ? { 'x-api-key': company.api_key } : {}),
+        }, payload, company.timeout_ms, core.config.shippingAllowPrivateUrls);
+        // The answer's body is the carrier's (or whatever the URL points at): it is read for the tracking number only,
+        // and never kept in last_push_error, which the tenant reads.
+        if (answer.status < 200 || answer.status > 299) throw new Error(`carrier answered HTTP ${answer.status}`);
+        const parsed = (() => { try { return JSON.parse(answer.body) as { tracking_number?: unknown }; } catch { return null; } })();
+        if (typeof parsed?.tracking_number !== 'string' || !parsed.tracking_number) throw new Error('carrier answer has no tracking_number');
         tracking = parsed.tracking_number.slice(0, 100);
       } catch (err) {
-        const e = err as Error;
-        failure = e.name === 'TimeoutError' ? `carrier did not answer within ${company?.timeout_ms} ms` : e.message;
-        // A carrier (or whatever the endpoint points at) may echo the request: the kept error never carries its secrets.
+        const e = err as NodeJS.ErrnoException;
+        failure = e.name === 'TimeoutError' ? `carrier did not answer within ${company?.timeout_ms} ms`
+          : e instanceof CarrierAddressError || e.message.startsWith('carrier answer') || e.message.startsWith('shipping company') ? e.message
+          : e.code ? `carrier could not be reached (${e.code})` : e.message;
         for (const secret of [company?.api_key, company?.hmac_secret]) if (secret) failure = failure.split(secret).join('[secret]');
       }
       await sequelize.transaction(async (transaction) => {

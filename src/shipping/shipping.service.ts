@@ -5,6 +5,7 @@ import type { Core } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { accountScope, authorize, isSystemWide } from '../policy.js';
 import { validate } from '../validation.js';
+import { checkEndpointUrl } from './carrier-client.js';
 import type { ShippingCompany } from './shipping-company.model.js';
 
 const companySchema = Joi.object({
@@ -48,6 +49,11 @@ export function companyView(c: ShippingCompany) {
 export function createShippingService(core: Core) {
   const { ShippingCompany } = core.models;
 
+  async function assertEndpoint(url: string): Promise<void> {
+    const problem = await checkEndpointUrl(url, core.config.shippingAllowPrivateUrls);
+    if (problem) throw ValidationError.single('endpoint_url', problem);
+  }
+
   return {
     /**
      * Adds a carrier to an account (adapter `http`: signed JSON POST). Without an HMAC secret one is generated and
@@ -55,6 +61,7 @@ export function createShippingService(core: Core) {
      */
     async createCompany(actor: Actor, input: ShippingCompanyInput): Promise<ReturnType<typeof companyView> & { hmac_secret?: string }> {
       const v = validate<ShippingCompanyInput>(companySchema, input);
+      await assertEndpoint(v.endpoint_url);
       const account_id = (isSystemWide(actor) ? v.account_id ?? actor.accountId : actor.accountId) as number;
       if (!account_id) throw ValidationError.single('account_id', 'The account_id field is required.');
       authorize(actor, 'create', 'shippingCompany', { account_id });
@@ -69,6 +76,7 @@ export function createShippingService(core: Core) {
       if (!c) throw new NotFoundError();
       authorize(actor, 'update', 'shippingCompany', c);
       const v = validate<ShippingCompanyInput>(updateSchema, input);
+      if (v.endpoint_url !== undefined) await assertEndpoint(v.endpoint_url);
       // Secrets are write-only: an empty value keeps the stored one (an API key is removed with null).
       const { hmac_secret, api_key, ...rest } = v;
       return companyView(await c.update({
