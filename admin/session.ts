@@ -6,6 +6,13 @@ import { Strategy as LocalStrategy } from 'passport-local';
 import { userActor } from '../src/actor.js';
 import type { AppContext } from '../src/app-context.js';
 
+/** The login form's email (trimmed, lower case) and password, from the body only; null unless both are strings. */
+export function loginCredentials(req: { body?: unknown }): { email: string; password: string } | null {
+  const { email, password } = (req.body ?? {}) as { email?: unknown; password?: unknown };
+  if (typeof email !== 'string' || typeof password !== 'string' || !email || !password) return null;
+  return { email: email.trim().toLowerCase(), password };
+}
+
 /** What the session keeps of the logged-in user (serialised id) and what req.user holds per request. */
 export interface SessionUser { id: number; account_id: number; role: 'admin' | 'seller' | 'agent'; name: string; email: string }
 
@@ -40,8 +47,12 @@ export function createSessionMiddleware(ctx: AppContext): { session: RequestHand
   });
 
   const auth = new passport.Passport() as unknown as passport.PassportStatic;
-  auth.use('local', new LocalStrategy({ usernameField: 'email', passwordField: 'password' }, (email, password, done) => {
-    ctx.services.accounts.verifyCredentials(email, password).then((u) => done(null, u ?? false), done);
+  // passport-local falls back to the query string; the credentials are read from the body only, typed, exactly as the
+  // login throttle keys them (loginCredentials), so a try cannot be counted under one email and checked under another.
+  auth.use('local', new LocalStrategy({ usernameField: 'email', passwordField: 'password', passReqToCallback: true }, (req, _email, _password, done) => {
+    const creds = loginCredentials(req);
+    if (!creds) return done(null, false);
+    ctx.services.accounts.verifyCredentials(creds.email, creds.password).then((u) => done(null, u ?? false), done);
   }));
   auth.serializeUser((user, done) => done(null, (user as SessionUser).id));
   auth.deserializeUser((id: number, done) => {

@@ -7,12 +7,21 @@ import { route } from '../../api/async.js';
 import { redisStore } from '../../api/middleware/rate-limit.js';
 import { wantsJson, type createCsrf } from '../auth.js';
 import { forgotPage, loginPage, resetPage } from '../views/pages.js';
-import type { SessionUser } from '../session.js';
+import { loginCredentials, type SessionUser } from '../session.js';
 
 const RESET_MESSAGE = 'If that email belongs to a LeadFlow login, a reset link is on its way.';
 
 /** Only same-site relative paths are followed after login. */
-const safeNext = (next: unknown) => (typeof next === 'string' && /^\/(?!\/)/.test(next) ? next : '/admin');
+/**
+ * Where to go after login: a path on this site only. Browsers read `//host` and `/\\host` as another site, so a
+ * backslash anywhere, a second leading slash or a control character sends the user to /admin instead.
+ */
+export function safeNext(next: unknown): string {
+  if (typeof next !== 'string' || !/^\/(?![/\\])/.test(next) || /[\\\u0000-\u001f\u007f]/.test(next)) return '/admin';
+  const base = 'http://leadflow.invalid';
+  const url = new URL(next, base);
+  return url.origin === base ? `${url.pathname}${url.search}${url.hash}` : '/admin';
+}
 
 export function createAuthRoutes(ctx: AppContext, auth: passport.PassportStatic, csrf: ReturnType<typeof createCsrf>): Router {
   const r = express.Router();
@@ -24,7 +33,7 @@ export function createAuthRoutes(ctx: AppContext, auth: passport.PassportStatic,
     skipSuccessfulRequests: true,
     legacyHeaders: false,
     standardHeaders: false,
-    keyGenerator: (req) => `${String(req.body?.email ?? '').trim().toLowerCase()}|${ipKeyGenerator(req.ip ?? '')}`,
+    keyGenerator: (req) => `${loginCredentials(req)?.email ?? ''}|${ipKeyGenerator(req.ip ?? '')}`,
     handler: (req, res, _next, options) => {
       const retry = Math.ceil(options.windowMs / 1000);
       res.set('Retry-After', String(retry));

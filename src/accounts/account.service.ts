@@ -2,7 +2,7 @@ import { Op } from 'sequelize';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { hashPassword, verifyPassword } from '../passwords.js';
+import { hashPassword, verifyAgainstNothing, verifyPassword } from '../passwords.js';
 import { accountScope, authorize } from '../policy.js';
 import { idsOrNotFound } from '../query.js';
 import { validate } from '../validation.js';
@@ -94,7 +94,7 @@ export function createAccountService(core: Core) {
     async verifyCredentials(email: string, password: string): Promise<User | null> {
       const u = await User.scope('withPassword').findOne({ where: { email: String(email).trim().toLowerCase(), active: true } });
       if (!u) {
-        await verifyPassword('$argon2id$v=19$m=1024,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$9sTbSlTio3Biev89thdrlKKiCaYsjjYVJxGAL3swxpQ', password);
+        await verifyAgainstNothing(password, core.config.passwordHashCost);
         return null;
       }
       return (await verifyPassword(u.password_hash, password)) ? u : null;

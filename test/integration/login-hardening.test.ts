@@ -1,0 +1,68 @@
+import { performance } from 'node:perf_hooks';
+import { expect } from 'chai';
+import { safeNext } from '../../admin/routes/auth.routes.js';
+import { hashPassword, verifyAgainstNothing, verifyPassword } from '../../src/passwords.js';
+import { makeAccount } from '../factories.js';
+import { getCtx } from '../hooks.js';
+import { startTestServer } from '../helpers.js';
+import { sessionClient } from '../session.js';
+
+type Server = Awaited<ReturnType<typeof startTestServer>>;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+describe('login hardening', () => {
+  let web: Server;
+  before(async () => { web = await startTestServer(); });
+  after(async () => { await web.close(); });
+
+  it('refuses an unknown email in the time a known one takes (argon2id at the production cost, within a factor of 2)', async function () {
+    this.timeout(60_000);
+    const real = await hashPassword('the-real-password', 'normal');
+    const known: number[] = [];
+    const unknown: number[] = [];
+    await verifyAgainstNothing('warm-up', 'normal');
+    for (let i = 0; i < 5; i++) {
+      let t = performance.now();
+      await verifyPassword(real, 'a-wrong-password');
+      known.push(performance.now() - t);
+      t = performance.now();
+      await verifyAgainstNothing('a-wrong-password', 'normal');
+      unknown.push(performance.now() - t);
+    }
+    const ratio = median(known) / median(unknown);
+    expect(ratio, `known ${median(known).toFixed(1)} ms, unknown ${median(unknown).toFixed(1)} ms`).to.be.within(0.5, 2);
+  });
+
+  it('reads the credentials from the body only, as the throttle counts them: the query string and non-string emails log nobody in', async () => {
+    const acc = await makeAccount(getCtx());
+    const c = sessionClient(web.url);
+    c.csrf = (await c.json('GET', '/csrf-token')).body.token;
+    const query = `?email=${encodeURIComponent(acc.agent.email)}&password=${encodeURIComponent(acc.agent.password)}`;
+    for (const body of [{}, { email: 0, password: acc.agent.password }, { email: [acc.agent.email], password: acc.agent.password }, { email: acc.agent.email, password: [acc.agent.password] }]) {
+      const res = await c.json('POST', `/login${query}`, body);
+      expect(res.status, JSON.stringify(body)).to.equal(401);
+    }
+    expect((await c.json('GET', '/leads')).status).to.equal(401);
+    // Five wrong passwords for the agent block the sixth try of that email, whatever the query string says.
+    for (let i = 0; i < 5; i++) await c.json('POST', '/login', { email: acc.agent.email, password: 'wrong-password' });
+    expect((await c.json('POST', `/login${query}`, { email: ` ${acc.agent.email.toUpperCase()} `, password: acc.agent.password })).status).to.equal(429);
+  });
+
+  it('follows next only to a path on this site', async () => {
+    for (const bad of ['/\\evil.example', '//evil.example', '/\\/evil.example', 'https://evil.example/', '/%5Cevil', 'javascript:alert(1)', '/\tevil', '', undefined, ['/leads']]) {
+      expect(safeNext(bad), String(bad)).to.equal(bad === '/%5Cevil' ? '/%5Cevil' : '/admin');
+    }
+    expect(safeNext('/leads?status=new#top')).to.equal('/leads?status=new#top');
+    const acc = await makeAccount(getCtx());
+    const c = sessionClient(web.url);
+    const page = await (await c.fetch('/login', { headers: { accept: 'text/html' } })).text();
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1];
+    const res = await c.fetch('/login', {
+      method: 'POST', headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, email: acc.seller.email, password: acc.seller.password, next: '/\\evil.example' }).toString(),
+    });
+    expect(res.status).to.equal(303);
+    expect(res.headers.get('location')).to.equal('/admin');
+  });
+});
