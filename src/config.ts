@@ -24,6 +24,7 @@ const schema = Joi.object({
   AGENDA_MONGO_URL: Joi.string().uri({ scheme: ['mongodb', 'mongodb+srv'] }),
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
   LOGIN_THROTTLE_PER_MINUTE: Joi.number().integer().min(1).default(5),
+  CALLBACK_RATE_PER_MINUTE: Joi.number().integer().min(1).default(120),
   DUPLICATE_WINDOW_DAYS: Joi.number().integer().min(0).default(30),
   LEAD_PARENT_CHECKS: Joi.string().valid('batch', 'row').default('batch'),
   SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
@@ -67,6 +68,8 @@ export interface Config {
   workerImportantConcurrency: number;
   /** Carrier endpoints may be loopback or private addresses (tests, carriers on the operator's own network). */
   shippingAllowPrivateUrls: boolean;
+  /** Carrier callbacks per client address and minute. */
+  callbackRatePerMinute: number;
   passwordHashCost: 'normal' | 'fast';
   logLevel: string;
 }
@@ -131,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     workerUrgentConcurrency: v.WORKER_URGENT_CONCURRENCY,
     workerImportantConcurrency: v.WORKER_IMPORTANT_CONCURRENCY,
     shippingAllowPrivateUrls: v.SHIPPING_ALLOW_PRIVATE_URLS,
+    callbackRatePerMinute: v.CALLBACK_RATE_PER_MINUTE,
     passwordHashCost: v.PASSWORD_HASH_COST,
     logLevel: v.LOG_LEVEL,
   });

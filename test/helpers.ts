@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type http from 'node:http';
 import { startWebServer, type WebServer } from '../api/server.js';
 import type { AppContext } from '../src/app-context.js';
+import { signBody } from '../src/shipping/shipping.service.js';
 import { getCtx } from './hooks.js';
 
 /** Starts the real HTTP app on an ephemeral loopback port; tests close it in `after`. */
@@ -11,3 +12,13 @@ export async function startTestServer(ctx: AppContext = getCtx()): Promise<WebSe
 }
 
 export type { http };
+
+/** A carrier's status callback, signed as carriers sign them (`<timestamp>.<body>`); `at` overrides the timestamp. */
+export function postCallback(baseUrl: string, code: string, companyId: number, secret: string, body: unknown, at = Math.floor(Date.now() / 1000)) {
+  const raw = typeof body === 'string' ? body : JSON.stringify(body);
+  return fetch(`${baseUrl}/api/web/1.0/shipping/${code}/callback?company=${companyId}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-timestamp': String(at), 'x-signature': signBody(secret, `${at}.${raw}`) },
+    body: raw,
+  });
+}

@@ -3,16 +3,21 @@ import type { AppContext } from '../../src/app-context.js';
 import { carrierCallbackSchema, type CarrierUpdate } from '../../src/orders/order.schemas.js';
 import { validate } from '../../src/validation.js';
 import { route } from '../async.js';
+import { restRateLimit } from '../middleware/rate-limit.js';
+
+const CALLBACK_MAX_BYTES = 256 * 1024;
 
 /**
- * POST /shipping/{code}/callback: the carrier's status updates, authenticated by the same HMAC signature as pushes
- * (X-Signature: sha256=<hex> over the raw body), not by a bearer token.
+ * POST /shipping/{code}/callback?company={id}: the carrier's status updates, authenticated by an HMAC signature of
+ * `<X-Timestamp>.<raw body>` with the company's secret (X-Signature: sha256=<hex>), not by a bearer token. Its own
+ * rate limit per client address, and a small body: a carrier sends status lines, not files.
  */
 export function createShippingCallbackRoutes(ctx: AppContext): Router {
   const r = express.Router();
-  r.post('/shipping/:code/callback', express.raw({ type: () => true, limit: '5mb' }), route(async (req, res) => {
+  const limit = restRateLimit({ limit: ctx.config.callbackRatePerMinute, redisUrl: ctx.config.redisUrl, prefix: 'rl:callback:' });
+  r.post('/shipping/:code/callback', limit, express.raw({ type: () => true, limit: CALLBACK_MAX_BYTES }), route(async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const company = await ctx.services.shipping.findBySignature(req.params.code, raw, req.headers['x-signature']);
+    const company = await ctx.services.shipping.verifyCallback(req.params.code, req.query.company, raw, req.headers['x-timestamp'], req.headers['x-signature']);
     if (!company) {
       res.status(401).json({ message: 'Invalid signature.' });
       return;

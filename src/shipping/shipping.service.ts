@@ -4,6 +4,7 @@ import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { accountScope, authorize, isSystemWide } from '../policy.js';
+import { isRowId } from '../query.js';
 import { validate } from '../validation.js';
 import { checkEndpointUrl } from './carrier-client.js';
 import type { ShippingCompany } from './shipping-company.model.js';
@@ -26,7 +27,10 @@ export interface ShippingCompanyInput {
   active?: boolean;
 }
 
-/** `sha256=<hex>` HMAC of the exact body bytes, the signature both directions use. */
+/** How far a callback's X-Timestamp may be from now, in seconds, either way. */
+export const CALLBACK_WINDOW_S = 300;
+
+/** `sha256=<hex>` HMAC of the exact bytes: the body of a push; `<timestamp>.<body>` of a callback. */
 export function signBody(secret: string, body: string | Buffer): string {
   return `sha256=${crypto.createHmac('sha256', secret).update(body).digest('hex')}`;
 }
@@ -97,9 +101,17 @@ export function createShippingService(core: Core) {
     },
 
     /** Callbacks name only the code; the signature decides which account's company sent it. */
-    async findBySignature(code: string, rawBody: Buffer, signature: unknown): Promise<ShippingCompany | null> {
-      const candidates = await ShippingCompany.findAll({ where: { code: code.toLowerCase(), active: true } });
-      return candidates.find((c) => signatureMatches(c.hmac_secret, rawBody, signature)) ?? null;
+    /**
+     * The company a carrier callback comes from: the one named by `company` (its id, in the callback URL) with this
+     * code, active, whose secret signs `<timestamp>.<body>`, with a timestamp within CALLBACK_WINDOW_S of now (a
+     * captured callback cannot be replayed later). One HMAC per request, whatever the number of companies.
+     */
+    async verifyCallback(code: string, company: unknown, rawBody: Buffer, timestamp: unknown, signature: unknown): Promise<ShippingCompany | null> {
+      const id = Number(company);
+      const ts = Number(timestamp);
+      if (!isRowId(id) || typeof timestamp !== 'string' || !/^\d{1,12}$/.test(timestamp) || Math.abs(Date.now() / 1000 - ts) > CALLBACK_WINDOW_S) return null;
+      const c = await ShippingCompany.findOne({ where: { id, code: code.toLowerCase(), active: true } });
+      return c && signatureMatches(c.hmac_secret, Buffer.concat([Buffer.from(`${timestamp}.`), rawBody]), signature) ? c : null;
     },
   };
 }

@@ -8,7 +8,7 @@ import { jobDefinitions } from '../../jobs/index.js';
 import type { JobDefinition } from '../../jobs/job.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, type TestAccount } from '../factories.js';
-import { startTestServer } from '../helpers.js';
+import { postCallback, startTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
@@ -247,10 +247,7 @@ describe('orders', () => {
       const call = restClient(web.url, await acc.token());
       const [ref] = (await call('POST', '/orders', { orders: [order(acc)] })).body.references;
       await getCtx().models.Order.update({ status: 'pushed', shipping_company_id: company.id, tracking_number: 'CS-1' }, { where: { reference: ref } });
-      const post = (body: unknown, secret = SECRET) => {
-        const raw = JSON.stringify(body);
-        return fetch(`${web.url}/api/web/1.0/shipping/callship/callback`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature': signBody(secret, raw) }, body: raw });
-      };
+      const post = (body: unknown, secret = SECRET) => postCallback(web.url, 'callship', company.id, secret, body);
       const forged = await post({ orders: [{ reference: ref, status: 'delivered' }] }, 'wrong-secret-wrong-secret');
       expect(forged.status).to.equal(401);
       expect((await orderOf(ref))!.status).to.equal('pushed');
@@ -267,6 +264,40 @@ describe('orders', () => {
         [null, 'new', `${h[0].changed_by}`], ['pushed', 'shipped', 'Call Ship'], ['shipped', 'delivered', 'Call Ship'],
       ]);
       expect((await orderOf(ref))!.status).to.equal('delivered');
+    });
+
+    it('refuses a callback without the company id, with a stale or future timestamp (replay), another company\'s id, or a body over 256 KB', async () => {
+      const acc = await makeAccount(getCtx());
+      const company = await getCtx().services.shipping.createCompany(systemActor(), { account_id: acc.id, code: 'replay', name: 'Replay', endpoint_url: 'http://127.0.0.1:9/x', hmac_secret: SECRET });
+      const other = await makeAccount(getCtx());
+      const twin = await getCtx().services.shipping.createCompany(systemActor(), { account_id: other.id, code: 'replay', name: 'Twin', endpoint_url: 'http://127.0.0.1:9/x', hmac_secret: SECRET });
+      const body = { orders: [{ reference: 'ORNOSUCHORDR', status: 'shipped' }] };
+      const now = Math.floor(Date.now() / 1000);
+      expect((await postCallback(web.url, 'replay', company.id, SECRET, body)).status).to.equal(422); // accepted, unknown order
+      expect((await postCallback(web.url, 'replay', company.id, SECRET, body, now - 301)).status).to.equal(401);
+      expect((await postCallback(web.url, 'replay', company.id, SECRET, body, now + 301)).status).to.equal(401);
+      expect((await postCallback(web.url, 'other-code', company.id, SECRET, body)).status).to.equal(401);
+      // Same code and secret in another account: the id names one company; it answers for its own orders only.
+      expect((await postCallback(web.url, 'replay', twin.id, SECRET, body)).status).to.equal(422);
+      const raw = JSON.stringify(body);
+      const unsigned = await fetch(`${web.url}/api/web/1.0/shipping/replay/callback`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-timestamp': String(now), 'x-signature': signBody(SECRET, `${now}.${raw}`) }, body: raw });
+      expect(unsigned.status).to.equal(401);
+      const big = await postCallback(web.url, 'replay', company.id, SECRET, JSON.stringify({ orders: [], pad: 'x'.repeat(300 * 1024) }));
+      expect(big.status).to.equal(413);
+    });
+
+    it('limits callbacks per client address with a budget of their own', async () => {
+      const ctx = getCtx();
+      const limited = await startTestServer({ ...ctx, config: { ...ctx.config, callbackRatePerMinute: 3, redisUrl: null } });
+      try {
+        const statuses = [];
+        for (let i = 0; i < 4; i++) statuses.push((await postCallback(limited.url, 'nobody', 1, SECRET, { orders: [] })).status);
+        expect(statuses).to.deep.equal([401, 401, 401, 429]);
+        // The REST budget is untouched.
+        expect((await fetch(`${limited.url}/api/web/1.0/leads`)).status).to.equal(401);
+      } finally {
+        await limited.close();
+      }
     });
   });
 });

@@ -3,10 +3,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { systemActor } from '../../src/actor.js';
-import { signBody } from '../../src/shipping/shipping.service.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, makeAdmin, makeFilledAccount, makeUser, type FilledAccount } from '../factories.js';
-import { startTestServer } from '../helpers.js';
+import { postCallback, startTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
 import { login, type SessionClient } from '../session.js';
 
@@ -86,8 +85,7 @@ describe('admin panel: tenancy, secrets, roles and state changes', function () {
       const shown = await panel(seller, 'GET', `shipping_companies/records/${id}/show`);
       expect(shown.text).to.not.include(secret);
       expect((await panel(seller, 'POST', `shipping_companies/records/${id}/edit`, { name: 'Generated Two', hmac_secret: '' })).status).to.equal(200);
-      const raw = JSON.stringify({ orders: [{ reference: 'ORNOSUCHORDR', status: 'shipped' }] });
-      const callback = await fetch(`${web.url}/api/web/1.0/shipping/genship/callback`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature': signBody(secret, raw) }, body: raw });
+      const callback = await postCallback(web.url, 'genship', Number(id), secret, { orders: [{ reference: 'ORNOSUCHORDR', status: 'shipped' }] });
       expect(callback.status).to.equal(422); // signature accepted; the unknown order is what is refused
     });
 
