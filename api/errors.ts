@@ -45,8 +45,8 @@ export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
       res.status(httpStatus).json({ message });
       return;
     }
-    if (statusFor(err) === 503) logger.warn({ reqId: req.id, url: req.originalUrl, err: (err as Error).message }, 'database unavailable');
-    else if (statusFor(err) === 500) logger.error({ err, reqId: req.id, url: req.originalUrl }, 'unhandled error');
+    if (statusFor(err) === 503) logger.warn({ reqId: req.id, path: req.baseUrl + req.path, err }, 'database unavailable');
+    else if (statusFor(err) === 500) logger.error({ err, reqId: req.id, path: req.baseUrl + req.path }, 'unhandled error');
     sendError(res, err);
   };
 }

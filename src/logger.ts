@@ -2,6 +2,31 @@ import pino from 'pino';
 
 export type Logger = pino.Logger;
 
+/** The longest message or stack a log record keeps; a record stays a few KB whatever failed. */
+const MAX_TEXT = 1000;
+const cut = (v: unknown) => (typeof v === 'string' && v.length > MAX_TEXT ? `${v.slice(0, MAX_TEXT)}… (${v.length} characters)` : v);
+
+/**
+ * What a log record keeps of an error: its type, code, message and the top of its stack. Never the statement and its
+ * bound parameters (a Sequelize error carries every value of a failed batch: customers' phones and names), nor a
+ * database error's detail line, which quotes the row.
+ */
+export function errorRecord(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { message: cut(String(err)) };
+  const e = err as Error & { code?: unknown; parent?: { code?: unknown } };
+  return {
+    type: e.name,
+    ...(e.code ?? e.parent?.code ? { code: String(e.code ?? e.parent?.code) } : {}),
+    message: cut(e.message),
+    stack: cut(e.stack?.split('\n').slice(0, 8).join('\n')),
+  };
+}
+
 export function createLogger(level: string): Logger {
-  return pino({ level, base: undefined, redact: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'] });
+  return pino({
+    level,
+    base: undefined,
+    redact: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'],
+    serializers: { err: errorRecord },
+  });
 }
