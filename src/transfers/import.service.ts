@@ -161,7 +161,11 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
       const [started] = await ImportRun.update({ status: 'running', started_at: run.started_at ?? new Date() }, { where: { id: run.id, status: ['queued', 'running'] } });
       if (!started) return;
       const catalogue = await deps.leads.activeProducts(run.account_id);
-      const fail = (error: string) => ImportRun.update({ status: 'failed', error, finished_at: new Date() }, { where: { id: run.id, status: 'running' } });
+      // The upload goes once the failure is recorded (not before: a run the database cut short runs again from it).
+      const fail = async (error: string) => {
+        await ImportRun.update({ status: 'failed', error, finished_at: new Date() }, { where: { id: run.id, status: 'running' } });
+        await fs.promises.rm(run.file_path, { force: true });
+      };
       let header: Map<string, number> | null = null;
       let extra: [string, number][] = [];
       let rowNo = 0;

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { systemActor } from '../../src/actor.js';
 import { makeAccount } from '../factories.js';
@@ -98,7 +101,32 @@ describe('bad input', () => {
       }
     }
   });
+
+  it('When a CSV row after the first 64 KB holds a NUL byte, Then that row is reported, the rest imported and the upload removed; a failed run removes its upload too', async () => {
+    const acc = await makeAccount(getCtx());
+    const rows = ['phone,full_name,sku', ...Array.from({ length: 3000 }, (_, i) => `+2126${String(i).padStart(8, '0')},Buyer number ${i},${acc.skus.active[0]}`)];
+    rows[2500] = `+212699999999,Bad\u0000Row,${acc.skus.active[0]}`;
+    const file = path.join(os.tmpdir(), `nul-${Date.now()}.csv`);
+    fs.writeFileSync(file, rows.join('\n'));
+    const run = await getCtx().services.imports.start(acc.seller.actor, { path: file, originalname: 'nul.csv', size: fs.statSync(file).size });
+    const stored = (await getCtx().models.ImportRun.findByPk(run.id))!.file_path;
+    await getCtx().services.imports.run(run.id);
+    const done = (await getCtx().models.ImportRun.findByPk(run.id))!;
+    expect({ status: done.status, written: done.rows_written, failed: done.rows_failed }).to.deep.equal({ status: 'completed', written: 2999, failed: 1 });
+    const report = await getCtx().services.imports.errors(acc.seller.actor, run.id);
+    expect(JSON.stringify(report)).to.include('must not contain control characters');
+    expect(fs.existsSync(stored)).to.equal(false);
+
+    const empty = path.join(os.tmpdir(), `empty-${Date.now()}.csv`);
+    fs.writeFileSync(empty, 'name,city\nx,y\n');
+    const bad = await getCtx().services.imports.start(acc.seller.actor, { path: empty, originalname: 'cols.csv', size: fs.statSync(empty).size });
+    const badStored = (await getCtx().models.ImportRun.findByPk(bad.id))!.file_path;
+    await getCtx().services.imports.run(bad.id);
+    expect((await getCtx().models.ImportRun.findByPk(bad.id))!.status).to.equal('failed');
+    expect(fs.existsSync(badStored)).to.equal(false);
+  });
 });
+
 
 type Layer = { route?: { path: string; methods: Record<string, boolean> }; handle?: { stack?: Layer[] }; regexp?: RegExp };
 
