@@ -52,3 +52,14 @@ export async function login(baseUrl: string, email: string, password: string): P
   c.csrf = res.body.csrf_token;
   return c;
 }
+
+/** Logs in the way a browser does: the login page's form, its hidden CSRF field, a form POST (not followed). */
+export async function formLogin(baseUrl: string, email: string, password: string, extra: Record<string, string> = {}): Promise<Response> {
+  const c = sessionClient(baseUrl);
+  const page = await (await c.fetch('/login', { headers: { accept: 'text/html' } })).text();
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1];
+  return c.fetch('/login', {
+    method: 'POST', headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, email, password, ...extra }).toString(),
+  });
+}

@@ -5,7 +5,7 @@ import { getCtx } from '../hooks.js';
 import { makeAccount } from '../factories.js';
 import { startTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
-import { login, sessionClient } from '../session.js';
+import { formLogin, login, sessionClient } from '../session.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -98,13 +98,7 @@ describe('dashboard sessions', () => {
 
   it('logs a browser in through the HTML form and redirects to the panel', async () => {
     const acc = await makeAccount(getCtx());
-    const c = sessionClient(web.url);
-    const page = await (await c.fetch('/login', { headers: { accept: 'text/html' } })).text();
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1];
-    const res = await c.fetch('/login', {
-      method: 'POST', headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: csrf, email: acc.seller.email, password: acc.seller.password }).toString(),
-    });
+    const res = await formLogin(web.url, acc.seller.email, acc.seller.password);
     expect(res.status).to.equal(303);
     expect(res.headers.get('location')).to.equal('/admin');
   });

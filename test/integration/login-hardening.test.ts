@@ -5,7 +5,7 @@ import { hashPassword, verifyAgainstNothing, verifyPassword } from '../../src/pa
 import { makeAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';
 import { startTestServer } from '../helpers.js';
-import { sessionClient } from '../session.js';
+import { formLogin, sessionClient } from '../session.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -55,13 +55,7 @@ describe('login hardening', () => {
     }
     expect(safeNext('/leads?status=new#top')).to.equal('/leads?status=new#top');
     const acc = await makeAccount(getCtx());
-    const c = sessionClient(web.url);
-    const page = await (await c.fetch('/login', { headers: { accept: 'text/html' } })).text();
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1];
-    const res = await c.fetch('/login', {
-      method: 'POST', headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: csrf, email: acc.seller.email, password: acc.seller.password, next: '/\\evil.example' }).toString(),
-    });
+    const res = await formLogin(web.url, acc.seller.email, acc.seller.password, { next: '/\\evil.example' });
     expect(res.status).to.equal(303);
     expect(res.headers.get('location')).to.equal('/admin');
   });
