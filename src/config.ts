@@ -31,6 +31,7 @@ const schema = Joi.object({
   MAIL_FROM: Joi.string().default('LeadFlow <no-reply@leadflow.local>'),
   IMPORT_MAX_BYTES: Joi.number().integer().min(1024).default(20 * 1024 * 1024),
   IMPORT_MAX_ROWS: Joi.number().integer().min(1).default(200_000),
+  IMPORT_MAX_SHARED_STRINGS_BYTES: Joi.number().integer().min(1024).default(64 * 1024 * 1024),
   EXPORT_TTL_DAYS: Joi.number().integer().min(1).default(7),
   SHIPPING_ALLOW_PRIVATE_URLS: Joi.boolean().truthy('1').falsy('0').default(false),
   WORKER_URGENT_CONCURRENCY: Joi.number().integer().min(1).default(5),
@@ -63,6 +64,8 @@ export interface Config {
   mailFrom: string;
   importMaxBytes: number;
   importMaxRows: number;
+  /** An xlsx's shared strings are held in memory whole while it is read: their expanded size is capped. */
+  importMaxSharedStringsBytes: number;
   exportTtlDays: number;
   workerUrgentConcurrency: number;
   workerImportantConcurrency: number;
@@ -130,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     mailFrom: v.MAIL_FROM,
     importMaxBytes: v.IMPORT_MAX_BYTES,
     importMaxRows: v.IMPORT_MAX_ROWS,
+    importMaxSharedStringsBytes: v.IMPORT_MAX_SHARED_STRINGS_BYTES,
     exportTtlDays: v.EXPORT_TTL_DAYS,
     workerUrgentConcurrency: v.WORKER_URGENT_CONCURRENCY,
     workerImportantConcurrency: v.WORKER_IMPORTANT_CONCURRENCY,

@@ -11,7 +11,7 @@ import { accountScope, authorize } from '../policy.js';
 import { isRowId } from '../query.js';
 import type { ImportRun } from './import-run.model.js';
 import { runActor } from './run-actor.js';
-import { readHead, readRows, sniffType, unescapeCell, type SheetType } from './spreadsheet.js';
+import { readHead, readRows, sniffType, unescapeCell, workbookExpansionProblem, type ExpansionLimits, type SheetType } from './spreadsheet.js';
 
 export const IMPORT_JOB = 'import-leads';
 
@@ -94,6 +94,11 @@ function columnOf(field: string): string {
   return f.split('.')[0] || 'row';
 }
 
+/** A workbook's limits follow the upload limit: a full-size real workbook expands far less than these. */
+const expansionLimits = (config: Core['config']): ExpansionLimits => ({
+  sharedStringsBytes: config.importMaxSharedStringsBytes, totalBytes: config.importMaxBytes * 50, ratio: 200,
+});
+
 export function createImportService(core: Core, deps: { leads: LeadService }) {
   const { ImportRun, ImportRunError, User } = core.models;
   const { sequelize } = core.db;
@@ -112,6 +117,8 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
         if (file.size > core.config.importMaxBytes) throw ValidationError.single('file', `The file must not be greater than ${Math.round(core.config.importMaxBytes / 1024)} kilobytes.`);
         const type = sniffType(await readHead(file.path));
         if (type !== ext) throw ValidationError.single('file', `The file content is not a valid .${ext} spreadsheet.`);
+        const bomb = type === 'xlsx' ? await workbookExpansionProblem(file.path, expansionLimits(core.config)) : null;
+        if (bomb) throw ValidationError.single('file', bomb);
         const dir = path.join(uploadDir, String(actor.accountId));
         await fs.promises.mkdir(dir, { recursive: true });
         const stored = path.join(dir, `${crypto.randomUUID()}.${ext}`);

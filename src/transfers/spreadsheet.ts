@@ -27,6 +27,54 @@ export async function readHead(path: string, bytes = 64 * 1024): Promise<Buffer>
   }
 }
 
+/** What a workbook may expand to before it is read (a zip bomb is a few KB that inflate to gigabytes). */
+export interface ExpansionLimits {
+  /** The shared strings part, which the reader keeps in memory whole. */
+  sharedStringsBytes: number;
+  /** All entries together, which the reader inflates as it streams. */
+  totalBytes: number;
+  /** Uncompressed / compressed size of any one entry; XML compresses 5–20×, a bomb by thousands. */
+  ratio: number;
+}
+
+/**
+ * Reads the zip's central directory (sizes only, nothing is inflated) and names the first limit the workbook would
+ * break, or null. A zip64 entry (sizes of 4 GB or more) or a directory that cannot be read counts as too large.
+ */
+export async function workbookExpansionProblem(path: string, limits: ExpansionLimits): Promise<string | null> {
+  const fh = await fs.promises.open(path, 'r');
+  try {
+    const { size } = await fh.stat();
+    const tailLength = Math.min(size, 22 + 65_535);
+    const tail = Buffer.alloc(tailLength);
+    await fh.read(tail, 0, tailLength, size - tailLength);
+    const eocd = tail.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+    if (eocd < 0) return 'The file is not a readable xlsx workbook.';
+    const entries = tail.readUInt16LE(eocd + 10);
+    const dirSize = tail.readUInt32LE(eocd + 12);
+    const dirOffset = tail.readUInt32LE(eocd + 16);
+    if (dirOffset + dirSize > size || dirOffset === 0xffffffff) return 'The file is not a readable xlsx workbook.';
+    const dir = Buffer.alloc(dirSize);
+    await fh.read(dir, 0, dirSize, dirOffset);
+    let total = 0;
+    for (let i = 0, at = 0; i < entries; i++) {
+      if (at + 46 > dir.length || dir.readUInt32LE(at) !== 0x02014b50) return 'The file is not a readable xlsx workbook.';
+      const compressed = dir.readUInt32LE(at + 20);
+      const uncompressed = dir.readUInt32LE(at + 24);
+      const nameLength = dir.readUInt16LE(at + 28);
+      const name = dir.toString('utf8', at + 46, at + 46 + nameLength);
+      at += 46 + nameLength + dir.readUInt16LE(at + 30) + dir.readUInt16LE(at + 32);
+      if (compressed === 0xffffffff || uncompressed === 0xffffffff) return 'The workbook is too large to import.';
+      total += uncompressed;
+      if (uncompressed > 1024 * 1024 && uncompressed / Math.max(1, compressed) > limits.ratio) return `The workbook's ${name} expands ${Math.round(uncompressed / Math.max(1, compressed))} times; it is refused as a decompression bomb.`;
+      if (/sharedStrings\.xml$/i.test(name) && uncompressed > limits.sharedStringsBytes) return `The workbook's shared strings expand to ${Math.round(uncompressed / 1048576)} MB, more than the ${Math.round(limits.sharedStringsBytes / 1048576)} MB allowed.`;
+    }
+    return total > limits.totalBytes ? `The workbook expands to ${Math.round(total / 1048576)} MB, more than the ${Math.round(limits.totalBytes / 1048576)} MB allowed.` : null;
+  } finally {
+    await fh.close();
+  }
+}
+
 const cellText = (v: unknown): string => {
   if (v === null || v === undefined) return '';
   if (v instanceof Date) return v.toISOString();

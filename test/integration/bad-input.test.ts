@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import JSZip from 'jszip';
 import { systemActor } from '../../src/actor.js';
 import { makeAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';
@@ -125,8 +126,25 @@ describe('bad input', () => {
     expect((await getCtx().models.ImportRun.findByPk(bad.id))!.status).to.equal('failed');
     expect(fs.existsSync(badStored)).to.equal(false);
   });
-});
 
+  it('refuses an xlsx decompression bomb at upload, reading only its directory (memory stays flat)', async function () {
+    this.timeout(60_000);
+    const acc = await makeAccount(getCtx());
+    const zip = new JSZip();
+    zip.file('[Content_Types].xml', '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>');
+    zip.file('xl/workbook.xml', '<workbook/>');
+    zip.file('xl/sharedStrings.xml', `<sst>${'<si><t>aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa</t></si>'.repeat(2_000_000)}</sst>`);
+    const file = path.join(os.tmpdir(), `bomb-${Date.now()}.xlsx`);
+    fs.writeFileSync(file, await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 9 } }));
+    expect(fs.statSync(file).size).to.be.below(1024 * 1024);
+    const rssBefore = process.memoryUsage().rss;
+    const err = await getCtx().services.imports.start(acc.seller.actor, { path: file, originalname: 'bomb.xlsx', size: fs.statSync(file).size }).then(() => null, (e) => e);
+    expect(process.memoryUsage().rss - rssBefore).to.be.below(32 * 1024 * 1024);
+    expect(err?.errors?.file?.[0]).to.match(/decompression bomb|shared strings expand/);
+    expect(await getCtx().models.ImportRun.count({ where: { account_id: acc.id } })).to.equal(0);
+    expect(fs.existsSync(file)).to.equal(false);
+  });
+});
 
 type Layer = { route?: { path: string; methods: Record<string, boolean> }; handle?: { stack?: Layer[] }; regexp?: RegExp };
 
