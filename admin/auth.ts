@@ -1,4 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
+import crypto from 'node:crypto';
 import { doubleCsrf } from 'csrf-csrf';
 import type { AppContext } from '../src/app-context.js';
 
@@ -19,20 +20,28 @@ export const requireUser: RequestHandler = (req, res, next) => {
 };
 
 /**
- * Double-submit CSRF (csrf-csrf) bound to the session id. JSON clients read the token from GET /csrf-token and send
- * it in X-CSRF-Token; HTML forms carry it in a hidden `_csrf` field.
+ * Double-submit CSRF (csrf-csrf) bound to the session id once signed in, and before that to a random anonymous
+ * identifier in its own cookie, so that showing the login form stores no session row. JSON clients read the token from
+ * GET /csrf-token and send it in X-CSRF-Token; HTML forms carry it in a hidden `_csrf` field.
  */
 export function createCsrf(ctx: AppContext) {
+  const anonCookie = ctx.config.trustProxy ? '__Host-leadflow.anon' : 'leadflow.anon';
+  const cookieOptions = { sameSite: 'lax' as const, path: '/', secure: ctx.config.trustProxy, httpOnly: true };
+  const anonId = (req: Request): string => (req as Request & { anonId?: string }).anonId ?? (req.cookies?.[anonCookie] as string | undefined) ?? '';
   const csrf = doubleCsrf({
     getSecret: () => ctx.config.sessionSecret,
-    getSessionIdentifier: (req) => req.session?.id ?? '',
+    getSessionIdentifier: (req) => (req.user ? req.session.id : anonId(req)),
     cookieName: ctx.config.trustProxy ? '__Host-leadflow.x-csrf' : 'leadflow.x-csrf',
-    cookieOptions: { sameSite: 'lax', path: '/', secure: ctx.config.trustProxy, httpOnly: true },
+    cookieOptions,
     getCsrfTokenFromRequest: (req) => (req.headers['x-csrf-token'] as string | undefined) ?? (req.body as { _csrf?: string } | undefined)?._csrf,
   });
-  /** Issues a token; an anonymous visitor's session is kept so the id (and so the token) stays valid until login. */
+  /** Issues a token; an anonymous visitor gets the identifier cookie it is bound to (a session only comes with login). */
   const token = (req: Request, res: Response): string => {
-    if (!req.session.csrfInit) req.session.csrfInit = true;
+    if (!req.user && !anonId(req)) {
+      const id = crypto.randomBytes(24).toString('base64url');
+      res.cookie(anonCookie, id, cookieOptions);
+      (req as Request & { anonId?: string }).anonId = id;
+    }
     return csrf.generateCsrfToken(req, res, { overwrite: false, validateOnReuse: false });
   };
   const protect: RequestHandler = (req, res, next) => {

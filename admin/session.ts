@@ -19,7 +19,6 @@ export interface SessionUser { id: number; account_id: number; role: 'admin' | '
 declare module 'express-session' {
   interface SessionData {
     loginAt?: number;
-    csrfInit?: boolean;
   }
 }
 

@@ -59,4 +59,22 @@ describe('login hardening', () => {
     expect(res.status).to.equal(303);
     expect(res.headers.get('location')).to.equal('/admin');
   });
+
+  it('stores no session row for anonymous visits (login page, CSRF token, password reset), and one at login', async () => {
+    const acc = await makeAccount(getCtx());
+    const { Session } = getCtx().models;
+    const before = await Session.count();
+    const c = sessionClient(web.url);
+    await c.fetch('/login', { headers: { accept: 'text/html' } });
+    c.csrf = (await c.json('GET', '/csrf-token')).body.token;
+    expect((await c.json('POST', '/reset-password', { email: 'nobody@nowhere.test' })).status).to.equal(200);
+    expect((await c.json('POST', '/login', { email: acc.seller.email, password: 'wrong-password' })).status).to.equal(401);
+    for (let i = 0; i < 5; i++) await fetch(`${web.url}/login`);
+    expect(await Session.count()).to.equal(before);
+    // The anonymous token still guards the login form, and the session starts at login.
+    expect((await c.json('POST', '/login', { email: acc.seller.email, password: acc.seller.password })).status).to.equal(200);
+    expect(await Session.count()).to.equal(before + 1);
+    c.csrf = (await c.json('GET', '/csrf-token')).body.token;
+    expect((await c.json('POST', '/logout', {})).status).to.be.below(400);
+  });
 });
