@@ -6,14 +6,9 @@ import { jsonErrorHandler } from './errors.js';
 import { apiDocsHtml } from './openapi.js';
 import { createRestRouter } from './routes/index.js';
 import { mountDashboard } from '../admin/router.js';
+import { withTimeout } from '../src/timers.js';
 
 const READY_TIMEOUT_MS = 2000;
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms); });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
 
 /** Builds the HTTP application (no listen): health, REST API, dashboard and panel. */
 export async function createApp(ctx: AppContext): Promise<Express> {

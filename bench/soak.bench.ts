@@ -3,7 +3,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
 import { systemActor } from '../src/actor.js';
-import { exited, randomPort, runMain, waitFor } from '../test/processes.js';
+import { exited, randomPort, runMain, waitFor } from '../test/spawn.js';
 import { benchAccount } from './setup.js';
 
 /**

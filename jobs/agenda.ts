@@ -5,6 +5,7 @@ import { PRIORITY, type JobQueue } from '../src/context.js';
 import type { AppContext } from '../src/app-context.js';
 import type { Config } from '../src/config.js';
 import { isDatabaseUnavailable } from '../src/db/index.js';
+import { delay, within } from '../src/timers.js';
 import type { JobDefinition } from './job.js';
 
 export interface JobSystem {
@@ -58,9 +59,9 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
   async function closeOnce(graceMs: number): Promise<void> {
     // stop() takes no new jobs and unlocks the ones fetched but not started; running ones keep their locks. A database
     // that accepts connections but never answers must not hold the shutdown.
-    await Promise.race([agenda.stop(false), delay(2000)]).catch((err) => logger.warn({ err: (err as Error).message }, 'job processor stop failed'));
+    await within(agenda.stop(false), 2000);
     if (started && running.size) {
-      await Promise.race([Promise.allSettled([...running.values()].map((r) => r.done)), delay(graceMs)]);
+      await within(Promise.allSettled([...running.values()].map((r) => r.done)), graceMs);
       const held = [...running.keys()];
       if (held.length) {
         logger.warn({ jobs: held.length }, 'handing running jobs back to the queue');
@@ -69,12 +70,11 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
         // A started one-off job has no next run time, so Agenda would never pick it up again with its lock cleared
         // (its own unlock skips such jobs); an expired lock is what makes another worker take it at once. On MongoDB
         // the locks simply run out after LOCK_LIFETIME_MS.
-        if (pool) await Promise.race([pool.query('UPDATE agenda_jobs SET locked_at = to_timestamp(0) WHERE id = ANY($1::uuid[])', [held]), delay(1000)]).catch(() => {});
+        if (pool) await within(pool.query('UPDATE agenda_jobs SET locked_at = to_timestamp(0) WHERE id = ANY($1::uuid[])', [held]), 1000);
       }
     }
     // Ending the pool also keeps an abandoned handler from writing its outcome over a lock another worker now holds.
-    if (pool) await Promise.race([pool.end(), delay(1000)]).catch(() => {});
-    else await Promise.race([agenda.stop(true), delay(1000)]).catch(() => {});
+    await within(pool ? pool.end() : agenda.stop(true), 1000);
   }
 
   /**
@@ -158,8 +158,6 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
     },
   };
 }
-
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 interface Heartbeat {
   /** The lock time last written to the database (by Agenda's lock, or by a renewal that succeeded). */

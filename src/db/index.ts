@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Sequelize } from 'sequelize';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
+import { within } from '../timers.js';
 import { startEmbedded, type EmbeddedServer } from './embedded.js';
 
 // BIGINT ids and counts come back as JS numbers; every id here stays far below 2^53.
@@ -76,7 +77,7 @@ export async function openDatabase(config: Config, opts: { database?: string; lo
     async close() {
       // close() waits for connections in use; one held by a job handed back to the queue (or by a server that stopped
       // answering) must not keep the process from stopping.
-      await Promise.race([sequelize.close(), new Promise((r) => setTimeout(r, 2000).unref())]);
+      await within(sequelize.close(), 2000);
       if (embedded?.owned) await embedded.stop();
     },
   };

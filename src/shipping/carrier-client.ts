@@ -44,15 +44,12 @@ const publicLookup: net.LookupFunction = (hostname, options, callback) => {
   });
 };
 
-/** Checks a URL a user gives: http(s), and, unless private addresses are allowed, a host that is public. */
+/**
+ * Checks a URL a user gives, after the schema has made sure it is an http(s) URL: no credentials in it, and, unless
+ * private addresses are allowed, a host that is public.
+ */
 export async function checkEndpointUrl(url: string, allowPrivate: boolean): Promise<string | null> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'The endpoint_url field must be a valid URL.';
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'The endpoint_url field must be an http or https URL.';
+  const parsed = new URL(url);
   if (parsed.username || parsed.password) return 'The endpoint_url field must not contain credentials.';
   if (allowPrivate) return null;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');

@@ -9,6 +9,7 @@ import { ConnectionRefusedError, QueryTypes } from 'sequelize';
 import { createJobSystem } from '../../jobs/agenda.js';
 import type { JobDefinition } from '../../jobs/job.js';
 import { getCtx } from '../hooks.js';
+import { login } from '../session.js';
 import { exited, freshDatabase, randomPort, runCli, runMain, waitFor } from '../processes.js';
 
 /**
@@ -19,10 +20,10 @@ import { exited, freshDatabase, randomPort, runCli, runMain, waitFor } from '../
 const LOAD_ENV = { RATE_LIMIT_PER_MINUTE: '100000', HOST: '127.0.0.1' };
 
 /** The demo seller of a new database, with a token of the given scopes. */
-async function sellerToken(env: Record<string, string>, scopes: string): Promise<{ token: string; accountId: number }> {
+async function sellerToken(env: Record<string, string>, scopes: string): Promise<{ token: string; accountId: number; password: string }> {
   const seeded = await runCli(env, ['seed']);
   const t = await runCli(env, ['token:create', '--email', 'seller@demo.test', '--name', 'reliability', '--scopes', scopes]);
-  return { token: t.token, accountId: seeded.demo.accountId };
+  return { token: t.token, accountId: seeded.demo.accountId, password: seeded.demo.seller.password };
 }
 
 /**
@@ -104,11 +105,12 @@ describe('reliability', () => {
       const viaProxy = new URL(db.url);
       viaProxy.host = `127.0.0.1:${proxy.port}`;
       const port = randomPort();
-      const { token } = await sellerToken({ DATABASE_URL: db.url }, 'CREATE LEADS,VIEW LEADS');
+      const { token, password } = await sellerToken({ DATABASE_URL: db.url }, 'CREATE LEADS,VIEW LEADS');
       const app = runMain({ ...LOAD_ENV, DATABASE_URL: viaProxy.toString(), PORT: String(port) });
       const base = `http://127.0.0.1:${port}`;
       try {
         expect(await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000), app.output.text).to.equal(true);
+        const seller = await login(base, 'seller@demo.test', password);
         const load = writeLoad(base, token);
         await new Promise((r) => setTimeout(r, 1500));
         // An administrator's restart first: every server connection of the app is terminated while idle or busy.
@@ -122,6 +124,12 @@ describe('reliability', () => {
         await new Promise((r) => setTimeout(r, 1500));
         const ready = await fetch(`${base}/health/ready`);
         expect(ready.status).to.equal(503);
+        // The signed-in side too: a dashboard route and the panel's API, whose session lives in the database.
+        for (const path of ['/leads', '/admin/api/resources/leads/actions/list']) {
+          const res = await seller.json('GET', path);
+          expect(res.status, path).to.equal(503);
+          expect(res.body, path).to.deep.equal({ message: 'Service temporarily unavailable. Please retry shortly.' });
+        }
         await new Promise((r) => setTimeout(r, 1500));
         const restoredAt = Date.now();
         await proxy.restore();
@@ -136,6 +144,7 @@ describe('reliability', () => {
         expect(down.every((a) => a.retryAfter === '5' && typeof a.body?.message === 'string')).to.equal(true);
         expect(down.some((a) => a.at >= cutAt && a.at <= restoredAt + 1000)).to.equal(true);
         expect((await fetch(`${base}/health/ready`)).status).to.equal(200);
+        expect((await seller.json('GET', '/leads')).status, 'the same session works again').to.equal(200);
         expect(await referencesIn(db.url, load.acknowledged)).to.equal(load.acknowledged.length);
         app.kill('SIGTERM');
         expect(await exited(app)).to.equal(0);

@@ -1,0 +1,45 @@
+/** LeadFlow processes as children, for tests and benches; nothing here needs the suite's own context. */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+
+/** The environment of a spawned LeadFlow process: the suite's, minus its database choice, plus `env`. */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: 'fast', SHIPPING_ALLOW_PRIVATE_URLS: 'true' };
+  delete base.DATABASE_URL;
+  return { ...base, ...env };
+}
+
+/** `npm start` (src/main.ts) as a child process, with its output collected in `output.text`. */
+export function runMain(env: Record<string, string>, args: string[] = []): ChildProcessWithoutNullStreams & { output: { text: string } } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const output = { text: '' };
+  child.stdout.on('data', (d) => (output.text += d));
+  child.stderr.on('data', (d) => (output.text += d));
+  return Object.assign(child, { output });
+}
+
+/** One operator CLI command (`npm run cli -- … --json`); resolves with its JSON answer. */
+export async function runCli(env: Record<string, string>, args: string[]): Promise<Record<string, any>> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args, '--json'], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const code = await new Promise<number | null>((r) => child.on('exit', r));
+  if (code !== 0) throw new Error(`cli ${args[0]} exited ${code}: ${err}${out}`);
+  return JSON.parse(out.trim().split('\n').pop()!);
+}
+
+export async function waitFor(fn: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await fn().catch(() => false)) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
+export const exited = (child: { exitCode: number | null; on(e: 'exit', f: (code: number | null) => void): unknown }) =>
+  child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise<number | null>((r) => child.on('exit', r));
+
+export const randomPort = () => 20000 + Math.floor(Math.random() * 20000);
+
