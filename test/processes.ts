@@ -3,13 +3,19 @@ import { getCtx } from './hooks.js';
 
 export { exited, randomPort, runCli, runMain, waitFor } from './spawn.js';
 
-/** An empty database beside the suite's own, on the same server; `drop()` removes it. */
+/**
+ * A superuser's connection string for the suite's database: the embedded server's bootstrap role (the application's
+ * own role may not create databases or roles), or DATABASE_URL's.
+ */
+export const adminUrl = (): string => getCtx().db.embedded?.adminUrl ?? getCtx().db.url;
+
+/** An empty database beside the suite's own, on the same server, owned by the application's role; `drop()` removes it. */
 export async function freshDatabase(suffix: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `${new URL(getCtx().db.url).pathname.slice(1)}_${suffix}`;
-  const admin = new pg.Client({ connectionString: getCtx().db.url });
+  const admin = new pg.Client({ connectionString: adminUrl() });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.query(`CREATE DATABASE "${name}" OWNER ${pg.escapeIdentifier(decodeURIComponent(new URL(getCtx().db.url).username))}`);
   const url = new URL(getCtx().db.url);
   url.pathname = `/${name}`;
   return {

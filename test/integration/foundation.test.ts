@@ -6,13 +6,14 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { startEmbedded } from '../../src/db/embedded.js';
 import { migrateDown, migrateUp } from '../../src/db/migrator.js';
 import { createAppContext } from '../../src/app-context.js';
 import { initModels } from '../../src/db/models.js';
 import { seed } from '../../src/seed.js';
 import { getCtx, testConfig } from '../hooks.js';
 import { startTestServer } from '../helpers.js';
-import { freshDatabase, runMain, waitFor } from '../processes.js';
+import { adminUrl, freshDatabase, runMain, waitFor } from '../processes.js';
 
 describe('foundation', () => {
   describe('configuration', () => {
@@ -107,6 +108,56 @@ describe('foundation', () => {
         }
       } finally {
         fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('embedded database role', () => {
+    it('hands a database made by the superuser (a data directory from before the application role) to that role', async function () {
+      this.timeout(60_000);
+      const { embedded } = getCtx().db;
+      if (!embedded) this.skip(); // DATABASE_URL names whatever role the operator chose
+      const name = 'leadflow_test_handover';
+      const admin = new pg.Client({ connectionString: adminUrl() });
+      await admin.connect();
+      try {
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.query(`CREATE DATABASE ${name}`);
+        const old = new pg.Client({ connectionString: Object.assign(new URL(adminUrl()), { pathname: `/${name}` }).toString() });
+        await old.connect();
+        await old.query(`CREATE EXTENSION pg_trgm; CREATE TYPE mood AS ENUM ('a', 'b'); CREATE DOMAIN positive AS int CHECK (VALUE > 0);
+          CREATE TABLE things (id serial PRIMARY KEY, m mood, p positive, n bigint GENERATED ALWAYS AS IDENTITY);
+          CREATE SEQUENCE loose; CREATE VIEW thing_view AS SELECT id FROM things; CREATE MATERIALIZED VIEW thing_mat AS SELECT id FROM things;
+          CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
+          CREATE TRIGGER things_touch BEFORE INSERT ON things FOR EACH ROW EXECUTE FUNCTION touch();`);
+        await old.end();
+
+        const joined = await startEmbedded(getCtx().config.dataDir, name);
+        await joined.stop(); // not the owner: only stops watching
+        const app = new pg.Client({ connectionString: joined.url });
+        await app.connect();
+        try {
+          const notOurs = await app.query(`SELECT kind, name FROM (
+              SELECT 'relation' AS kind, relname::text AS name, relowner AS owner, oid, 'pg_class'::regclass AS cls FROM pg_class WHERE relnamespace = 'public'::regnamespace
+              UNION ALL SELECT 'type', typname::text, typowner, oid, 'pg_type'::regclass FROM pg_type WHERE typnamespace = 'public'::regnamespace AND typtype IN ('e', 'd')
+              UNION ALL SELECT 'routine', proname::text, proowner, oid, 'pg_proc'::regclass FROM pg_proc WHERE pronamespace = 'public'::regnamespace
+              UNION ALL SELECT 'database', datname::text, datdba, oid, 'pg_database'::regclass FROM pg_database WHERE datname = current_database()
+            ) o WHERE owner <> current_user::regrole
+              AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = o.cls AND d.objid = o.oid AND d.deptype = 'e')
+              AND NOT (kind = 'relation' AND EXISTS (SELECT 1 FROM pg_class i WHERE i.oid = o.oid AND i.relkind IN ('i', 't')))`);
+          expect(notOurs.rows, 'objects still owned by the superuser').to.deep.equal([]);
+          const [{ superuser }] = (await app.query("SELECT current_setting('is_superuser') AS superuser")).rows;
+          expect(superuser).to.equal('off');
+          // what the migrations and the suite do as the owner
+          await app.query(`INSERT INTO things (m, p) VALUES ('a', 1); SELECT setval('loose', 5); REFRESH MATERIALIZED VIEW thing_mat;
+            ALTER TYPE mood ADD VALUE 'c'; CREATE OR REPLACE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
+            DROP SCHEMA public CASCADE; CREATE SCHEMA public; CREATE EXTENSION pg_trgm;`);
+        } finally {
+          await app.end();
+        }
+      } finally {
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.end();
       }
     });
   });

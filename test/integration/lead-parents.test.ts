@@ -4,6 +4,7 @@ import { createLeadService, type LeadService, type PreparedLead } from '../../sr
 import { ConflictError } from '../../src/errors.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, type TestAccount } from '../factories.js';
+import { adminUrl } from '../processes.js';
 
 /**
  * insertLeads checks the parents of a batch once (locks + counts) and inserts with the per-row foreign-key triggers
@@ -53,8 +54,19 @@ describe('lead inserts: parent checks per batch', () => {
       return (await sql<{ r: string }>("SELECT current_setting('session_replication_role') AS r", [], transaction))[0].r;
     });
     expect(role).to.equal('origin');
-    const [{ ok }] = await sql<{ ok: boolean }>("SELECT current_setting('is_superuser') = 'on' AS ok");
-    expect(ok, 'the test database role is a superuser, so the batch path is the one under test').to.equal(true);
+  });
+
+  it('runs per batch on the embedded server as its own role, which is not a superuser', async function () {
+    if (!getCtx().db.embedded) this.skip(); // DATABASE_URL names whatever role the operator chose
+    const [role] = await sql<{ name: string; superuser: string; owner: string }>(
+      `SELECT current_user AS name, current_setting('is_superuser') AS superuser,
+              (SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()) AS owner`,
+    );
+    expect(role).to.deep.equal({ name: 'leadflow_app', superuser: 'off', owner: 'leadflow_app' });
+    const refused = await sql('CREATE ROLE leadflow_never LOGIN').then(() => null, (e: { original?: { code?: string } }) => e.original?.code);
+    expect(refused, 'the application role may not create roles').to.equal('42501');
+    // the batch path needs session_replication_role, granted to this role alone
+    await getCtx().db.sequelize.transaction((transaction) => sql("SET LOCAL session_replication_role = replica", [], transaction));
   });
 
   for (const mode of ['batch', 'row'] as const) {
@@ -76,8 +88,10 @@ describe('lead inserts: parent checks per batch', () => {
     const acc = await makeAccount(ctx);
     const pid = await productId(acc);
     const role = 'leadflow_plain_test';
-    await ctx.db.sequelize.query(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN; END IF; END $$;
-      ALTER ROLE ${role} PASSWORD 'plain-test-password' NOSUPERUSER; GRANT USAGE ON SCHEMA public TO ${role};
+    const admin = new Sequelize(adminUrl(), { dialect: 'postgres', logging: false });
+    await admin.query(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN; END IF; END $$;
+      ALTER ROLE ${role} PASSWORD 'plain-test-password' NOSUPERUSER;`);
+    await ctx.db.sequelize.query(`GRANT USAGE ON SCHEMA public TO ${role};
       GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO ${role}; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role};`);
     const url = new URL(ctx.db.url);
     url.username = role;
@@ -93,7 +107,8 @@ describe('lead inserts: parent checks per batch', () => {
       expect(await ctx.models.Lead.count({ where: { account_id: acc.id } })).to.equal(1);
     } finally {
       await plain.close();
-      await ctx.db.sequelize.query(`DROP OWNED BY ${role}; DROP ROLE ${role}`);
+      await admin.query(`DROP OWNED BY ${role}; DROP ROLE ${role}`);
+      await admin.close();
     }
   });
 
