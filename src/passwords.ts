@@ -1,21 +1,41 @@
 import crypto from 'node:crypto';
-import argon2 from 'argon2';
+import { Algorithm, hash, verify } from '@node-rs/argon2';
 
 export type HashCost = 'normal' | 'fast';
 
-/** argon2id; `fast` (tests only) lowers the memory cost so suites stay quick. */
+/**
+ * argon2id with the parameters every new hash gets: `normal` keeps those of the `argon2` package used before
+ * (64 MiB, 3 passes, 4 lanes), so hashes made then and now cost the same to check; `fast` (tests only) lowers them so
+ * suites stay quick. @node-rs/argon2 ships a prebuilt binary per platform: nothing is compiled at install.
+ */
+const PARAMS = {
+  normal: { memoryCost: 65536, timeCost: 3, parallelism: 4 },
+  fast: { memoryCost: 1024, timeCost: 1, parallelism: 1 },
+} as const;
+
 export function hashPassword(password: string, cost: HashCost = 'normal'): Promise<string> {
-  return argon2.hash(password, cost === 'fast'
-    ? { type: argon2.argon2id, memoryCost: 1024, timeCost: 1, parallelism: 1 }
-    : { type: argon2.argon2id });
+  return hash(password, { algorithm: Algorithm.Argon2id, ...PARAMS[cost] });
 }
 
-export async function verifyPassword(hash: string, password: string): Promise<boolean> {
+/** Any argon2 PHC string verifies, whatever made it (parameters are read from the string). */
+export async function verifyPassword(stored: string, password: string): Promise<boolean> {
   try {
-    return await argon2.verify(hash, password);
+    return await verify(stored, password);
   } catch {
     return false;
   }
+}
+
+/**
+ * True when a stored hash was not made the way a new one would be (another algorithm or other parameters): the
+ * caller, holding the password a successful login just proved, stores a new hash (docs/operations.md, "Passwords").
+ */
+export function needsRehash(stored: string, cost: HashCost = 'normal'): boolean {
+  const m = /^\$argon2id\$v=19\$([^$]+)\$/.exec(stored);
+  if (!m) return true;
+  const params = Object.fromEntries(m[1].split(',').map((kv) => kv.split('=')));
+  const want = PARAMS[cost];
+  return Number(params.m) !== want.memoryCost || Number(params.t) !== want.timeCost || Number(params.p) !== want.parallelism;
 }
 
 const dummies = new Map<HashCost, Promise<string>>();

@@ -2,7 +2,7 @@ import { Op } from 'sequelize';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { hashPassword, verifyAgainstNothing, verifyPassword } from '../passwords.js';
+import { hashPassword, needsRehash, verifyAgainstNothing, verifyPassword } from '../passwords.js';
 import { accountScope, authorize } from '../policy.js';
 import { idsOrNotFound } from '../query.js';
 import { validate } from '../validation.js';
@@ -90,14 +90,24 @@ export function createAccountService(core: Core) {
       await deleteUsers(actor, [id]);
     },
 
-    /** Password check for login; returns the user or null, taking the same time for unknown emails. */
+    /**
+     * Password check for login; returns the user or null, taking the same time for unknown emails. A hash made with
+     * other parameters than new ones get is replaced at this login (the only moment the password is known).
+     */
     async verifyCredentials(email: string, password: string): Promise<User | null> {
+      const cost = core.config.passwordHashCost;
       const u = await User.scope('withPassword').findOne({ where: { email: String(email).trim().toLowerCase(), active: true } });
       if (!u) {
-        await verifyAgainstNothing(password, core.config.passwordHashCost);
+        await verifyAgainstNothing(password, cost);
         return null;
       }
-      return (await verifyPassword(u.password_hash, password)) ? u : null;
+      if (!(await verifyPassword(u.password_hash, password))) return null;
+      if (needsRehash(u.password_hash, cost)) {
+        const rehashed = await hashPassword(password, cost);
+        // only if nobody changed the password meanwhile
+        await User.update({ password_hash: rehashed }, { where: { id: u.id, password_hash: u.password_hash }, silent: true });
+      }
+      return u;
     },
 
     async findUserByEmail(email: string) {

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { expect } from 'chai';
 import { safeNext } from '../../admin/routes/auth.routes.js';
 import { createAccountService } from '../../src/accounts/account.service.js';
-import { hashPassword } from '../../src/passwords.js';
+import { hashPassword, needsRehash, verifyPassword } from '../../src/passwords.js';
 import { makeAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';
 import { startTestServer } from '../helpers.js';
@@ -37,6 +37,31 @@ describe('login hardening', () => {
     }
     const ratio = median(known) / median(unknown);
     expect(ratio, `known ${median(known).toFixed(1)} ms, unknown ${median(unknown).toFixed(1)} ms`).to.be.within(0.5, 2);
+  });
+
+  it('verifies hashes made by the argon2 package used before, and replaces a hash made with other parameters at the next login', async function () {
+    this.timeout(30_000);
+    const ctx = getCtx();
+    // made by argon2@0.45 (node-gyp) with its defaults, before the switch to @node-rs/argon2
+    const before = '$argon2id$v=19$m=65536,p=4,t=3$Gxu2GAsqyiJrmZO8Wy+1bQ$0rq21LnuuSgSlxyYvalFbTgN6uSShS1+QBKyarDujLs';
+    expect(await verifyPassword(before, 'password-from-2025')).to.equal(true);
+    expect(await verifyPassword(before, 'password-from-2024')).to.equal(false);
+    expect(needsRehash(before, 'normal'), 'same parameters in another order').to.equal(false);
+
+    const accounts = createAccountService({ ...ctx, config: { ...ctx.config, passwordHashCost: 'normal' } });
+    const acc = await makeAccount(ctx);
+    const stored = async () => (await ctx.models.User.scope('withPassword').findByPk(acc.agent.id))!.password_hash;
+    // a hash with cheaper parameters (what an older release or a changed default would have left)
+    const old = await hashPassword('the-real-password', 'fast');
+    await ctx.models.User.update({ password_hash: old }, { where: { id: acc.agent.id } });
+    expect(await accounts.verifyCredentials(acc.agent.email, 'a-wrong-password')).to.equal(null);
+    expect(await stored(), 'a failed login changes nothing').to.equal(old);
+    expect(await accounts.verifyCredentials(acc.agent.email, 'the-real-password')).to.have.property('id', acc.agent.id);
+    const upgraded = await stored();
+    expect(upgraded).to.match(/^\$argon2id\$v=19\$m=65536,t=3,p=4\$/);
+    expect(await verifyPassword(upgraded, 'the-real-password')).to.equal(true);
+    expect(await accounts.verifyCredentials(acc.agent.email, 'the-real-password')).to.have.property('id', acc.agent.id);
+    expect(await stored(), 'an up-to-date hash is left alone').to.equal(upgraded);
   });
 
   it('reads the credentials from the body only, as the throttle counts them: the query string and non-string emails log nobody in', async () => {
