@@ -17,12 +17,19 @@ export interface AppContext extends Core {
  * Opens the database (embedded or DATABASE_URL), applies migrations, builds services and the job queue.
  * The same context serves the web role, the worker role, the CLI and the tests.
  */
-export async function createAppContext(config: Readonly<Config>, opts: { logger?: Logger; migrate?: boolean; database?: string } = {}): Promise<AppContext> {
+export async function createAppContext(
+  config: Readonly<Config>,
+  opts: { logger?: Logger; migrate?: boolean; database?: string; onStep?: (step: string) => void } = {},
+): Promise<AppContext> {
   const logger = opts.logger ?? createLogger(config.logLevel);
+  const step = opts.onStep ?? (() => {});
+  step(config.databaseUrl ? 'connecting to DATABASE_URL' : `starting the embedded database (${config.dataDir}/pg)`);
   const db: Database = await openDatabase(config, { database: opts.database, log: (m) => logger.debug({ pg: m }) });
   try {
+    step('applying migrations (another process holding the migration lock is waited for)');
     if (opts.migrate !== false) await migrateUp(db.sequelize, db.url);
     const models = initModels(db.sequelize);
+    step(`connecting the job store (${config.agendaMongoUrl ? 'AGENDA_MONGO_URL' : 'PostgreSQL'})`);
     const jobs = await createJobSystem(config, db.url, logger);
     const core: Core = { config, db, models, logger, queue: jobs.queue };
     const services = createServices(core);

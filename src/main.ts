@@ -30,7 +30,20 @@ function printSeed(result: Awaited<ReturnType<typeof seed>>, appUrl: string): vo
 
 let stopping = false;
 
+/** How often a start that is not ready yet says what it is waiting for: start-up never hangs silently. */
+const STILL_STARTING_EVERY_MS = 10_000;
+
+function startupProgress() {
+  let step = 'reading the configuration';
+  const timer = setInterval(() => {
+    process.stderr.write(`LeadFlow is still starting after ${Math.round(process.uptime())} s: ${step}\n`);
+  }, STILL_STARTING_EVERY_MS);
+  timer.unref();
+  return { step: (s: string) => { step = s; }, done: () => clearInterval(timer) };
+}
+
 async function main(): Promise<void> {
+  const progress = startupProgress();
   const role = parseRole(process.argv.slice(2));
   const config = loadConfig();
   let ctx: AppContext | null = null;
@@ -60,15 +73,19 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  ctx = await createAppContext(config);
+  ctx = await createAppContext(config, { onStep: progress.step });
   if (stopping) {
     stopping = false;
     return shutdown('signal during start-up');
   }
   // Listening first: readiness needs only the database and the job store, and the seed (argon2 hashes) takes a moment.
+  progress.step('starting the web server');
   if (role !== 'worker') web = await startWebServer(ctx);
+  progress.step('seeding (first start)');
   const seeded = await seed(ctx);
+  progress.step('starting the worker');
   if (role !== 'web') await ctx.jobs.startWorker(ctx, jobDefinitions);
+  progress.done();
   if (stopping) return;
   printSeed(seeded, config.appUrl);
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PostgreSQL (${config.dataDir}/pg)`;

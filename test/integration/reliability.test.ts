@@ -378,7 +378,7 @@ describe('reliability', () => {
     });
   });
 
-  describe('start-up failures are one line', () => {
+  describe('start-up: one line for a failure, a line every 10 s for a wait', () => {
     const oneLine = (text: string) => text.split('\n').filter((l) => l.trim() && !l.startsWith('npm warn'));
 
     it('When the port is taken, Then the process says so in one line and exits 1', async function () {
@@ -394,6 +394,27 @@ describe('reliability', () => {
       } finally {
         blocker.close();
         fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    it('When start-up has to wait (another process holds the migration lock), Then it says what it waits for every 10 s and starts once free', async function () {
+      this.timeout(60_000);
+      const db = await freshDatabase('waiting_start');
+      const holder = new pg.Client({ connectionString: db.url });
+      await holder.connect();
+      await holder.query('SELECT pg_advisory_lock(727001)'); // src/db/migrator.ts's key
+      const port = await randomPort();
+      const app = runMain({ DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1' });
+      try {
+        expect(await waitFor(async () => /still starting after \d+ s: applying migrations/.test(app.output.text), 25_000), app.output.text).to.equal(true);
+        await holder.query('SELECT pg_advisory_unlock(727001)');
+        expect(await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => null))?.status === 200, 20_000)).to.equal(true);
+        app.kill('SIGTERM');
+        expect(await exited(app)).to.equal(0);
+      } finally {
+        app.kill('SIGKILL');
+        await holder.end();
+        await db.drop();
       }
     });
 
