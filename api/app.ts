@@ -1,8 +1,9 @@
-import crypto from 'node:crypto';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { AppContext } from '../src/app-context.js';
 import { jsonErrorHandler } from './errors.js';
+import { metricsRoute } from './metrics.js';
+import { observeRequests } from './middleware/observe.js';
 import { apiDocsHtml } from './openapi.js';
 import { createRestRouter } from './routes/index.js';
 import { mountDashboard } from '../admin/router.js';
@@ -15,11 +16,7 @@ export async function createApp(ctx: AppContext): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', ctx.config.trustProxy);
-  app.use((req, res, next) => {
-    req.id = (req.headers['x-request-id'] as string) || crypto.randomUUID();
-    res.set('X-Request-Id', req.id);
-    next();
-  });
+  app.use(observeRequests(ctx));
   app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false }));
 
   app.get('/health/live', (_req, res) => {
@@ -35,6 +32,8 @@ export async function createApp(ctx: AppContext): Promise<Express> {
       res.status(503).set('Retry-After', '5').json({ status: 'unavailable' });
     }
   });
+
+  app.get('/metrics', metricsRoute(ctx));
 
   app.get('/api/docs', (_req, res) => {
     res.type('html').send(apiDocsHtml());

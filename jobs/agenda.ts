@@ -5,6 +5,7 @@ import { PRIORITY, type JobQueue } from '../src/context.js';
 import type { AppContext } from '../src/app-context.js';
 import type { Config } from '../src/config.js';
 import { isDatabaseUnavailable } from '../src/db/index.js';
+import type { Metrics } from '../src/metrics.js';
 import { delay, within } from '../src/timers.js';
 import type { JobDefinition } from './job.js';
 
@@ -14,6 +15,8 @@ export interface JobSystem {
   /** Registers the handlers and starts polling; only processes with the worker role call it. */
   startWorker(ctx: AppContext, defs: JobDefinition<any>[]): Promise<void>;
   ping(): Promise<void>;
+  /** Jobs due and waiting, and running, per priority name (PostgreSQL store; none are reported for MongoDB). */
+  queueDepth(): Promise<{ priority: string; waiting: number; running: number }[]>;
   /**
    * Takes no new jobs, lets the running ones finish for up to `graceMs`, then hands back the locks of those still
    * running so another worker takes them at once (their handlers must be idempotent; the process is about to exit).
@@ -33,7 +36,7 @@ type Logger = AppContext['logger'];
  * Agenda on the application's PostgreSQL (agenda_jobs is created by a migration, ensureSchema: false), or on
  * MongoDB when AGENDA_MONGO_URL is set. The database is reachable before Agenda is constructed (it connects at once).
  */
-export async function createJobSystem(config: Readonly<Config>, dbUrl: string, logger: Logger): Promise<JobSystem> {
+export async function createJobSystem(config: Readonly<Config>, dbUrl: string, logger: Logger, metrics: Metrics): Promise<JobSystem> {
   let pool: pg.Pool | null = null;
   let backend;
   if (config.agendaMongoUrl) {
@@ -130,11 +133,17 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
         agenda.define(d.name, async (job) => {
           const id = String(job.attrs._id);
           const heartbeat = startHeartbeat(job, logger);
+          const labels = { job: d.name, priority: d.priority };
+          const timer = metrics.jobDuration.startTimer(labels);
           const done = pausedWhileDatabaseDown(job, heartbeat, () => d.handler(ctx, job.attrs.data as never, job as never), () => ctx.db.sequelize.query('SELECT 1'));
           running.set(id, { done, heartbeat });
+          let outcome = 'failed';
           try {
             await done;
+            outcome = 'succeeded';
           } finally {
+            timer();
+            metrics.jobRuns.inc({ ...labels, outcome });
             running.delete(id);
             await heartbeat.stop();
           }
@@ -151,6 +160,21 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
     },
     async ping() {
       if (pool) await pool.query('SELECT 1 FROM agenda_jobs LIMIT 1');
+    },
+    async queueDepth() {
+      if (!pool) return [];
+      const { rows } = await pool.query<{ priority: number; waiting: number; running: number }>(
+        `SELECT priority, count(*) FILTER (WHERE NOT running)::int AS waiting, count(*) FILTER (WHERE running)::int AS running
+           FROM (SELECT priority, coalesce(locked_at > now() - make_interval(secs => $1), false) AS running FROM agenda_jobs
+                  WHERE disabled IS NOT TRUE AND (next_run_at <= now() OR locked_at > now() - make_interval(secs => $1))) j
+          GROUP BY priority`,
+        [LOCK_LIFETIME_MS / 1000],
+      );
+      // every priority is reported, at 0 when nothing waits: an alert on a missing series would not fire
+      return Object.entries(PRIORITY).map(([priority, value]) => {
+        const row = rows.find((r) => r.priority === value);
+        return { priority, waiting: row?.waiting ?? 0, running: row?.running ?? 0 };
+      });
     },
     close(opts = {}) {
       closing ??= closeOnce(opts.graceMs ?? 5000);

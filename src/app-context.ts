@@ -5,6 +5,7 @@ import { openDatabase, type Database } from './db/index.js';
 import { migrateUp } from './db/migrator.js';
 import { initModels } from './db/models.js';
 import { createLogger, type Logger } from './logger.js';
+import { createMetrics } from './metrics.js';
 import { createServices, type Services } from './services.js';
 
 export interface AppContext extends Core {
@@ -30,8 +31,10 @@ export async function createAppContext(
     if (opts.migrate !== false) await migrateUp(db.sequelize, db.url);
     const models = initModels(db.sequelize);
     step(`connecting the job store (${config.agendaMongoUrl ? 'AGENDA_MONGO_URL' : 'PostgreSQL'})`);
-    const jobs = await createJobSystem(config, db.url, logger);
-    const core: Core = { config, db, models, logger, queue: jobs.queue };
+    const metrics = createMetrics();
+    const jobs = await createJobSystem(config, db.url, logger, metrics);
+    metrics.watch({ sequelize: db.sequelize, queueDepth: jobs.queueDepth });
+    const core: Core = { config, db, models, logger, metrics, queue: jobs.queue };
     const services = createServices(core);
     return {
       ...core,

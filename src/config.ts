@@ -37,6 +37,8 @@ const schema = Joi.object({
   WORKER_URGENT_CONCURRENCY: Joi.number().integer().min(1).default(5),
   WORKER_IMPORTANT_CONCURRENCY: Joi.number().integer().min(1).default(2),
   PASSWORD_HASH_COST: Joi.string().valid('normal', 'fast').default('normal'),
+  METRICS_TOKEN: Joi.string().min(16).pattern(/^[\x21-\x7e]+$/, 'printable characters without spaces'),
+  METRICS_PORT: Joi.number().integer().min(1).max(65535),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
 }).unknown(true);
 
@@ -74,6 +76,10 @@ export interface Config {
   /** Carrier callbacks per client address and minute. */
   callbackRatePerMinute: number;
   passwordHashCost: 'normal' | 'fast';
+  /** Bearer token for `/metrics` on the main port (unset: not served there). */
+  metricsToken: string | null;
+  /** A port of its own serving only `/metrics` (any role, the worker included). */
+  metricsPort: number | null;
   logLevel: string;
 }
 
@@ -138,6 +144,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     workerUrgentConcurrency: v.WORKER_URGENT_CONCURRENCY,
     workerImportantConcurrency: v.WORKER_IMPORTANT_CONCURRENCY,
     shippingAllowPrivateUrls: v.SHIPPING_ALLOW_PRIVATE_URLS,
+    metricsToken: v.METRICS_TOKEN ?? null,
+    metricsPort: v.METRICS_PORT ?? null,
     callbackRatePerMinute: v.CALLBACK_RATE_PER_MINUTE,
     passwordHashCost: v.PASSWORD_HASH_COST,
     logLevel: v.LOG_LEVEL,

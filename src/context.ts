@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import type { Models } from './db/models.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
 
 export const PRIORITY = { URGENT: 20, IMPORTANT: 10, NORMAL: 0 } as const;
 export type Priority = keyof typeof PRIORITY;
@@ -17,5 +18,6 @@ export interface Core {
   db: Database;
   models: Models;
   logger: Logger;
+  metrics: Metrics;
   queue: JobQueue;
 }

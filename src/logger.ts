@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pino from 'pino';
 
 export type Logger = pino.Logger;
@@ -22,10 +23,24 @@ export function errorRecord(err: unknown): Record<string, unknown> {
   };
 }
 
+const requestScope = new AsyncLocalStorage<{ reqId: string }>();
+
+/**
+ * Runs `fn` (an HTTP request's handling) in the scope of its request id: every log record written meanwhile, by a route
+ * or by a service several calls down, carries `req_id`, without a logger being passed along.
+ */
+export function inRequestScope<T>(reqId: string, fn: () => T): T {
+  return requestScope.run({ reqId }, fn);
+}
+
 export function createLogger(level: string): Logger {
   return pino({
     level,
     base: undefined,
+    mixin: () => {
+      const scope = requestScope.getStore();
+      return scope ? { req_id: scope.reqId } : {};
+    },
     redact: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'],
     serializers: { err: errorRecord },
   });

@@ -1,3 +1,4 @@
+import { startMetricsServer } from '../api/metrics.js';
 import { startWebServer, type WebServer } from '../api/server.js';
 import { jobDefinitions } from '../jobs/index.js';
 import { createAppContext, type AppContext } from './app-context.js';
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   let ctx: AppContext | null = null;
   let web: WebServer | null = null;
+  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
 
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -62,7 +64,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       // In-flight requests finish while running jobs get their grace; held jobs go back to the queue, then the pools close.
-      await Promise.all([web?.close(), ctx.jobs.close({ graceMs: 5000 })]);
+      await Promise.all([web?.close(), metricsServer?.close(), ctx.jobs.close({ graceMs: 5000 })]);
       await ctx.close();
       process.exit(0);
     } catch (err) {
@@ -81,6 +83,7 @@ async function main(): Promise<void> {
   // Listening first: readiness needs only the database and the job store, and the seed (argon2 hashes) takes a moment.
   progress.step('starting the web server');
   if (role !== 'worker') web = await startWebServer(ctx);
+  if (config.metricsPort) metricsServer = await startMetricsServer(ctx, config.metricsPort);
   progress.step('seeding (first start)');
   const seeded = await seed(ctx);
   progress.step('starting the worker');

@@ -1,7 +1,15 @@
 import pg from 'pg';
 import { getCtx } from './hooks.js';
+import { runCli } from './spawn.js';
 
 export { exited, randomPort, runCli, runMain, waitFor } from './spawn.js';
+
+/** The demo seller of a new database (seeded through the CLI), with a token of the given scopes. */
+export async function sellerToken(env: Record<string, string>, scopes: string): Promise<{ token: string; accountId: number; password: string }> {
+  const seeded = await runCli(env, ['seed']);
+  const t = await runCli(env, ['token:create', '--email', 'seller@demo.test', '--name', 'test', '--scopes', scopes]);
+  return { token: t.token, accountId: seeded.demo.accountId, password: seeded.demo.seller.password };
+}
 
 /**
  * A superuser's connection string for the suite's database: the embedded server's bootstrap role (the application's

@@ -35,6 +35,7 @@ export function createAuthRoutes(ctx: AppContext, auth: passport.PassportStatic,
     standardHeaders: false,
     keyGenerator: (req) => `${loginCredentials(req)?.email ?? ''}|${ipKeyGenerator(req.ip ?? '')}`,
     handler: (req, res, _next, options) => {
+      ctx.metrics.rateLimited.inc({ limiter: 'login' });
       const retry = Math.ceil(options.windowMs / 1000);
       res.set('Retry-After', String(retry));
       const message = `Too many login attempts. Please try again in ${retry} seconds.`;

@@ -26,7 +26,7 @@ export async function closeRedisClients(): Promise<void> {
  * X-RateLimit-Limit / X-RateLimit-Remaining on every answer, Retry-After on 429. Counters live in Redis when
  * REDIS_URL is set, so every web process draws on one budget.
  */
-export function restRateLimit(opts: { limit: number; redisUrl: string | null; prefix?: string }): RequestHandler {
+export function restRateLimit(opts: { limit: number; redisUrl: string | null; prefix?: string; refused?: () => void }): RequestHandler {
   return rateLimit({
     windowMs: 60_000,
     limit: opts.limit,
@@ -34,6 +34,7 @@ export function restRateLimit(opts: { limit: number; redisUrl: string | null; pr
     standardHeaders: false,
     keyGenerator: (req) => (req.actor && req.actor.kind === 'token' ? `token:${req.actor.tokenId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`),
     handler: (_req, res) => {
+      opts.refused?.();
       res.status(429).json({ message: 'Too Many Attempts.' });
     },
     ...(opts.redisUrl ? { store: redisStore(opts.redisUrl, opts.prefix ?? 'rl:rest:') } : {}),

@@ -247,6 +247,7 @@ export function createLeadService(core: Core) {
       const { prepared, errors } = await prepareLeads(actor, leads);
       if (Object.keys(errors).length) throw new ValidationError(errors);
       const references = await sequelize.transaction((transaction) => insertLeads(actor, prepared as PreparedLead[], { transaction }));
+      core.logger.info({ account_id: actor.accountId, created: references.length }, 'leads created');
       return { references };
     },
 
@@ -333,6 +334,9 @@ export function createLeadService(core: Core) {
           return { id: row.id, reference: row.reference, account_id: row.account_id, old: row.status, status: l.status, action_date: l.action_date ? new Date(l.action_date) : null };
         }));
         return { updated: leads.length };
+      }).then((result) => {
+        core.logger.info({ account_id: actor.accountId, ...result }, 'lead statuses changed');
+        return result;
       });
     },
 
@@ -396,6 +400,9 @@ export function createLeadService(core: Core) {
         const ids = [...new Set(found.map((l) => l.id))];
         await sequelize.query('DELETE FROM leads WHERE id = ANY($1::bigint[])', { bind: [ids], transaction });
         return { deleted: ids.length };
+      }).then((result) => {
+        core.logger.info({ account_id: actor.accountId, ...result }, 'leads deleted');
+        return result;
       });
     },
 

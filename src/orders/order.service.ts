@@ -211,6 +211,7 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
       for (const o of toQueue) {
         await core.queue.enqueue(PUSH_JOB, { orderId: o.id, requestedBy: actor.name, userId: actorUserId(actor) }, { priority: 'URGENT', uniqueKey: `push:${o.account_id}:${o.reference}` });
       }
+      core.logger.info({ account_id: accountId, shipping_company_id: company.id, queued: toQueue.length }, 'order pushes queued');
       return { queued: toQueue.length, skipped: refs.length - toQueue.length };
     },
 
@@ -265,6 +266,7 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
         await o.update({ status: 'pushed', push_state: 'sent', tracking_number: tracking, pushed_at: new Date(), last_push_error: null }, { transaction });
         await writeHistory(transaction, [{ account_id: o.account_id, id: o.id, reference: o.reference, old: 'new', status: 'pushed' }], requestedBy, userId);
       });
+      core.metrics.carrierPushes.inc({ outcome: failure ? 'failed' : 'sent' });
       if (failure) throw new Error(failure);
       return 'sent';
     },

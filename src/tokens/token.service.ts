@@ -51,6 +51,7 @@ export function createTokenService(core: Core) {
       }
       await ApiToken.destroy({ where: { id: wanted }, transaction });
     });
+    core.logger.info({ account_id: actor.accountId, token_ids: wanted }, 'API tokens revoked');
   }
 
   return {
@@ -66,6 +67,7 @@ export function createTokenService(core: Core) {
         account_id: owner.account_id, user_id: owner.id, name: v.name, scopes: v.scopes, expires_at: v.expires_at ?? null,
         token_hash: sha256(secret),
       });
+      core.logger.info({ account_id: owner.account_id, token_id: t.id, scopes: v.scopes }, 'API token created');
       return { ...tokenView(t), token: `${t.id}|${secret}` };
     },
 

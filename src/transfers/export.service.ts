@@ -156,6 +156,7 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
             return source.rowCount;
           });
         await run.update({ status: 'completed', rows_written: count, finished_at: new Date(), expires_at: new Date(Date.now() + core.config.exportTtlDays * 86_400_000) });
+        core.metrics.transferRows.inc({ kind: 'export', outcome: 'exported' }, count ?? 0);
       } catch (err) {
         core.logger.error({ err, runId }, 'export failed');
         await fs.promises.rm(file, { force: true }).catch(() => {});

@@ -211,6 +211,11 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
             { bind: [run.id, b.last, b.last - Math.max(b.from, 1), written.length, new Set(b.bad.map((e) => e.row)).size, b.from], type: QueryTypes.SELECT, transaction },
           );
           if (moved.length === 0) throw new AnotherAttempt();
+          return written.length;
+        }).then((imported) => {
+          // counted once committed: a batch rolled back (and written again by a retry) is not counted twice
+          core.metrics.transferRows.inc({ kind: 'import', outcome: 'imported' }, imported);
+          core.metrics.transferRows.inc({ kind: 'import', outcome: 'refused' }, new Set(b.bad.map((e) => e.row)).size);
         });
 
       /**

@@ -146,7 +146,7 @@ describe('orders', () => {
       handler: async () => { slowStarted.push(Date.now()); await new Promise((r) => setTimeout(r, 3000)); },
     };
     before(async () => {
-      jobs = await createJobSystem(getCtx().config, getCtx().db.url, getCtx().logger);
+      jobs = await createJobSystem(getCtx().config, getCtx().db.url, getCtx().logger, getCtx().metrics);
       await jobs.startWorker(getCtx(), [...jobDefinitions, slowJob]);
     });
     after(async function () {

@@ -10,7 +10,7 @@ import { createJobSystem } from '../../jobs/agenda.js';
 import type { JobDefinition } from '../../jobs/job.js';
 import { getCtx } from '../hooks.js';
 import { login } from '../session.js';
-import { exited, freshDatabase, randomPort, runCli, runMain, waitFor } from '../processes.js';
+import { exited, freshDatabase, randomPort, runCli, runMain, sellerToken, waitFor } from '../processes.js';
 
 /**
  * Processes under an operator's hands: the database going away and coming back under load, a worker killed mid-push,
@@ -18,13 +18,6 @@ import { exited, freshDatabase, randomPort, runCli, runMain, waitFor } from '../
  */
 
 const LOAD_ENV = { RATE_LIMIT_PER_MINUTE: '100000', HOST: '127.0.0.1' };
-
-/** The demo seller of a new database, with a token of the given scopes. */
-async function sellerToken(env: Record<string, string>, scopes: string): Promise<{ token: string; accountId: number; password: string }> {
-  const seeded = await runCli(env, ['seed']);
-  const t = await runCli(env, ['token:create', '--email', 'seller@demo.test', '--name', 'reliability', '--scopes', scopes]);
-  return { token: t.token, accountId: seeded.demo.accountId, password: seeded.demo.seller.password };
-}
 
 /**
  * POSTs one lead every few milliseconds until stopped; keeps every answer's status and the references of the
@@ -326,7 +319,7 @@ describe('reliability', () => {
         get: (target, key) => (key === 'query' && state.down ? () => Promise.reject(new ConnectionRefusedError(new Error('connect ECONNREFUSED'))) : Reflect.get(target, key)),
       });
       const name = `test-flaky-${Date.now()}`;
-      const jobs = await createJobSystem(ctx.config, ctx.db.url, ctx.logger);
+      const jobs = await createJobSystem(ctx.config, ctx.db.url, ctx.logger, ctx.metrics);
       await jobs.startWorker({ ...ctx, db: { ...ctx.db, sequelize } }, [{ name, priority: 'URGENT', concurrency: () => 1, retries: 0, handler }]);
       await jobs.queue.enqueue(name, {}, { priority: 'URGENT' });
       const row = async () => (await ctx.db.sequelize.query<{ fail_count: number | null; last_finished_at: Date | null }>(
