@@ -6,7 +6,7 @@ import * as AdminJSSequelize from '@adminjs/sequelize';
 import AdminJS, { ComponentLoader, type ActionContext, type ActionRequest, type ActionResponse, type ResourceWithOptions } from 'adminjs';
 import express, { type RequestHandler, type Router } from 'express';
 import { SCOPES } from '../src/actor.js';
-import type { AppContext } from '../src/app-context.js';
+import type { AppContext } from '../src/context.js';
 import { LEAD_STATUSES } from '../src/leads/lead.model.js';
 import { ORDER_STATUSES } from '../src/orders/order.model.js';
 import { isSystemWide } from '../src/policy.js';
@@ -28,7 +28,6 @@ const nav = {
   settings: { name: 'Settings', icon: 'Settings' },
 };
 const hidden = { list: false, filter: false, show: false, edit: false };
-const readOnly = { list: true, filter: true, show: true, edit: false };
 const showOnly = { list: false, filter: false, show: true, edit: false };
 
 /** AdminJS's refusal texts carry placeholders its notices never fill; these say the same without them. */
@@ -364,7 +363,7 @@ const panelSession: RequestHandler = (req, res, next) => {
 const sameOriginWrites: RequestHandler = (req, res, next) => {
   if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
   const source = req.get('origin') ?? req.get('referer');
-  let host: string | null = null;
+  let host: string | null;
   try {
     host = source ? new URL(source).host : null;
   } catch {

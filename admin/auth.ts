@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import crypto from 'node:crypto';
 import { doubleCsrf } from 'csrf-csrf';
-import type { AppContext } from '../src/app-context.js';
+import type { AppContext } from '../src/context.js';
 
 /** JSON clients (Accept JSON, XHR or a JSON body) get JSON answers; browsers get pages and redirects. */
 export function wantsJson(req: Request): boolean {

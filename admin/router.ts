@@ -1,7 +1,7 @@
 import path from 'node:path';
 import cookieParser from 'cookie-parser';
 import express, { type Express, type Router } from 'express';
-import type { AppContext } from '../src/app-context.js';
+import type { AppContext } from '../src/context.js';
 import { createCsrf, requireUser } from './auth.js';
 import { createApiKeyRoutes } from './routes/api-keys.routes.js';
 import { createAuthRoutes } from './routes/auth.routes.js';

@@ -4,7 +4,7 @@ import session from 'express-session';
 import passport from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
 import { userActor } from '../src/actor.js';
-import type { AppContext } from '../src/app-context.js';
+import type { AppContext } from '../src/context.js';
 
 /** The login form's email (trimmed, lower case) and password, from the body only; null unless both are strings. */
 export function loginCredentials(req: { body?: unknown }): { email: string; password: string } | null {
@@ -23,6 +23,7 @@ declare module 'express-session' {
 }
 
 declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace -- Express's types are augmented through its global namespace
   namespace Express {
     // eslint-disable-next-line @typescript-eslint/no-empty-object-type
     interface User extends SessionUser {}

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { startWebServer } from '../api/server.js';
+import { startWebServer } from '../app/server.js';
 import { systemActor } from '../src/actor.js';
-import { createAppContext } from '../src/app-context.js';
+import { createAppContext } from '../app/context.js';
 import { loadConfig } from '../src/config.js';
 import { newReferences } from '../src/references.js';
 

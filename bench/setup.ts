@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { systemActor, userActor } from '../src/actor.js';
-import { createAppContext, type AppContext } from '../src/app-context.js';
+import { createAppContext, type AppContext } from '../app/context.js';
 import { loadConfig } from '../src/config.js';
 
 /** A bench context on its own embedded database (./data/bench) and a fresh account with three products. */

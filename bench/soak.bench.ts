@@ -7,7 +7,7 @@ import { exited, randomPort, runMain, waitFor } from '../test/spawn.js';
 import { benchAccount } from './setup.js';
 
 /**
- * `npm run bench -- soak [minutes=10]`: a web and a worker process (real `src/main.ts` children) under REST writes at
+ * `npm run bench -- soak [minutes=10]`: a web and a worker process (real `app/main.ts` children) under REST writes at
  * the rate limit across several tokens, order pushes to a carrier on 127.0.0.1 and spreadsheet imports, all at once.
  * Prints the request error rate, latency percentiles, the RSS of both processes after warm-up and at the end, and job
  * latency per priority (URGENT: push requested → pushed; IMPORTANT: import queued → started). Loopback only; bounded

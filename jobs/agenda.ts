@@ -1,27 +1,18 @@
 import { Agenda, exponential, type Job } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
 import pg from 'pg';
-import { PRIORITY, type JobQueue } from '../src/context.js';
-import type { AppContext } from '../src/app-context.js';
+import { PRIORITY, type AppContext, type JobControl, type JobQueue } from '../src/context.js';
 import type { Config } from '../src/config.js';
 import { isDatabaseUnavailable } from '../src/db/index.js';
 import type { Metrics } from '../src/metrics.js';
 import { delay, within } from '../src/timers.js';
 import type { JobDefinition } from './job.js';
 
-export interface JobSystem {
+export interface JobSystem extends JobControl {
   agenda: Agenda;
   queue: JobQueue;
   /** Registers the handlers and starts polling; only processes with the worker role call it. */
   startWorker(ctx: AppContext, defs: JobDefinition<any>[]): Promise<void>;
-  ping(): Promise<void>;
-  /** Jobs due and waiting, and running, per priority name (PostgreSQL store; none are reported for MongoDB). */
-  queueDepth(): Promise<{ priority: string; waiting: number; running: number }[]>;
-  /**
-   * Takes no new jobs, lets the running ones finish for up to `graceMs`, then hands back the locks of those still
-   * running so another worker takes them at once (their handlers must be idempotent; the process is about to exit).
-   */
-  close(opts?: { graceMs?: number }): Promise<void>;
 }
 
 /**

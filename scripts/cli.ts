@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { systemActor, type Role, type Scope } from '../src/actor.js';
-import { createAppContext, type AppContext } from '../src/app-context.js';
+import { createAppContext, type AppContext } from '../app/context.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/index.js';
 import { migrateDown, migrateUp } from '../src/db/migrator.js';

@@ -3,6 +3,7 @@ import type { Database } from './db/index.js';
 import type { Models } from './db/models.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
+import type { Services } from './services.js';
 
 export const PRIORITY = { URGENT: 20, IMPORTANT: 10, NORMAL: 0 } as const;
 export type Priority = keyof typeof PRIORITY;
@@ -12,7 +13,7 @@ export interface JobQueue {
   enqueue(name: string, data: Record<string, unknown>, opts?: { priority?: Priority; uniqueKey?: string }): Promise<void>;
 }
 
-/** Everything a service factory may depend on; built once per process in src/app-context.ts. */
+/** Everything a service factory may depend on; built once per process in app/context.ts. */
 export interface Core {
   config: Readonly<Config>;
   db: Database;
@@ -20,4 +21,23 @@ export interface Core {
   logger: Logger;
   metrics: Metrics;
   queue: JobQueue;
+}
+
+/** What the rest of the process may ask of the job system (jobs/agenda.ts implements it; app/ starts its worker). */
+export interface JobControl {
+  ping(): Promise<void>;
+  /** Jobs due and waiting, and running, per priority name (PostgreSQL store; none are reported for MongoDB). */
+  queueDepth(): Promise<{ priority: string; waiting: number; running: number }[]>;
+  /**
+   * Takes no new jobs, lets the running ones finish for up to `graceMs`, then hands back the locks of those still
+   * running so another worker takes them at once (their handlers must be idempotent; the process is about to exit).
+   */
+  close(opts?: { graceMs?: number }): Promise<void>;
+}
+
+/** The services and jobs of one process, as entry points (REST, dashboard, panel, jobs, CLI) see them. */
+export interface AppContext extends Core {
+  services: Services;
+  jobs: JobControl;
+  close(): Promise<void>;
 }

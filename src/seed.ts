@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { systemActor } from './actor.js';
-import type { AppContext } from './app-context.js';
+import type { AppContext } from '../src/context.js';
 import { withMigrationLock } from './db/migrator.js';
 
 export const DEMO_ACCOUNT = 'Demo Store';

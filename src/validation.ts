@@ -42,6 +42,7 @@ export const JOI_OPTIONS: Joi.ValidationOptions = {
 
 // NUL and the other C0 controls but tab, line feed and carriage return, and DEL. PostgreSQL refuses NUL in text and
 // jsonb; the rest have no place in a name, an address or a note and break CSV exports and terminals.
+// eslint-disable-next-line no-control-regex -- matching control characters is this pattern's purpose
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
 /**

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type http from 'node:http';
-import { startWebServer, type WebServer } from '../api/server.js';
-import type { AppContext } from '../src/app-context.js';
+import { startWebServer, type WebServer } from '../app/server.js';
+import type { AppContext } from '../src/context.js';
 import { signBody } from '../src/shipping/shipping.service.js';
 import { getCtx } from './hooks.js';
 

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createAppContext, type AppContext } from '../src/app-context.js';
+import { createAppContext, type AppContext } from '../app/context.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { openDatabase } from '../src/db/index.js';
 

@@ -8,9 +8,9 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
-/** `npm start` (src/main.ts) as a child process, with its output collected in `output.text`. */
+/** `npm start` (app/main.ts) as a child process, with its output collected in `output.text`. */
 export function runMain(env: Record<string, string>, args: string[] = []): ChildProcessWithoutNullStreams & { output: { text: string } } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts', ...args], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
   const output = { text: '' };
   child.stdout.on('data', (d) => (output.text += d));
   child.stderr.on('data', (d) => (output.text += d));

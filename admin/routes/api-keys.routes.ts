@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
-import type { AppContext } from '../../src/app-context.js';
+import type { AppContext } from '../../src/context.js';
 import { authorize } from '../../src/policy.js';
-import { route } from '../../api/async.js';
+import { route } from '../../http/async.js';
 import { respond } from './respond.js';
 
 /** Settings → API Keys: list (never the secret), generate (the token is shown once), revoke (immediate). */

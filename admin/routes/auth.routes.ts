@@ -1,10 +1,10 @@
 import express, { type Router } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type passport from 'passport';
-import type { AppContext } from '../../src/app-context.js';
+import type { AppContext } from '../../src/context.js';
 import { ValidationError } from '../../src/errors.js';
-import { route } from '../../api/async.js';
-import { redisStore } from '../../api/middleware/rate-limit.js';
+import { route } from '../../http/async.js';
+import { redisStore } from '../../http/rate-limit.js';
 import { wantsJson, type createCsrf } from '../auth.js';
 import { forgotPage, loginPage, resetPage } from '../views/pages.js';
 import { loginCredentials, type SessionUser } from '../session.js';
@@ -17,6 +17,7 @@ const RESET_MESSAGE = 'If that email belongs to a LeadFlow login, a reset link i
  * backslash anywhere, a second leading slash or a control character sends the user to /admin instead.
  */
 export function safeNext(next: unknown): string {
+  // eslint-disable-next-line no-control-regex -- a control character in `next` is what is refused
   if (typeof next !== 'string' || !/^\/(?![/\\])/.test(next) || /[\\\u0000-\u001f\u007f]/.test(next)) return '/admin';
   const base = 'http://leadflow.invalid';
   const url = new URL(next, base);

@@ -1,8 +1,8 @@
 import express, { type Router } from 'express';
-import type { AppContext } from '../../src/app-context.js';
+import type { AppContext } from '../../src/context.js';
 import { paginationEnvelope } from '../../src/pagination.js';
-import { route } from '../../api/async.js';
-import { listPath } from '../../api/routes/route-helpers.js';
+import { route } from '../../http/async.js';
+import { listPath } from '../../http/route-helpers.js';
 
 /** History lists and per-record timelines of the dashboard (spec paths, including `orders-histories`). */
 export function createDashboardHistoryRoutes(ctx: AppContext): Router {

@@ -1,10 +1,10 @@
 import express, { type Router } from 'express';
-import type { AppContext } from '../../src/app-context.js';
+import type { AppContext } from '../../src/context.js';
 import { dashboardListQuerySchema, type LeadFilters } from '../../src/leads/lead.schemas.js';
 import { paginationEnvelope } from '../../src/pagination.js';
 import { validate } from '../../src/validation.js';
-import { route } from '../../api/async.js';
-import { listPath } from '../../api/routes/route-helpers.js';
+import { route } from '../../http/async.js';
+import { listPath } from '../../http/route-helpers.js';
 import { respond } from './respond.js';
 
 /** The spec's dashboard lead routes (session); the rules are those of services.leads, as for the REST API. */

@@ -3,11 +3,11 @@ import path from 'node:path';
 import { stringify } from 'csv-stringify';
 import express, { type Router } from 'express';
 import multer from 'multer';
-import type { AppContext } from '../../src/app-context.js';
+import type { AppContext } from '../../src/context.js';
 import { ValidationError } from '../../src/errors.js';
 import { importRunView } from '../../src/transfers/import.service.js';
 import { escapeCell } from '../../src/transfers/spreadsheet.js';
-import { route } from '../../api/async.js';
+import { route } from '../../http/async.js';
 import { importPage } from '../views/pages.js';
 import { respond } from './respond.js';
 

@@ -1,8 +1,8 @@
 import express, { type Router } from 'express';
-import type { AppContext } from '../../src/app-context.js';
+import type { AppContext } from '../../src/context.js';
 import { paginationEnvelope } from '../../src/pagination.js';
-import { route } from '../async.js';
-import { listPath, methodNotAllowed } from './route-helpers.js';
+import { route } from '../../http/async.js';
+import { listPath, methodNotAllowed } from '../../http/route-helpers.js';
 
 /** Lead and order history lists, newest first, filterable by reference and `since` so integrators can poll. */
 export function createHistoryRoutes(ctx: AppContext): Router {

@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
-import type { AppContext } from '../../src/app-context.js';
+import type { AppContext } from '../../src/context.js';
 import { resolveBearer, requireToken } from '../middleware/bearer-auth.js';
-import { restRateLimit } from '../middleware/rate-limit.js';
+import { restRateLimit } from '../../http/rate-limit.js';
 import { createHistoryRoutes } from './histories.routes.js';
 import { createLeadRoutes } from './leads.routes.js';
 import { createOrderRoutes } from './orders.routes.js';

@@ -1,11 +1,11 @@
 import express, { type Router } from 'express';
-import type { AppContext } from '../../src/app-context.js';
+import type { AppContext } from '../../src/context.js';
 import { restListQuerySchema } from '../../src/leads/lead.schemas.js';
 import { paginationEnvelope } from '../../src/pagination.js';
 import { authorize } from '../../src/policy.js';
 import { validate } from '../../src/validation.js';
-import { route } from '../async.js';
-import { listPath, methodNotAllowed } from './route-helpers.js';
+import { route } from '../../http/async.js';
+import { listPath, methodNotAllowed } from '../../http/route-helpers.js';
 
 /** The spec's lead endpoints; every rule lives in services.leads. */
 export function createLeadRoutes(ctx: AppContext): Router {

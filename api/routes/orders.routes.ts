@@ -1,8 +1,8 @@
 import express, { type Router } from 'express';
-import type { AppContext } from '../../src/app-context.js';
+import type { AppContext } from '../../src/context.js';
 import { paginationEnvelope } from '../../src/pagination.js';
-import { route } from '../async.js';
-import { listPath, methodNotAllowed } from './route-helpers.js';
+import { route } from '../../http/async.js';
+import { listPath, methodNotAllowed } from '../../http/route-helpers.js';
 
 /** Orders over REST (ORDERS scopes); every rule lives in services.orders. */
 export function createOrderRoutes(ctx: AppContext): Router {

@@ -1,9 +1,9 @@
 import express, { type Router } from 'express';
-import type { AppContext } from '../../src/app-context.js';
+import type { AppContext } from '../../src/context.js';
 import { carrierCallbackSchema, type CarrierUpdate } from '../../src/orders/order.schemas.js';
 import { validate } from '../../src/validation.js';
-import { route } from '../async.js';
-import { restRateLimit } from '../middleware/rate-limit.js';
+import { route } from '../../http/async.js';
+import { restRateLimit } from '../../http/rate-limit.js';
 
 const CALLBACK_MAX_BYTES = 256 * 1024;
 

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -8,7 +7,7 @@ import { QueryTypes, Sequelize } from 'sequelize';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { linkLibraries, startEmbedded } from '../../src/db/embedded.js';
 import { migrateDown, migrateUp } from '../../src/db/migrator.js';
-import { createAppContext } from '../../src/app-context.js';
+import { createAppContext } from '../../app/context.js';
 import { initModels } from '../../src/db/models.js';
 import { seed } from '../../src/seed.js';
 import { getCtx, testConfig } from '../hooks.js';

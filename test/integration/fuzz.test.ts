@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { statusFor } from '../../api/errors.js';
+import { statusFor } from '../../http/errors.js';
 import { systemActor } from '../../src/actor.js';
 import { makeAccount, type TestAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';

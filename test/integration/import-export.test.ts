@@ -7,7 +7,7 @@ import ExcelJS from 'exceljs';
 import { QueryTypes } from 'sequelize';
 import { systemActor } from '../../src/actor.js';
 import { getCtx } from '../hooks.js';
-import { makeAccount, type TestAccount } from '../factories.js';
+import { makeAccount } from '../factories.js';
 import { startTestServer } from '../helpers.js';
 import { login, type SessionClient } from '../session.js';
 

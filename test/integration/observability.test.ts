@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { expect } from 'chai';
-import { SAFE_REQUEST_ID } from '../../api/middleware/observe.js';
+import { SAFE_REQUEST_ID } from '../../http/observe.js';
 import { exited, freshDatabase, randomPort, runCli, runMain, sellerToken, waitFor } from '../processes.js';
 import { startTestServer } from '../helpers.js';
 import { login } from '../session.js';

@@ -14,7 +14,7 @@ import { exited, freshDatabase, randomPort, runCli, runMain, sellerToken, waitFo
 
 /**
  * Processes under an operator's hands: the database going away and coming back under load, a worker killed mid-push,
- * a worker stopped while it holds jobs, start-up failures. Every process here is a real `src/main.ts` child.
+ * a worker stopped while it holds jobs, start-up failures. Every process here is a real `app/main.ts` child.
  */
 
 const LOAD_ENV = { RATE_LIMIT_PER_MINUTE: '100000', HOST: '127.0.0.1' };

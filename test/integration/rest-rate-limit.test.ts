@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { startWebServer } from '../../api/server.js';
-import { closeRedisClients } from '../../api/middleware/rate-limit.js';
+import { startWebServer } from '../../app/server.js';
+import { closeRedisClients } from '../../http/rate-limit.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount } from '../factories.js';
 import { startTestServer } from '../helpers.js';

@@ -1,18 +1,16 @@
 import { createJobSystem, type JobSystem } from '../jobs/agenda.js';
-import type { Config } from './config.js';
-import type { Core } from './context.js';
-import { openDatabase, type Database } from './db/index.js';
-import { migrateUp } from './db/migrator.js';
-import { initModels } from './db/models.js';
-import { createLogger, type Logger } from './logger.js';
-import { createMetrics } from './metrics.js';
-import { createServices, type Services } from './services.js';
+import type { Config } from '../src/config.js';
+import type { AppContext, Core } from '../src/context.js';
+import { openDatabase, type Database } from '../src/db/index.js';
+import { migrateUp } from '../src/db/migrator.js';
+import { initModels } from '../src/db/models.js';
+import { createLogger, type Logger } from '../src/logger.js';
+import { createMetrics } from '../src/metrics.js';
+import { createServices } from '../src/services.js';
 
-export interface AppContext extends Core {
-  services: Services;
-  jobs: JobSystem;
-  close(): Promise<void>;
-}
+/** The context app/ builds: entry points see an AppContext; start-up also starts the worker of its job system. */
+export type ProcessContext = AppContext & { jobs: JobSystem };
+export type { AppContext };
 
 /**
  * Opens the database (embedded or DATABASE_URL), applies migrations, builds services and the job queue.
@@ -21,7 +19,7 @@ export interface AppContext extends Core {
 export async function createAppContext(
   config: Readonly<Config>,
   opts: { logger?: Logger; migrate?: boolean; database?: string; onStep?: (step: string) => void } = {},
-): Promise<AppContext> {
+): Promise<ProcessContext> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const step = opts.onStep ?? (() => {});
   step(config.databaseUrl ? 'connecting to DATABASE_URL' : `starting the embedded database (${config.dataDir}/pg)`);

@@ -1,7 +1,7 @@
 import http from 'node:http';
-import type { AppContext } from '../src/app-context.js';
+import type { AppContext } from './context.js';
 import { ConfigError } from '../src/config.js';
-import { createApp } from './app.js';
+import { createApp } from './web.js';
 
 /** How long in-flight requests may run on after a shutdown begins. */
 const CLOSE_GRACE_MS = 6000;

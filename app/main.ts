@@ -1,9 +1,9 @@
-import { startMetricsServer } from '../api/metrics.js';
-import { startWebServer, type WebServer } from '../api/server.js';
+import { startMetricsServer } from '../http/metrics.js';
+import { startWebServer, type WebServer } from './server.js';
 import { jobDefinitions } from '../jobs/index.js';
-import { createAppContext, type AppContext } from './app-context.js';
-import { ConfigError, loadConfig } from './config.js';
-import { seed } from './seed.js';
+import { createAppContext, type ProcessContext } from './context.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { seed } from '../src/seed.js';
 
 const ROLES = ['web', 'worker', 'all'] as const;
 type ProcessRole = (typeof ROLES)[number];
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const progress = startupProgress();
   const role = parseRole(process.argv.slice(2));
   const config = loadConfig();
-  let ctx: AppContext | null = null;
+  let ctx: ProcessContext | null = null;
   let web: WebServer | null = null;
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
 

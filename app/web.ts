@@ -1,11 +1,11 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import type { AppContext } from '../src/app-context.js';
-import { jsonErrorHandler } from './errors.js';
-import { metricsRoute } from './metrics.js';
-import { observeRequests } from './middleware/observe.js';
-import { apiDocsHtml } from './openapi.js';
-import { createRestRouter } from './routes/index.js';
+import type { AppContext } from './context.js';
+import { jsonErrorHandler } from '../http/errors.js';
+import { metricsRoute } from '../http/metrics.js';
+import { observeRequests } from '../http/observe.js';
+import { apiDocsHtml } from '../api/openapi.js';
+import { createRestRouter } from '../api/routes/index.js';
 import { mountDashboard } from '../admin/router.js';
 import { withTimeout } from '../src/timers.js';
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import type { AppContext } from '../../src/app-context.js';
-import { inRequestScope } from '../../src/logger.js';
+import type { AppContext } from '../src/context.js';
+import { inRequestScope } from '../src/logger.js';
 
 /**
  * A caller's X-Request-Id is kept only when it is a short token of safe characters (it is echoed in a header and
