@@ -7,15 +7,49 @@ import tseslint from 'typescript-eslint';
 
 /** Which top-level folder may not import which: src/ is the core, app/ is the only composition root. */
 const zones = [
-  { target: './src', from: ['./app', './http', './api', './admin', './jobs', './scripts'], message: 'src/ imports no entry point (docs/architecture.md).' },
-  { target: './http', from: ['./app', './api', './admin', './jobs', './scripts'], message: 'http/ is shared by api/ and admin/; it imports neither.' },
-  { target: './api', from: ['./app', './admin', './jobs', './scripts'], message: 'api/ and admin/ do not import each other; shared HTTP code lives in http/.' },
-  { target: './admin', from: ['./app', './api', './jobs', './scripts'], message: 'api/ and admin/ do not import each other; shared HTTP code lives in http/.' },
-  { target: './jobs', from: ['./app', './http', './api', './admin', './scripts'], message: 'jobs/ call services; they import no HTTP code.' },
+  {
+    target: './src',
+    from: ['./app', './http', './api', './admin', './jobs', './scripts'],
+    message: 'src/ imports no entry point (docs/architecture.md).',
+  },
+  {
+    target: './http',
+    from: ['./app', './api', './admin', './jobs', './scripts'],
+    message: 'http/ is shared by api/ and admin/; it imports neither.',
+  },
+  {
+    target: './api',
+    from: ['./app', './admin', './jobs', './scripts'],
+    message: 'api/ and admin/ do not import each other; shared HTTP code lives in http/.',
+  },
+  {
+    target: './admin',
+    from: ['./app', './api', './jobs', './scripts'],
+    message: 'api/ and admin/ do not import each other; shared HTTP code lives in http/.',
+  },
+  {
+    target: './jobs',
+    from: ['./app', './http', './api', './admin', './scripts'],
+    message: 'jobs/ call services; they import no HTTP code.',
+  },
 ];
 
 /** Frameworks stay at the edges: the core (src/) builds no HTTP server, panel or job queue. */
-const frameworks = ['express', 'express-*', 'adminjs', '@adminjs/*', 'agenda', '@agendajs/*', 'passport', 'passport-*', 'helmet', 'multer', 'connect-session-sequelize', 'csrf-csrf', 'cookie-parser'];
+const frameworks = [
+  'express',
+  'express-*',
+  'adminjs',
+  '@adminjs/*',
+  'agenda',
+  '@agendajs/*',
+  'passport',
+  'passport-*',
+  'helmet',
+  'multer',
+  'connect-session-sequelize',
+  'csrf-csrf',
+  'cookie-parser',
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'admin/components/**', '**/*.d.ts'] },
@@ -29,11 +63,26 @@ export default tseslint.config(
     rules: {
       'import-x/no-restricted-paths': ['error', { zones }],
       '@typescript-eslint/no-explicit-any': 'off', // a few third-party shapes (AdminJS, Agenda job data) are untyped
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   {
     files: ['src/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: frameworks, message: 'src/ uses no web or job framework; it belongs in http/, api/, admin/, jobs/ or app/.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: frameworks,
+              message: 'src/ uses no web or job framework; it belongs in http/, api/, admin/, jobs/ or app/.',
+            },
+          ],
+        },
+      ],
+    },
   },
 );

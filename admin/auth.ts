@@ -27,13 +27,15 @@ export const requireUser: RequestHandler = (req, res, next) => {
 export function createCsrf(ctx: AppContext) {
   const anonCookie = ctx.config.trustProxy ? '__Host-leadflow.anon' : 'leadflow.anon';
   const cookieOptions = { sameSite: 'lax' as const, path: '/', secure: ctx.config.trustProxy, httpOnly: true };
-  const anonId = (req: Request): string => (req as Request & { anonId?: string }).anonId ?? (req.cookies?.[anonCookie] as string | undefined) ?? '';
+  const anonId = (req: Request): string =>
+    (req as Request & { anonId?: string }).anonId ?? (req.cookies?.[anonCookie] as string | undefined) ?? '';
   const csrf = doubleCsrf({
     getSecret: () => ctx.config.sessionSecret,
     getSessionIdentifier: (req) => (req.user ? req.session.id : anonId(req)),
     cookieName: ctx.config.trustProxy ? '__Host-leadflow.x-csrf' : 'leadflow.x-csrf',
     cookieOptions,
-    getCsrfTokenFromRequest: (req) => (req.headers['x-csrf-token'] as string | undefined) ?? (req.body as { _csrf?: string } | undefined)?._csrf,
+    getCsrfTokenFromRequest: (req) =>
+      (req.headers['x-csrf-token'] as string | undefined) ?? (req.body as { _csrf?: string } | undefined)?._csrf,
   });
   /** Issues a token; an anonymous visitor gets the identifier cookie it is bound to (a session only comes with login). */
   const token = (req: Request, res: Response): string => {
@@ -51,7 +53,12 @@ export function createCsrf(ctx: AppContext) {
         res.status(403).json({ message: 'CSRF token mismatch.' });
         return;
       }
-      res.status(403).type('html').send('<!doctype html><title>Expired form</title><p>This form has expired. <a href="/login">Go back</a> and try again.</p>');
+      res
+        .status(403)
+        .type('html')
+        .send(
+          '<!doctype html><title>Expired form</title><p>This form has expired. <a href="/login">Go back</a> and try again.</p>',
+        );
     });
   };
   return { token, protect };

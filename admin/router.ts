@@ -29,12 +29,16 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
   // AdminJS parses its own bodies (formidable), so it is mounted before the body parsers of our routes. Loading it
   // costs seconds of CPU, so it is built after start-up (or on the first /admin request), never before listening.
   let panel: Promise<Router> | null = null;
-  const loadPanel = () => (panel ??= (async () => {
-    // AdminJS reads its bundle folder when its modules load, so it is set before the first import.
-    process.env.ADMIN_JS_TMP_DIR ??= path.join(ctx.config.dataDir, '.adminjs');
-    return (await import('./admin.js')).buildPanelRouter(ctx);
-  })());
-  setTimeout(() => void loadPanel().catch((err) => ctx.logger.error({ err }, 'admin panel failed to load')), 1500).unref();
+  const loadPanel = () =>
+    (panel ??= (async () => {
+      // AdminJS reads its bundle folder when its modules load, so it is set before the first import.
+      process.env.ADMIN_JS_TMP_DIR ??= path.join(ctx.config.dataDir, '.adminjs');
+      return (await import('./admin.js')).buildPanelRouter(ctx);
+    })());
+  setTimeout(
+    () => void loadPanel().catch((err) => ctx.logger.error({ err }, 'admin panel failed to load')),
+    1500,
+  ).unref();
   app.use('/admin', (req, res, next) => {
     loadPanel().then((router) => router(req, res, next), next);
   });
@@ -43,5 +47,10 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
   app.use(createAuthRoutes(ctx, passport, csrf));
 
   app.use(DASHBOARD_PREFIXES, requireUser, csrf.protect);
-  app.use(createDashboardLeadRoutes(ctx), createDashboardHistoryRoutes(ctx), createApiKeyRoutes(ctx), createTransferRoutes(ctx));
+  app.use(
+    createDashboardLeadRoutes(ctx),
+    createDashboardHistoryRoutes(ctx),
+    createApiKeyRoutes(ctx),
+    createTransferRoutes(ctx),
+  );
 }

@@ -14,7 +14,13 @@ export function loginCredentials(req: { body?: unknown }): { email: string; pass
 }
 
 /** What the session keeps of the logged-in user (serialised id) and what req.user holds per request. */
-export interface SessionUser { id: number; account_id: number; role: 'admin' | 'seller' | 'agent'; name: string; email: string }
+export interface SessionUser {
+  id: number;
+  account_id: number;
+  role: 'admin' | 'seller' | 'agent';
+  name: string;
+  email: string;
+}
 
 declare module 'express-session' {
   interface SessionData {
@@ -36,29 +42,42 @@ export const SESSION_COOKIE = 'leadflow.sid';
  * Session cookie (httpOnly, SameSite=Lax, Secure behind TLS) stored in the `sessions` table; rolling idle timeout
  * through the cookie's maxAge, absolute timeout through the login time kept in the session.
  */
-export function createSessionMiddleware(ctx: AppContext): { session: RequestHandler; passport: passport.PassportStatic; absoluteTimeout: RequestHandler } {
+export function createSessionMiddleware(ctx: AppContext): {
+  session: RequestHandler;
+  passport: passport.PassportStatic;
+  absoluteTimeout: RequestHandler;
+} {
   const SequelizeStore = connectSessionSequelize(session.Store);
   const store = new SequelizeStore({
     db: ctx.db.sequelize,
     table: 'Session',
     extendDefaultFields: (defaults: { data: string; expires: Date }, s: { passport?: { user?: number } }) => ({
-      data: defaults.data, expires: defaults.expires, user_id: s.passport?.user ?? null,
+      data: defaults.data,
+      expires: defaults.expires,
+      user_id: s.passport?.user ?? null,
     }),
   });
 
   const auth = new passport.Passport() as unknown as passport.PassportStatic;
   // passport-local falls back to the query string; the credentials are read from the body only, typed, exactly as the
   // login throttle keys them (loginCredentials), so a try cannot be counted under one email and checked under another.
-  auth.use('local', new LocalStrategy({ usernameField: 'email', passwordField: 'password', passReqToCallback: true }, (req, _email, _password, done) => {
-    const creds = loginCredentials(req);
-    if (!creds) return done(null, false);
-    ctx.services.accounts.verifyCredentials(creds.email, creds.password).then((u) => done(null, u ?? false), done);
-  }));
+  auth.use(
+    'local',
+    new LocalStrategy(
+      { usernameField: 'email', passwordField: 'password', passReqToCallback: true },
+      (req, _email, _password, done) => {
+        const creds = loginCredentials(req);
+        if (!creds) return done(null, false);
+        ctx.services.accounts.verifyCredentials(creds.email, creds.password).then((u) => done(null, u ?? false), done);
+      },
+    ),
+  );
   auth.serializeUser((user, done) => done(null, (user as SessionUser).id));
   auth.deserializeUser((id: number, done) => {
-    ctx.models.User.findOne({ where: { id, active: true } }).then((u) => done(null, u
-      ? { id: u.id, account_id: u.account_id, role: u.role, name: u.name, email: u.email }
-      : false), done);
+    ctx.models.User.findOne({ where: { id, active: true } }).then(
+      (u) => done(null, u ? { id: u.id, account_id: u.account_id, role: u.role, name: u.name, email: u.email } : false),
+      done,
+    );
   });
 
   const absoluteMs = ctx.config.sessionAbsoluteHours * 3600_000;
@@ -81,7 +100,12 @@ export function createSessionMiddleware(ctx: AppContext): { session: RequestHand
       saveUninitialized: false,
       rolling: true,
       proxy: ctx.config.trustProxy,
-      cookie: { httpOnly: true, sameSite: 'lax', secure: ctx.config.trustProxy ? 'auto' : false, maxAge: ctx.config.sessionIdleMinutes * 60_000 },
+      cookie: {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: ctx.config.trustProxy ? 'auto' : false,
+        maxAge: ctx.config.sessionIdleMinutes * 60_000,
+      },
     }),
     passport: auth,
     absoluteTimeout,

@@ -11,7 +11,8 @@ type ProcessRole = (typeof ROLES)[number];
 function parseRole(argv: string[]): ProcessRole {
   const i = argv.indexOf('--role');
   const value = i >= 0 ? argv[i + 1] : (argv.find((a) => a.startsWith('--role='))?.slice(7) ?? 'all');
-  if (!ROLES.includes(value as ProcessRole)) throw new ConfigError(`Invalid --role "${value}": expected web, worker or all`);
+  if (!ROLES.includes(value as ProcessRole))
+    throw new ConfigError(`Invalid --role "${value}": expected web, worker or all`);
   return value as ProcessRole;
 }
 
@@ -40,7 +41,12 @@ function startupProgress() {
     process.stderr.write(`LeadFlow is still starting after ${Math.round(process.uptime())} s: ${step}\n`);
   }, STILL_STARTING_EVERY_MS);
   timer.unref();
-  return { step: (s: string) => { step = s; }, done: () => clearInterval(timer) };
+  return {
+    step: (s: string) => {
+      step = s;
+    },
+    done: () => clearInterval(timer),
+  };
 }
 
 async function main(): Promise<void> {

@@ -13,14 +13,25 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
-export async function startWebServer(ctx: AppContext, port = ctx.config.port, host = ctx.config.host): Promise<WebServer> {
+export async function startWebServer(
+  ctx: AppContext,
+  port = ctx.config.port,
+  host = ctx.config.host,
+): Promise<WebServer> {
   const app = await createApp(ctx);
   const server = http.createServer(app);
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
-      const why = err.code === 'EADDRINUSE' ? 'is already in use' : err.code === 'EACCES' ? 'needs privileges this user lacks' : null;
-      reject(why ? new ConfigError(`Invalid environment variable PORT: ${host}:${port} ${why}; choose another port`) : err);
+      const why =
+        err.code === 'EADDRINUSE'
+          ? 'is already in use'
+          : err.code === 'EACCES'
+            ? 'needs privileges this user lacks'
+            : null;
+      reject(
+        why ? new ConfigError(`Invalid environment variable PORT: ${host}:${port} ${why}; choose another port`) : err,
+      );
     });
     server.listen(port, host, () => resolve());
   });
@@ -28,16 +39,17 @@ export async function startWebServer(ctx: AppContext, port = ctx.config.port, ho
   return {
     server,
     port: actualPort,
-    close: () => new Promise<void>((resolve) => {
-      // A keep-alive connection goes idle once its in-flight request is answered; it is closed then, not left open.
-      const idle = setInterval(() => server.closeIdleConnections(), 100);
-      server.close(() => {
-        clearInterval(idle);
-        resolve();
-      });
-      server.closeIdleConnections();
-      // A request still running after this is cut, so that shutdown stays inside its 10 s.
-      setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        // A keep-alive connection goes idle once its in-flight request is answered; it is closed then, not left open.
+        const idle = setInterval(() => server.closeIdleConnections(), 100);
+        server.close(() => {
+          clearInterval(idle);
+          resolve();
+        });
+        server.closeIdleConnections();
+        // A request still running after this is cut, so that shutdown stays inside its 10 s.
+        setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
+      }),
   };
 }

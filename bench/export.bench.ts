@@ -34,7 +34,9 @@ export async function run(args: string[]): Promise<void> {
       const s = (performance.now() - t) / 1000;
       const done = (await ctx.models.ExportRun.findByPk(r.id))!;
       const size = done.file_path ? fs.statSync(done.file_path).size : 0;
-      process.stdout.write(`export ${ext} ${done.rows_written} rows: ${s.toFixed(1)} s, ${Math.round(done.rows_written / s)} rows/s, ${(size / 2 ** 20).toFixed(0)} MB file, status ${done.status}, ${used}, peak RSS so far ${peakRssMb()} MB\n`);
+      process.stdout.write(
+        `export ${ext} ${done.rows_written} rows: ${s.toFixed(1)} s, ${Math.round(done.rows_written / s)} rows/s, ${(size / 2 ** 20).toFixed(0)} MB file, status ${done.status}, ${used}, peak RSS so far ${peakRssMb()} MB\n`,
+      );
       if (done.file_path) fs.rmSync(done.file_path, { force: true });
     }
   } finally {

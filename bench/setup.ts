@@ -4,20 +4,48 @@ import { createAppContext, type AppContext } from '../app/context.js';
 import { loadConfig } from '../src/config.js';
 
 /** A bench context on its own embedded database (./data/bench) and a fresh account with three products. */
-export async function benchAccount(): Promise<{ ctx: AppContext; accountId: number; actor: ReturnType<typeof userActor>; skus: string[] }> {
-  const config = loadConfig({ ...process.env, DATA_DIR: './data/bench', LOG_LEVEL: 'silent', PASSWORD_HASH_COST: 'fast', SHIPPING_ALLOW_PRIVATE_URLS: 'true', DATABASE_URL: process.env.BENCH_DATABASE_URL, IMPORT_MAX_ROWS: '2000000', IMPORT_MAX_BYTES: String(500 * 1024 * 1024) });
+export async function benchAccount(): Promise<{
+  ctx: AppContext;
+  accountId: number;
+  actor: ReturnType<typeof userActor>;
+  skus: string[];
+}> {
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: './data/bench',
+    LOG_LEVEL: 'silent',
+    PASSWORD_HASH_COST: 'fast',
+    SHIPPING_ALLOW_PRIVATE_URLS: 'true',
+    DATABASE_URL: process.env.BENCH_DATABASE_URL,
+    IMPORT_MAX_ROWS: '2000000',
+    IMPORT_MAX_BYTES: String(500 * 1024 * 1024),
+  });
   const ctx = await createAppContext(config, { database: 'leadflow_bench' });
   // The bench's own embedded database starts each run without the leads of earlier runs, so figures compare.
   if (ctx.db.embedded) {
-    await ctx.db.sequelize.query('TRUNCATE leads, lead_products, lead_histories, orders, order_products, order_histories, import_runs, import_run_errors, export_runs CASCADE');
+    await ctx.db.sequelize.query(
+      'TRUNCATE leads, lead_products, lead_histories, orders, order_products, order_histories, import_runs, import_run_errors, export_runs CASCADE',
+    );
   }
   const sys = systemActor();
   const stamp = Date.now();
   const acc = await ctx.services.accounts.createAccount(sys, { name: `Bench ${stamp}` });
-  const u = await ctx.services.accounts.createUser(sys, { account_id: acc.id, role: 'seller', email: `bench-${stamp}@bench.local`, password: 'bench-password', name: 'Bench Seller' });
+  const u = await ctx.services.accounts.createUser(sys, {
+    account_id: acc.id,
+    role: 'seller',
+    email: `bench-${stamp}@bench.local`,
+    password: 'bench-password',
+    name: 'Bench Seller',
+  });
   const skus = ['B-1', 'B-2', 'B-3'];
-  for (const sku of skus) await ctx.services.catalogue.createProduct(sys, { account_id: acc.id, sku, name: sku, price: 100 });
-  return { ctx, accountId: acc.id, actor: userActor({ id: u.id, account_id: acc.id, role: 'seller', name: u.name }), skus };
+  for (const sku of skus)
+    await ctx.services.catalogue.createProduct(sys, { account_id: acc.id, sku, name: sku, price: 100 });
+  return {
+    ctx,
+    accountId: acc.id,
+    actor: userActor({ id: u.id, account_id: acc.id, role: 'seller', name: u.name }),
+    skus,
+  };
 }
 
 /** Peak resident memory of this process so far, in MB (Linux reports maxRSS in KB). */
@@ -34,9 +62,13 @@ export function cpuSeconds(): { node: number; postgres: number } {
         if (!stat.includes('(postgres)')) continue;
         const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
         postgres += (Number(f[11]) + Number(f[12])) / 100;
-      } catch { /* the process ended */ }
+      } catch {
+        /* the process ended */
+      }
     }
-  } catch { /* no /proc */ }
+  } catch {
+    /* no /proc */
+  }
   return { node, postgres };
 }
 

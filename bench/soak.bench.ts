@@ -18,8 +18,10 @@ const PER_TOKEN_PER_MINUTE = 600;
 const IMPORT_EVERY_MS = 30_000;
 const IMPORT_ROWS = 2000;
 
-const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] : NaN);
-const rssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
+const pct = (xs: number[], p: number) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] : NaN;
+const rssMb = (pid: number) =>
+  Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function run(args: string[]): Promise<void> {
@@ -30,26 +32,52 @@ export async function run(args: string[]): Promise<void> {
   const carrier = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
-    req.on('end', () => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ tracking_number: `TRK-${JSON.parse(body).reference}` })), 20));
+    req.on('end', () =>
+      setTimeout(
+        () =>
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ tracking_number: `TRK-${JSON.parse(body).reference}` })),
+        20,
+      ),
+    );
   });
   await new Promise<void>((r) => carrier.listen(0, '127.0.0.1', r));
   await ctx.services.shipping.createCompany(sys, {
-    account_id: accountId, code: 'soak', name: 'Soak Carrier', hmac_secret: 'soak-secret-0123456789',
+    account_id: accountId,
+    code: 'soak',
+    name: 'Soak Carrier',
+    hmac_secret: 'soak-secret-0123456789',
     endpoint_url: `http://127.0.0.1:${(carrier.address() as net.AddressInfo).port}/orders`,
   });
   const tokens: string[] = [];
   for (let i = 0; i < TOKENS; i++) {
-    tokens.push((await ctx.services.tokens.createToken(actor, { name: `soak ${i}`, scopes: ['CREATE LEADS', 'CREATE ORDERS', 'UPDATE ORDERS'] })).token);
+    tokens.push(
+      (
+        await ctx.services.tokens.createToken(actor, {
+          name: `soak ${i}`,
+          scopes: ['CREATE LEADS', 'CREATE ORDERS', 'UPDATE ORDERS'],
+        })
+      ).token,
+    );
   }
   const port = randomPort();
-  const env = { DATABASE_URL: ctx.db.url, DATA_DIR: ctx.config.dataDir, HOST: '127.0.0.1', PORT: String(port), RATE_LIMIT_PER_MINUTE: String(PER_TOKEN_PER_MINUTE), SHIPPING_ALLOW_PRIVATE_URLS: 'true' };
+  const env = {
+    DATABASE_URL: ctx.db.url,
+    DATA_DIR: ctx.config.dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    RATE_LIMIT_PER_MINUTE: String(PER_TOKEN_PER_MINUTE),
+    SHIPPING_ALLOW_PRIVATE_URLS: 'true',
+  };
   const web = runMain(env, ['--role', 'web']);
   const worker = runMain(env, ['--role', 'worker']);
   const base = `http://127.0.0.1:${port}/api/web/1.0`;
   try {
-    if (!(await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200, 60_000))) throw new Error(`web did not start: ${web.output.text}`);
-    if (!(await waitFor(async () => worker.output.text.includes('LeadFlow worker'), 60_000))) throw new Error(`worker did not start: ${worker.output.text}`);
+    if (!(await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200, 60_000)))
+      throw new Error(`web did not start: ${web.output.text}`);
+    if (!(await waitFor(async () => worker.output.text.includes('LeadFlow worker'), 60_000)))
+      throw new Error(`worker did not start: ${worker.output.text}`);
 
     const started = Date.now();
     const end = started + minutes * 60_000;
@@ -61,7 +89,11 @@ export async function run(args: string[]): Promise<void> {
     const call = async (token: string, method: string, p: string, body: unknown) => {
       const t0 = performance.now();
       try {
-        const res = await fetch(`${base}${p}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const res = await fetch(`${base}${p}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         const json = await res.json().catch(() => null);
         latencies.push(performance.now() - t0);
         count(String(res.status));
@@ -72,7 +104,13 @@ export async function run(args: string[]): Promise<void> {
       }
     };
     let n = 0;
-    const lead = () => ({ phone: `+2126${String(n++ % 1e8).padStart(8, '0')}`, full_name: `Soak ${n}`, city: 'Fes', address: 'Rue 1', products: [{ sku: skus[n % skus.length], quantity: 1, price: 100 }] });
+    const lead = () => ({
+      phone: `+2126${String(n++ % 1e8).padStart(8, '0')}`,
+      full_name: `Soak ${n}`,
+      city: 'Fes',
+      address: 'Rue 1',
+      products: [{ sku: skus[n % skus.length], quantity: 1, price: 100 }],
+    });
 
     // Each token writes just under its limit: leads mostly, and every tenth request new orders that are then pushed.
     const writer = async (token: string) => {
@@ -84,8 +122,12 @@ export async function run(args: string[]): Promise<void> {
           await sleep(Math.max(0, next - Date.now()));
           if (made.status === 201) {
             const at = Date.now();
-            const pushed = await call(token, 'POST', '/orders/push', { references: made.body.references, shipping_company: 'soak' });
-            if (pushed.status === 200 || pushed.status === 202) for (const r of made.body.references) pushRequested.set(r, at);
+            const pushed = await call(token, 'POST', '/orders/push', {
+              references: made.body.references,
+              shipping_company: 'soak',
+            });
+            if (pushed.status === 200 || pushed.status === 202)
+              for (const r of made.body.references) pushRequested.set(r, at);
           }
         } else {
           await call(token, 'POST', '/leads', { leads: [lead(), lead(), lead(), lead(), lead()] });
@@ -94,7 +136,16 @@ export async function run(args: string[]): Promise<void> {
       }
     };
     const csv = path.join(ctx.config.dataDir, 'soak-import.csv');
-    fs.writeFileSync(csv, ['phone,full_name,city,sku,quantity,price', ...Array.from({ length: IMPORT_ROWS }, (_, i) => `+2127${String(i).padStart(8, '0')},Import ${i},Fes,${skus[0]},1,100`)].join('\n'));
+    fs.writeFileSync(
+      csv,
+      [
+        'phone,full_name,city,sku,quantity,price',
+        ...Array.from(
+          { length: IMPORT_ROWS },
+          (_, i) => `+2127${String(i).padStart(8, '0')},Import ${i},Fes,${skus[0]},1,100`,
+        ),
+      ].join('\n'),
+    );
     const importer = async () => {
       while (Date.now() < end) {
         const copy = `${csv}.${Date.now()}.upload`;
@@ -110,15 +161,29 @@ export async function run(args: string[]): Promise<void> {
     await Promise.all([...tokens.map(writer), importer(), sampler]);
     const last = { web: rssMb(web.pid!), worker: rssMb(worker.pid!) };
     // Let the queue empty before job latencies are read.
-    await waitFor(async () => (await ctx.models.Order.count({ where: { account_id: accountId, status: 'new' } })) === 0, 60_000);
+    await waitFor(
+      async () => (await ctx.models.Order.count({ where: { account_id: accountId, status: 'new' } })) === 0,
+      60_000,
+    );
 
-    const [pushes] = await ctx.db.sequelize.query(`SELECT reference, pushed_at FROM orders WHERE account_id = ${accountId} AND pushed_at IS NOT NULL`) as [{ reference: string; pushed_at: Date }[], unknown];
-    const urgent = pushes.filter((p) => pushRequested.has(p.reference)).map((p) => new Date(p.pushed_at).getTime() - pushRequested.get(p.reference)!);
-    const [imports] = await ctx.db.sequelize.query(`SELECT created_at, started_at, finished_at, status FROM import_runs WHERE account_id = ${accountId}`) as [{ created_at: Date; started_at: Date | null; finished_at: Date | null; status: string }[], unknown];
-    const important = imports.filter((r) => r.started_at).map((r) => new Date(r.started_at!).getTime() - new Date(r.created_at).getTime());
+    const [pushes] = (await ctx.db.sequelize.query(
+      `SELECT reference, pushed_at FROM orders WHERE account_id = ${accountId} AND pushed_at IS NOT NULL`,
+    )) as [{ reference: string; pushed_at: Date }[], unknown];
+    const urgent = pushes
+      .filter((p) => pushRequested.has(p.reference))
+      .map((p) => new Date(p.pushed_at).getTime() - pushRequested.get(p.reference)!);
+    const [imports] = (await ctx.db.sequelize.query(
+      `SELECT created_at, started_at, finished_at, status FROM import_runs WHERE account_id = ${accountId}`,
+    )) as [{ created_at: Date; started_at: Date | null; finished_at: Date | null; status: string }[], unknown];
+    const important = imports
+      .filter((r) => r.started_at)
+      .map((r) => new Date(r.started_at!).getTime() - new Date(r.created_at).getTime());
     const total = [...statuses.values()].reduce((a, b) => a + b, 0);
-    const errors = [...statuses.entries()].filter(([k]) => !['200', '201', '202', '429'].includes(k)).reduce((a, [, v]) => a + v, 0);
-    const growth = (k: 'web' | 'worker') => `${warm![k]} → ${last[k]} MB (${(((last[k] - warm![k]) / warm![k]) * 100).toFixed(1)} %)`;
+    const errors = [...statuses.entries()]
+      .filter(([k]) => !['200', '201', '202', '429'].includes(k))
+      .reduce((a, [, v]) => a + v, 0);
+    const growth = (k: 'web' | 'worker') =>
+      `${warm![k]} → ${last[k]} MB (${(((last[k] - warm![k]) / warm![k]) * 100).toFixed(1)} %)`;
     const lines = [
       `soak ${minutes} min, ${TOKENS} tokens at ${PER_TOKEN_PER_MINUTE}/min each, an import of ${IMPORT_ROWS} rows every ${IMPORT_EVERY_MS / 1000} s, pushes to a carrier answering in 20 ms`,
       `requests: ${total} (${(total / ((Date.now() - started) / 1000)).toFixed(1)}/s), by status ${JSON.stringify(Object.fromEntries(statuses))}, error rate ${((errors / Math.max(1, total)) * 100).toFixed(3)} % (goal 0)`,

@@ -1,5 +1,13 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import { AppError, ConflictError, ForbiddenError, NotFoundError, RateLimitedError, UnauthenticatedError, ValidationError } from '../src/errors.js';
+import {
+  AppError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  RateLimitedError,
+  UnauthenticatedError,
+  ValidationError,
+} from '../src/errors.js';
 import { isDatabaseUnavailable } from '../src/db/index.js';
 import type { Logger } from '../src/logger.js';
 
@@ -36,17 +44,25 @@ export function sendError(res: Response, err: unknown): void {
 export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (res.headersSent) return;
-    const httpStatus = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode;
+    const httpStatus =
+      (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode;
     if (!(err instanceof AppError) && httpStatus && httpStatus >= 400 && httpStatus < 500) {
       const type = (err as { type?: string }).type;
-      const message = type === 'entity.parse.failed' ? 'Malformed JSON body.'
-        : type === 'entity.too.large' ? 'The request body is too large.'
-        : httpStatus === 403 ? 'This action is unauthorized.' : (err as Error).message || 'Bad Request';
+      const message =
+        type === 'entity.parse.failed'
+          ? 'Malformed JSON body.'
+          : type === 'entity.too.large'
+            ? 'The request body is too large.'
+            : httpStatus === 403
+              ? 'This action is unauthorized.'
+              : (err as Error).message || 'Bad Request';
       res.status(httpStatus).json({ message });
       return;
     }
-    if (statusFor(err) === 503) logger.warn({ reqId: req.id, path: req.baseUrl + req.path, err }, 'database unavailable');
-    else if (statusFor(err) === 500) logger.error({ err, reqId: req.id, path: req.baseUrl + req.path }, 'unhandled error');
+    if (statusFor(err) === 503)
+      logger.warn({ reqId: req.id, path: req.baseUrl + req.path, err }, 'database unavailable');
+    else if (statusFor(err) === 500)
+      logger.error({ err, reqId: req.id, path: req.baseUrl + req.path }, 'unhandled error');
     sendError(res, err);
   };
 }

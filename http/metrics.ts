@@ -14,8 +14,12 @@ function authorised(ctx: AppContext, authorization: string | undefined): boolean
   return crypto.timingSafeEqual(digest(given), digest(token));
 }
 
-async function answer(ctx: AppContext, authorization: string | undefined): Promise<{ status: number; type: string; body: string }> {
-  if (!authorised(ctx, authorization)) return { status: 401, type: 'application/json', body: JSON.stringify({ message: 'Unauthenticated.' }) };
+async function answer(
+  ctx: AppContext,
+  authorization: string | undefined,
+): Promise<{ status: number; type: string; body: string }> {
+  if (!authorised(ctx, authorization))
+    return { status: 401, type: 'application/json', body: JSON.stringify({ message: 'Unauthenticated.' }) };
   const { contentType, body } = await ctx.metrics.render();
   return { status: 200, type: contentType, body };
 }
@@ -35,29 +39,43 @@ export function metricsRoute(ctx: AppContext): RequestHandler {
  * METRICS_PORT: a listener of its own that serves `/metrics` and nothing else, for every role (a worker has no web
  * port). METRICS_TOKEN, when set, is required there too; without it, keep the port on the private network.
  */
-export async function startMetricsServer(ctx: AppContext, port: number, host = ctx.config.host): Promise<{ port: number; close(): Promise<void> }> {
+export async function startMetricsServer(
+  ctx: AppContext,
+  port: number,
+  host = ctx.config.host,
+): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Not found.' }));
       return;
     }
-    answer(ctx, req.headers.authorization).then(({ status, type, body }) => {
-      res.writeHead(status, { 'content-type': type }).end(body);
-    }, () => {
-      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Server Error' }));
-    });
+    answer(ctx, req.headers.authorization).then(
+      ({ status, type, body }) => {
+        res.writeHead(status, { 'content-type': type }).end(body);
+      },
+      () => {
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Server Error' }));
+      },
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
-      reject(err.code === 'EADDRINUSE' ? new ConfigError(`Invalid environment variable METRICS_PORT: ${host}:${port} is already in use; choose another port`) : err);
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new ConfigError(
+              `Invalid environment variable METRICS_PORT: ${host}:${port} is already in use; choose another port`,
+            )
+          : err,
+      );
     });
     server.listen(port, host, () => resolve());
   });
   return {
     port: (server.address() as { port: number }).port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -32,10 +32,18 @@ export function observeRequests(ctx: AppContext): RequestHandler {
       const labels = { method: req.method, route, status: String(res.statusCode) };
       ctx.metrics.httpRequests.inc(labels);
       ctx.metrics.httpDuration.observe(labels, seconds);
-      ctx.logger.info({
-        req_id: id, method: req.method, route, status: res.statusCode, duration_ms: Math.round(seconds * 10_000) / 10,
-        account_id: req.actor?.accountId ?? null, ...(res.writableFinished ? {} : { aborted: true }),
-      }, 'request');
+      ctx.logger.info(
+        {
+          req_id: id,
+          method: req.method,
+          route,
+          status: res.statusCode,
+          duration_ms: Math.round(seconds * 10_000) / 10,
+          account_id: req.actor?.accountId ?? null,
+          ...(res.writableFinished ? {} : { aborted: true }),
+        },
+        'request',
+      );
     });
     inRequestScope(id, next);
   };

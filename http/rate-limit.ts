@@ -13,7 +13,10 @@ export function redisStore(url: string, prefix: string): Store {
     clients.set(url, client);
   }
   const c = client;
-  return new RedisStore({ prefix, sendCommand: (command: string, ...args: string[]) => c.call(command, ...args) as never });
+  return new RedisStore({
+    prefix,
+    sendCommand: (command: string, ...args: string[]) => c.call(command, ...args) as never,
+  });
 }
 
 export async function closeRedisClients(): Promise<void> {
@@ -26,13 +29,19 @@ export async function closeRedisClients(): Promise<void> {
  * X-RateLimit-Limit / X-RateLimit-Remaining on every answer, Retry-After on 429. Counters live in Redis when
  * REDIS_URL is set, so every web process draws on one budget.
  */
-export function restRateLimit(opts: { limit: number; redisUrl: string | null; prefix?: string; refused?: () => void }): RequestHandler {
+export function restRateLimit(opts: {
+  limit: number;
+  redisUrl: string | null;
+  prefix?: string;
+  refused?: () => void;
+}): RequestHandler {
   return rateLimit({
     windowMs: 60_000,
     limit: opts.limit,
     legacyHeaders: true,
     standardHeaders: false,
-    keyGenerator: (req) => (req.actor && req.actor.kind === 'token' ? `token:${req.actor.tokenId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`),
+    keyGenerator: (req) =>
+      req.actor && req.actor.kind === 'token' ? `token:${req.actor.tokenId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`,
     handler: (_req, res) => {
       opts.refused?.();
       res.status(429).json({ message: 'Too Many Attempts.' });

@@ -27,7 +27,12 @@ type Logger = AppContext['logger'];
  * Agenda on the application's PostgreSQL (agenda_jobs is created by a migration, ensureSchema: false), or on
  * MongoDB when AGENDA_MONGO_URL is set. The database is reachable before Agenda is constructed (it connects at once).
  */
-export async function createJobSystem(config: Readonly<Config>, dbUrl: string, logger: Logger, metrics: Metrics): Promise<JobSystem> {
+export async function createJobSystem(
+  config: Readonly<Config>,
+  dbUrl: string,
+  logger: Logger,
+  metrics: Metrics,
+): Promise<JobSystem> {
   let pool: pg.Pool | null = null;
   let backend;
   if (config.agendaMongoUrl) {
@@ -43,7 +48,13 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
     keepListening(backend, logger);
   }
   // A short poll keeps pickup latency well under a second even when a LISTEN/NOTIFY wake-up is missed.
-  const agenda = new Agenda({ backend, processEvery: 250, maxConcurrency: 50, defaultConcurrency: 1, defaultLockLifetime: LOCK_LIFETIME_MS });
+  const agenda = new Agenda({
+    backend,
+    processEvery: 250,
+    maxConcurrency: 50,
+    defaultConcurrency: 1,
+    defaultLockLifetime: LOCK_LIFETIME_MS,
+  });
   await agenda.ready;
   let started = false;
   /** Jobs this process is running, each with the switch that stops its heartbeat. */
@@ -64,7 +75,11 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
         // A started one-off job has no next run time, so Agenda would never pick it up again with its lock cleared
         // (its own unlock skips such jobs); an expired lock is what makes another worker take it at once. On MongoDB
         // the locks simply run out after LOCK_LIFETIME_MS.
-        if (pool) await within(pool.query('UPDATE agenda_jobs SET locked_at = to_timestamp(0) WHERE id = ANY($1::uuid[])', [held]), 1000);
+        if (pool)
+          await within(
+            pool.query('UPDATE agenda_jobs SET locked_at = to_timestamp(0) WHERE id = ANY($1::uuid[])', [held]),
+            1000,
+          );
       }
     }
     // Ending the pool also keeps an abandoned handler from writing its outcome over a lock another worker now holds.
@@ -91,18 +106,30 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
    * idempotent), so an outage pauses jobs instead of spending their retries or failing imports and exports. Only a
    * database that really does not answer counts: if it answers at once, the error is the handler's own.
    */
-  async function pausedWhileDatabaseDown(job: Job, heartbeat: Heartbeat, fn: () => Promise<void>, ping: () => Promise<unknown>): Promise<void> {
+  async function pausedWhileDatabaseDown(
+    job: Job,
+    heartbeat: Heartbeat,
+    fn: () => Promise<void>,
+    ping: () => Promise<unknown>,
+  ): Promise<void> {
     for (;;) {
       try {
         return await fn();
       } catch (err) {
-        const answers = () => ping().then(() => true, () => false);
+        const answers = () =>
+          ping().then(
+            () => true,
+            () => false,
+          );
         if (!isDatabaseUnavailable(err) || closing || (await answers())) throw err;
         logger.warn({ err: (err as Error).message, job: job.attrs.name }, 'database unavailable: the job waits for it');
         while (!closing && !(await answers())) await delay(1000);
         if (closing) throw err;
         if (!(await relock(job, heartbeat).catch(() => false))) {
-          logger.warn({ job: job.attrs.name }, 'another worker took the job during the outage; leaving it to that worker');
+          logger.warn(
+            { job: job.attrs.name },
+            'another worker took the job during the outage; leaving it to that worker',
+          );
           return;
         }
       }
@@ -113,7 +140,9 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
     agenda,
     queue: {
       async enqueue(name, data, opts = {}) {
-        const job = agenda.create(name, opts.uniqueKey ? { ...data, uniqueKey: opts.uniqueKey } : data).priority(PRIORITY[opts.priority ?? 'NORMAL']);
+        const job = agenda
+          .create(name, opts.uniqueKey ? { ...data, uniqueKey: opts.uniqueKey } : data)
+          .priority(PRIORITY[opts.priority ?? 'NORMAL']);
         if (opts.uniqueKey) job.unique({ 'data.uniqueKey': opts.uniqueKey }, { insertOnly: true });
         await job.save();
       },
@@ -121,29 +150,38 @@ export async function createJobSystem(config: Readonly<Config>, dbUrl: string, l
     async startWorker(ctx, defs) {
       for (const d of defs) {
         const concurrency = d.concurrency(ctx);
-        agenda.define(d.name, async (job) => {
-          const id = String(job.attrs._id);
-          const heartbeat = startHeartbeat(job, logger);
-          const labels = { job: d.name, priority: d.priority };
-          const timer = metrics.jobDuration.startTimer(labels);
-          const done = pausedWhileDatabaseDown(job, heartbeat, () => d.handler(ctx, job.attrs.data as never, job as never), () => ctx.db.sequelize.query('SELECT 1'));
-          running.set(id, { done, heartbeat });
-          let outcome = 'failed';
-          try {
-            await done;
-            outcome = 'succeeded';
-          } finally {
-            timer();
-            metrics.jobRuns.inc({ ...labels, outcome });
-            running.delete(id);
-            await heartbeat.stop();
-          }
-        }, {
-          concurrency,
-          // A worker locks no more than it can run: what it holds beyond that would wait there, and die with it.
-          lockLimit: concurrency,
-          ...(d.retries ? { backoff: exponential({ delay: 1000, maxRetries: d.retries, factor: 2 }) } : {}),
-        });
+        agenda.define(
+          d.name,
+          async (job) => {
+            const id = String(job.attrs._id);
+            const heartbeat = startHeartbeat(job, logger);
+            const labels = { job: d.name, priority: d.priority };
+            const timer = metrics.jobDuration.startTimer(labels);
+            const done = pausedWhileDatabaseDown(
+              job,
+              heartbeat,
+              () => d.handler(ctx, job.attrs.data as never, job as never),
+              () => ctx.db.sequelize.query('SELECT 1'),
+            );
+            running.set(id, { done, heartbeat });
+            let outcome = 'failed';
+            try {
+              await done;
+              outcome = 'succeeded';
+            } finally {
+              timer();
+              metrics.jobRuns.inc({ ...labels, outcome });
+              running.delete(id);
+              await heartbeat.stop();
+            }
+          },
+          {
+            concurrency,
+            // A worker locks no more than it can run: what it holds beyond that would wait there, and die with it.
+            lockLimit: concurrency,
+            ...(d.retries ? { backoff: exponential({ delay: 1000, maxRetries: d.retries, factor: 2 }) } : {}),
+          },
+        );
       }
       await agenda.start();
       started = true;
@@ -188,7 +226,9 @@ function startHeartbeat(job: Job, logger: Logger): Heartbeat {
   let beat: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
     beat = job.touch().then(
-      () => { last = job.attrs.lockedAt; },
+      () => {
+        last = job.attrs.lockedAt;
+      },
       (err) => logger.warn({ err: (err as Error).message, job: job.attrs.name }, 'job heartbeat failed'),
     );
   }, LOCK_LIFETIME_MS / 3);
@@ -211,7 +251,8 @@ function startHeartbeat(job: Job, logger: Logger): Heartbeat {
  * it; this keeps the wake-ups coming back after a longer outage too.
  */
 function keepListening(backend: PostgresBackend, logger: Logger): void {
-  const channel = backend.notificationChannel as unknown as (NodeJS.EventEmitter & { connect(): Promise<void> }) | undefined;
+  const channel = backend.notificationChannel as unknown as
+    (NodeJS.EventEmitter & { connect(): Promise<void> }) | undefined;
   if (!channel) return;
   channel.on('error', (err: Error) => logger.debug({ err: err.message }, 'job notification channel error'));
   channel.on('stateChange', (state: string) => {

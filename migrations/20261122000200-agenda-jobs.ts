@@ -1,4 +1,9 @@
-import { getCreateIndexesSQL, getCreateTableSQL, getDropTableSQL, getUpdateTimestampTriggerSQL } from '@agendajs/postgres-backend';
+import {
+  getCreateIndexesSQL,
+  getCreateTableSQL,
+  getDropTableSQL,
+  getUpdateTimestampTriggerSQL,
+} from '@agendajs/postgres-backend';
 import type { Migration } from '../src/db/migrator.js';
 
 // Agenda runs with ensureSchema: false; two processes creating the table at once on a fresh database collide.

@@ -16,7 +16,9 @@ export const up: Migration = async ({ context: db }) => {
 
 export const down: Migration = async ({ context: db }) => {
   for (const t of CHILDREN) {
-    await db.query(`ALTER TABLE ${t} ADD CONSTRAINT ${t}_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE`);
+    await db.query(
+      `ALTER TABLE ${t} ADD CONSTRAINT ${t}_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE`,
+    );
   }
   await db.query('CREATE INDEX lead_products_account_lead_idx ON lead_products (account_id, lead_id)');
   await db.query('CREATE INDEX order_products_account_order_idx ON order_products (account_id, order_id)');

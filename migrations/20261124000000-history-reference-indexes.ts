@@ -11,6 +11,10 @@ export const up: Migration = async ({ context: db }) => {
 };
 
 export const down: Migration = async ({ context: db }) => {
-  await db.query('CREATE INDEX order_histories_account_reference_idx ON order_histories (account_id, order_reference, changed_at DESC)');
-  await db.query('CREATE INDEX lead_histories_account_reference_idx ON lead_histories (account_id, lead_reference, changed_at DESC)');
+  await db.query(
+    'CREATE INDEX order_histories_account_reference_idx ON order_histories (account_id, order_reference, changed_at DESC)',
+  );
+  await db.query(
+    'CREATE INDEX lead_histories_account_reference_idx ON lead_histories (account_id, lead_reference, changed_at DESC)',
+  );
 };

@@ -21,7 +21,22 @@ const HELP = `LeadFlow operator CLI. Every command accepts --json (one JSON obje
   help`;
 
 /** Flags that take a value; the rest are switches. */
-const STRING_FLAGS = ['name', 'account', 'role', 'email', 'password', 'sku', 'price', 'scopes', 'expires', 'code', 'url', 'api-key', 'secret', 'timeout-ms'];
+const STRING_FLAGS = [
+  'name',
+  'account',
+  'role',
+  'email',
+  'password',
+  'sku',
+  'price',
+  'scopes',
+  'expires',
+  'code',
+  'url',
+  'api-key',
+  'secret',
+  'timeout-ms',
+];
 
 type Flags = Record<string, string | boolean | undefined>;
 type Command = (ctx: AppContext, flags: Flags, positionals: string[]) => Promise<object>;
@@ -43,38 +58,65 @@ export const commands: Record<string, Command> = {
   },
   async 'user:create'(ctx, f) {
     return ctx.services.accounts.createUser(sys, {
-      account_id: num(f, 'account')!, role: str(f, 'role') as Role, email: str(f, 'email')!, password: str(f, 'password')!, name: str(f, 'name')!,
+      account_id: num(f, 'account')!,
+      role: str(f, 'role') as Role,
+      email: str(f, 'email')!,
+      password: str(f, 'password')!,
+      name: str(f, 'name')!,
     });
   },
   async 'product:create'(ctx, f) {
     return ctx.services.catalogue.createProduct(sys, {
-      account_id: num(f, 'account'), sku: str(f, 'sku')!, name: str(f, 'name')!, price: num(f, 'price')!, active: !f.inactive,
+      account_id: num(f, 'account'),
+      sku: str(f, 'sku')!,
+      name: str(f, 'name')!,
+      price: num(f, 'price')!,
+      active: !f.inactive,
     });
   },
   async 'shipping:create'(ctx, f) {
     return ctx.services.shipping.createCompany(sys, {
-      account_id: num(f, 'account'), code: str(f, 'code')!, name: str(f, 'name')!, endpoint_url: str(f, 'url')!,
-      api_key: str(f, 'api-key'), hmac_secret: str(f, 'secret')!, timeout_ms: num(f, 'timeout-ms'),
+      account_id: num(f, 'account'),
+      code: str(f, 'code')!,
+      name: str(f, 'name')!,
+      endpoint_url: str(f, 'url')!,
+      api_key: str(f, 'api-key'),
+      hmac_secret: str(f, 'secret')!,
+      timeout_ms: num(f, 'timeout-ms'),
     });
   },
   async 'token:create'(ctx, f) {
     const user = await ctx.services.accounts.findUserByEmail(str(f, 'email') ?? '');
     if (!user) throw ValidationError.single('email', 'No user has this email.');
-    const scopes = (str(f, 'scopes') ?? '').split(',').map((s) => s.trim()).filter(Boolean) as Scope[];
-    return ctx.services.tokens.createToken(sys, { user_id: user.id, name: str(f, 'name')!, scopes, expires_at: str(f, 'expires') ? new Date(str(f, 'expires')!) : undefined });
+    const scopes = (str(f, 'scopes') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean) as Scope[];
+    return ctx.services.tokens.createToken(sys, {
+      user_id: user.id,
+      name: str(f, 'name')!,
+      scopes,
+      expires_at: str(f, 'expires') ? new Date(str(f, 'expires')!) : undefined,
+    });
   },
 };
 
 function print(result: object, json: boolean): void {
   if (json) process.stdout.write(JSON.stringify(result) + '\n');
-  else for (const [k, v] of Object.entries(result)) process.stdout.write(`${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}\n`);
+  else
+    for (const [k, v] of Object.entries(result))
+      process.stdout.write(`${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}\n`);
 }
 
 async function run(argv: string[]): Promise<void> {
   const { values: flags, positionals } = parseArgs({
-    args: argv, allowPositionals: true, strict: false,
+    args: argv,
+    allowPositionals: true,
+    strict: false,
     options: {
-      json: { type: 'boolean' }, all: { type: 'boolean' }, inactive: { type: 'boolean' },
+      json: { type: 'boolean' },
+      all: { type: 'boolean' },
+      inactive: { type: 'boolean' },
       ...Object.fromEntries(STRING_FLAGS.map((k) => [k, { type: 'string' as const }])),
     },
   });
@@ -91,8 +133,12 @@ async function run(argv: string[]): Promise<void> {
     const db = await openDatabase(config, { log: () => {} });
     try {
       const direction = rest[0] ?? 'up';
-      if (direction !== 'up' && direction !== 'down') throw new ConfigError(`Unknown migrate direction "${direction}": use up or down`);
-      const applied = direction === 'up' ? await migrateUp(db.sequelize, db.url) : await migrateDown(db.sequelize, db.url, !!flags.all);
+      if (direction !== 'up' && direction !== 'down')
+        throw new ConfigError(`Unknown migrate direction "${direction}": use up or down`);
+      const applied =
+        direction === 'up'
+          ? await migrateUp(db.sequelize, db.url)
+          : await migrateDown(db.sequelize, db.url, !!flags.all);
       print({ direction, migrations: applied }, json);
     } finally {
       await db.close();
@@ -110,9 +156,14 @@ async function run(argv: string[]): Promise<void> {
 }
 
 run(process.argv.slice(2)).catch((err) => {
-  const message = err instanceof ValidationError
-    ? Object.entries(err.errors).map(([k, v]) => `${k}: ${v.join(' ')}`).join('; ')
-    : err instanceof AppError || err instanceof ConfigError ? err.message : `Error: ${(err as Error)?.message ?? String(err)}`;
+  const message =
+    err instanceof ValidationError
+      ? Object.entries(err.errors)
+          .map(([k, v]) => `${k}: ${v.join(' ')}`)
+          .join('; ')
+      : err instanceof AppError || err instanceof ConfigError
+        ? err.message
+        : `Error: ${(err as Error)?.message ?? String(err)}`;
   if (process.argv.includes('--json')) process.stdout.write(JSON.stringify({ error: message }) + '\n');
   process.stderr.write(message + '\n');
   process.exit(1);

@@ -2,8 +2,14 @@ export const ROLES = ['admin', 'seller', 'agent'] as const;
 export type Role = (typeof ROLES)[number];
 
 export const SCOPES = [
-  'CREATE LEADS', 'VIEW LEADS', 'UPDATE LEADS', 'DELETE LEADS',
-  'CREATE ORDERS', 'VIEW ORDERS', 'UPDATE ORDERS', 'DELETE ORDERS',
+  'CREATE LEADS',
+  'VIEW LEADS',
+  'UPDATE LEADS',
+  'DELETE LEADS',
+  'CREATE ORDERS',
+  'VIEW ORDERS',
+  'UPDATE ORDERS',
+  'DELETE ORDERS',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -13,7 +19,15 @@ export type Scope = (typeof SCOPES)[number];
  */
 export type Actor =
   | { kind: 'user'; userId: number; accountId: number; role: Role; name: string }
-  | { kind: 'token'; tokenId: number; userId: number; accountId: number; role: Role; scopes: readonly Scope[]; name: string }
+  | {
+      kind: 'token';
+      tokenId: number;
+      userId: number;
+      accountId: number;
+      role: Role;
+      scopes: readonly Scope[];
+      name: string;
+    }
   | { kind: 'system'; accountId: number | null; name: 'system' };
 
 export function userActor(u: { id: number; account_id: number; role: Role; name: string }): Actor {
@@ -21,10 +35,18 @@ export function userActor(u: { id: number; account_id: number; role: Role; name:
 }
 
 /** changed_by for REST changes is "token name (owner name)". */
-export function tokenActor(t: { id: number; user_id: number; account_id: number; name: string; scopes: string[] }, owner: { name: string; role: Role }): Actor {
+export function tokenActor(
+  t: { id: number; user_id: number; account_id: number; name: string; scopes: string[] },
+  owner: { name: string; role: Role },
+): Actor {
   return {
-    kind: 'token', tokenId: t.id, userId: t.user_id, accountId: t.account_id, role: owner.role,
-    scopes: t.scopes as Scope[], name: `${t.name} (${owner.name})`,
+    kind: 'token',
+    tokenId: t.id,
+    userId: t.user_id,
+    accountId: t.account_id,
+    role: owner.role,
+    scopes: t.scopes as Scope[],
+    name: `${t.name} (${owner.name})`,
   };
 }
 

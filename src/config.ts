@@ -29,15 +29,23 @@ const schema = Joi.object({
   LEAD_PARENT_CHECKS: Joi.string().valid('batch', 'row').default('batch'),
   SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
   MAIL_FROM: Joi.string().default('LeadFlow <no-reply@leadflow.local>'),
-  IMPORT_MAX_BYTES: Joi.number().integer().min(1024).default(20 * 1024 * 1024),
+  IMPORT_MAX_BYTES: Joi.number()
+    .integer()
+    .min(1024)
+    .default(20 * 1024 * 1024),
   IMPORT_MAX_ROWS: Joi.number().integer().min(1).default(200_000),
-  IMPORT_MAX_SHARED_STRINGS_BYTES: Joi.number().integer().min(1024).default(64 * 1024 * 1024),
+  IMPORT_MAX_SHARED_STRINGS_BYTES: Joi.number()
+    .integer()
+    .min(1024)
+    .default(64 * 1024 * 1024),
   EXPORT_TTL_DAYS: Joi.number().integer().min(1).default(7),
   SHIPPING_ALLOW_PRIVATE_URLS: Joi.boolean().truthy('1').falsy('0').default(false),
   WORKER_URGENT_CONCURRENCY: Joi.number().integer().min(1).default(5),
   WORKER_IMPORTANT_CONCURRENCY: Joi.number().integer().min(1).default(2),
   PASSWORD_HASH_COST: Joi.string().valid('normal', 'fast').default('normal'),
-  METRICS_TOKEN: Joi.string().min(16).pattern(/^[\x21-\x7e]+$/, 'printable characters without spaces'),
+  METRICS_TOKEN: Joi.string()
+    .min(16)
+    .pattern(/^[\x21-\x7e]+$/, 'printable characters without spaces'),
   METRICS_PORT: Joi.number().integer().min(1).max(65535),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
 }).unknown(true);
@@ -90,7 +98,9 @@ export function ensureDataDir(dataDir: string): void {
     fs.accessSync(dataDir, fs.constants.W_OK);
   } catch (err) {
     const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new ConfigError(`Invalid environment variable DATA_DIR: cannot write ${dataDir} (${why}); set it to a writable directory`);
+    throw new ConfigError(
+      `Invalid environment variable DATA_DIR: cannot write ${dataDir} (${why}); set it to a writable directory`,
+    );
   }
 }
 
@@ -112,7 +122,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new ConfigError(`Invalid environment variable ${key}: ${error.details[0].message.replace(/^"[^"]*" /, '')}`);
   }
   if (v.NODE_ENV === 'production' && !v.SESSION_SECRET) {
-    throw new ConfigError('Invalid environment variable SESSION_SECRET: required in production (at least 32 characters)');
+    throw new ConfigError(
+      'Invalid environment variable SESSION_SECRET: required in production (at least 32 characters)',
+    );
   }
   const dataDir = path.resolve(v.DATA_DIR);
   return Object.freeze({

@@ -10,7 +10,11 @@ export type Priority = keyof typeof PRIORITY;
 
 /** What services need from the job system: they enqueue by name, never import Agenda. */
 export interface JobQueue {
-  enqueue(name: string, data: Record<string, unknown>, opts?: { priority?: Priority; uniqueKey?: string }): Promise<void>;
+  enqueue(
+    name: string,
+    data: Record<string, unknown>,
+    opts?: { priority?: Priority; uniqueKey?: string },
+  ): Promise<void>;
 }
 
 /** Everything a service factory may depend on; built once per process in app/context.ts. */

@@ -10,7 +10,10 @@ export class AppError extends Error {
 export type FieldErrors = Record<string, string[]>;
 
 export class ValidationError extends AppError {
-  constructor(public readonly errors: FieldErrors, message?: string) {
+  constructor(
+    public readonly errors: FieldErrors,
+    message?: string,
+  ) {
     super(message ?? ValidationError.summary(errors));
   }
 
@@ -46,7 +49,10 @@ export class ForbiddenError extends AppError {
 export class ConflictError extends AppError {}
 
 export class RateLimitedError extends AppError {
-  constructor(public readonly retryAfterSeconds: number, message = 'Too Many Attempts.') {
+  constructor(
+    public readonly retryAfterSeconds: number,
+    message = 'Too Many Attempts.',
+  ) {
     super(message);
   }
 }

@@ -5,7 +5,8 @@ export type Logger = pino.Logger;
 
 /** The longest message or stack a log record keeps; a record stays a few KB whatever failed. */
 const MAX_TEXT = 1000;
-const cut = (v: unknown) => (typeof v === 'string' && v.length > MAX_TEXT ? `${v.slice(0, MAX_TEXT)}… (${v.length} characters)` : v);
+const cut = (v: unknown) =>
+  typeof v === 'string' && v.length > MAX_TEXT ? `${v.slice(0, MAX_TEXT)}… (${v.length} characters)` : v;
 
 /**
  * What a log record keeps of an error: its type, code, message and the top of its stack. Never the statement and its
@@ -17,7 +18,7 @@ export function errorRecord(err: unknown): Record<string, unknown> {
   const e = err as Error & { code?: unknown; parent?: { code?: unknown } };
   return {
     type: e.name,
-    ...(e.code ?? e.parent?.code ? { code: String(e.code ?? e.parent?.code) } : {}),
+    ...((e.code ?? e.parent?.code) ? { code: String(e.code ?? e.parent?.code) } : {}),
     message: cut(e.message),
     stack: cut(e.stack?.split('\n').slice(0, 8).join('\n')),
   };

@@ -21,20 +21,36 @@ export function createMetrics() {
   let sources: MetricSources | null = null;
 
   const httpRequests = new client.Counter({
-    name: 'leadflow_http_requests_total', help: 'HTTP requests by route pattern and status', labelNames: ['method', 'route', 'status'] as const, registers,
+    name: 'leadflow_http_requests_total',
+    help: 'HTTP requests by route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
   });
   const httpDuration = new client.Histogram({
-    name: 'leadflow_http_request_duration_seconds', help: 'HTTP request latency by route pattern and status', labelNames: ['method', 'route', 'status'] as const, buckets: SECONDS, registers,
+    name: 'leadflow_http_request_duration_seconds',
+    help: 'HTTP request latency by route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: SECONDS,
+    registers,
   });
   const jobRuns = new client.Counter({
-    name: 'leadflow_job_runs_total', help: 'Job runs by job, priority and outcome (succeeded, failed)', labelNames: ['job', 'priority', 'outcome'] as const, registers,
+    name: 'leadflow_job_runs_total',
+    help: 'Job runs by job, priority and outcome (succeeded, failed)',
+    labelNames: ['job', 'priority', 'outcome'] as const,
+    registers,
   });
   const jobDuration = new client.Histogram({
-    name: 'leadflow_job_duration_seconds', help: 'Job run time by job and priority', labelNames: ['job', 'priority'] as const, buckets: [...SECONDS, 60, 300, 900], registers,
+    name: 'leadflow_job_duration_seconds',
+    help: 'Job run time by job and priority',
+    labelNames: ['job', 'priority'] as const,
+    buckets: [...SECONDS, 60, 300, 900],
+    registers,
   });
   const queue = new client.Gauge({
-    name: 'leadflow_job_queue_depth', help: 'Jobs due and waiting for a worker, and running, per priority (read from the job store at scrape)',
-    labelNames: ['priority', 'state'] as const, registers,
+    name: 'leadflow_job_queue_depth',
+    help: 'Jobs due and waiting for a worker, and running, per priority (read from the job store at scrape)',
+    labelNames: ['priority', 'state'] as const,
+    registers,
     async collect() {
       if (!sources) return;
       queue.reset();
@@ -45,10 +61,15 @@ export function createMetrics() {
     },
   });
   const pool = new client.Gauge({
-    name: 'leadflow_db_pool_connections', help: 'Database pool connections of this process: in use, idle, and requests waiting for one',
-    labelNames: ['state'] as const, registers,
+    name: 'leadflow_db_pool_connections',
+    help: 'Database pool connections of this process: in use, idle, and requests waiting for one',
+    labelNames: ['state'] as const,
+    registers,
     collect() {
-      const p = (sources?.sequelize as unknown as { connectionManager?: { pool?: { using: number; available: number; waiting: number } } } | undefined)?.connectionManager?.pool;
+      const p = (
+        sources?.sequelize as unknown as
+          { connectionManager?: { pool?: { using: number; available: number; waiting: number } } } | undefined
+      )?.connectionManager?.pool;
       if (!p) return;
       pool.set({ state: 'used' }, p.using);
       pool.set({ state: 'idle' }, p.available);
@@ -56,21 +77,39 @@ export function createMetrics() {
     },
   });
   const transferRows = new client.Counter({
-    name: 'leadflow_transfer_rows_total', help: 'Import and export rows: imported, refused (in the error report), exported',
-    labelNames: ['kind', 'outcome'] as const, registers,
+    name: 'leadflow_transfer_rows_total',
+    help: 'Import and export rows: imported, refused (in the error report), exported',
+    labelNames: ['kind', 'outcome'] as const,
+    registers,
   });
   const rateLimited = new client.Counter({
-    name: 'leadflow_rate_limit_refusals_total', help: 'Requests refused with 429 by limiter (rest, callback, login)', labelNames: ['limiter'] as const, registers,
+    name: 'leadflow_rate_limit_refusals_total',
+    help: 'Requests refused with 429 by limiter (rest, callback, login)',
+    labelNames: ['limiter'] as const,
+    registers,
   });
   const carrierPushes = new client.Counter({
-    name: 'leadflow_carrier_pushes_total', help: 'Order pushes to carriers by outcome (sent, failed)', labelNames: ['outcome'] as const, registers,
+    name: 'leadflow_carrier_pushes_total',
+    help: 'Order pushes to carriers by outcome (sent, failed)',
+    labelNames: ['outcome'] as const,
+    registers,
   });
   const carrierCallbacks = new client.Counter({
-    name: 'leadflow_carrier_callbacks_total', help: 'Carrier status callbacks by outcome (applied, refused)', labelNames: ['outcome'] as const, registers,
+    name: 'leadflow_carrier_callbacks_total',
+    help: 'Carrier status callbacks by outcome (applied, refused)',
+    labelNames: ['outcome'] as const,
+    registers,
   });
 
   return {
-    httpRequests, httpDuration, jobRuns, jobDuration, transferRows, rateLimited, carrierPushes, carrierCallbacks,
+    httpRequests,
+    httpDuration,
+    jobRuns,
+    jobDuration,
+    transferRows,
+    rateLimited,
+    carrierPushes,
+    carrierCallbacks,
     /** Connects the scrape-time gauges to the pool and the job store once they exist. */
     watch(s: MetricSources) {
       sources = s;

@@ -3,7 +3,12 @@ import Joi from 'joi';
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 15;
 
-export interface Page<T> { data: T[]; total: number; page: number; perPage: number }
+export interface Page<T> {
+  data: T[];
+  total: number;
+  page: number;
+  perPage: number;
+}
 
 /** `page` and `per_page` of every REST list; over 100 per page is a validation error, not a silent clamp. */
 export const pageKeys = {
@@ -20,7 +25,8 @@ export function paginationEnvelope<T>(p: Page<T>, path: string, query: Record<st
   const lastPage = Math.max(1, Math.ceil(p.total / p.perPage));
   const url = (page: number) => {
     const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '' && k !== 'page') params.set(k, String(v));
+    for (const [k, v] of Object.entries(query))
+      if (v !== undefined && v !== null && v !== '' && k !== 'page') params.set(k, String(v));
     params.set('page', String(page));
     return `${path}?${params.toString()}`;
   };

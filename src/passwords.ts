@@ -35,7 +35,9 @@ export function needsRehash(stored: string, cost: HashCost = 'normal'): boolean 
   if (!m) return true;
   const params = Object.fromEntries(m[1].split(',').map((kv) => kv.split('=')));
   const want = PARAMS[cost];
-  return Number(params.m) !== want.memoryCost || Number(params.t) !== want.timeCost || Number(params.p) !== want.parallelism;
+  return (
+    Number(params.m) !== want.memoryCost || Number(params.t) !== want.timeCost || Number(params.p) !== want.parallelism
+  );
 }
 
 const dummies = new Map<HashCost, Promise<string>>();

@@ -5,8 +5,18 @@ export const ABILITIES = ['viewAny', 'view', 'create', 'update', 'delete', 'impo
 export type Ability = (typeof ABILITIES)[number];
 
 export const RESOURCES = [
-  'lead', 'order', 'leadHistory', 'orderHistory', 'product', 'city', 'token', 'user', 'account',
-  'shippingCompany', 'importRun', 'exportRun',
+  'lead',
+  'order',
+  'leadHistory',
+  'orderHistory',
+  'product',
+  'city',
+  'token',
+  'user',
+  'account',
+  'shippingCompany',
+  'importRun',
+  'exportRun',
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 
@@ -19,23 +29,64 @@ const CRUD: readonly Ability[] = ['viewAny', 'view', 'create', 'update', 'delete
 /** decisions.md "Tenancy and roles": what each dashboard role may do (within its account unless admin). */
 const ROLE_GRID: Record<Role, Grid> = {
   admin: Object.fromEntries(
-    (['lead', 'order', 'leadHistory', 'orderHistory', 'product', 'city', 'token', 'user', 'account', 'shippingCompany', 'importRun', 'exportRun'] as const)
-      .map((r) => [r, ALL]),
+    (
+      [
+        'lead',
+        'order',
+        'leadHistory',
+        'orderHistory',
+        'product',
+        'city',
+        'token',
+        'user',
+        'account',
+        'shippingCompany',
+        'importRun',
+        'exportRun',
+      ] as const
+    ).map((r) => [r, ALL]),
   ),
   seller: {
-    lead: ALL, order: ALL, leadHistory: READ, orderHistory: READ, product: CRUD, city: READ, token: ['viewAny', 'view', 'create', 'delete'],
-    user: CRUD, account: ['view'], shippingCompany: CRUD, importRun: ['viewAny', 'view', 'create'], exportRun: ['viewAny', 'view', 'create'],
+    lead: ALL,
+    order: ALL,
+    leadHistory: READ,
+    orderHistory: READ,
+    product: CRUD,
+    city: READ,
+    token: ['viewAny', 'view', 'create', 'delete'],
+    user: CRUD,
+    account: ['view'],
+    shippingCompany: CRUD,
+    importRun: ['viewAny', 'view', 'create'],
+    exportRun: ['viewAny', 'view', 'create'],
   },
   agent: {
-    lead: ['viewAny', 'view', 'update'], order: ['viewAny', 'view', 'update'], leadHistory: READ, orderHistory: READ,
-    product: READ, city: READ, account: ['view'],
+    lead: ['viewAny', 'view', 'update'],
+    order: ['viewAny', 'view', 'update'],
+    leadHistory: READ,
+    orderHistory: READ,
+    product: READ,
+    city: READ,
+    account: ['view'],
   },
 };
 
 /** REST tokens: their scopes decide, never the owner's role beyond it. */
 const SCOPE_GRID: Partial<Record<Resource, Partial<Record<Ability, Scope>>>> = {
-  lead: { viewAny: 'VIEW LEADS', view: 'VIEW LEADS', create: 'CREATE LEADS', update: 'UPDATE LEADS', delete: 'DELETE LEADS' },
-  order: { viewAny: 'VIEW ORDERS', view: 'VIEW ORDERS', create: 'CREATE ORDERS', update: 'UPDATE ORDERS', delete: 'DELETE ORDERS' },
+  lead: {
+    viewAny: 'VIEW LEADS',
+    view: 'VIEW LEADS',
+    create: 'CREATE LEADS',
+    update: 'UPDATE LEADS',
+    delete: 'DELETE LEADS',
+  },
+  order: {
+    viewAny: 'VIEW ORDERS',
+    view: 'VIEW ORDERS',
+    create: 'CREATE ORDERS',
+    update: 'UPDATE ORDERS',
+    delete: 'DELETE ORDERS',
+  },
   leadHistory: { viewAny: 'VIEW LEADS', view: 'VIEW LEADS' },
   orderHistory: { viewAny: 'VIEW ORDERS', view: 'VIEW ORDERS' },
 };
@@ -47,7 +98,11 @@ const RANK: Record<Role, number> = { agent: 1, seller: 2, admin: 3 };
  * A record of another account is never allowed (services answer it like an unknown one). A record that carries a
  * role (a user, or the owner of a token being created) may be touched only by an actor of that rank or above.
  */
-function recordAllowed(actor: Actor, resource: Resource, record?: { account_id?: number | null; role?: string }): boolean {
+function recordAllowed(
+  actor: Actor,
+  resource: Resource,
+  record?: { account_id?: number | null; role?: string },
+): boolean {
   if (!record || actor.kind === 'system') return true;
   if (actor.kind === 'user' && actor.role === 'admin') return true;
   if (resource === 'city') return true;
@@ -60,7 +115,12 @@ function recordAllowed(actor: Actor, resource: Resource, record?: { account_id?:
  * One decision for every entry point: REST, dashboard routes, admin panel and jobs. A token may do what its scopes
  * name and its owner's current role allows (a seller's DELETE LEADS token stops deleting once the seller is an agent).
  */
-export function can(actor: Actor, ability: Ability, resource: Resource, record?: { account_id?: number | null; role?: string }): boolean {
+export function can(
+  actor: Actor,
+  ability: Ability,
+  resource: Resource,
+  record?: { account_id?: number | null; role?: string },
+): boolean {
   if (actor.kind === 'system') return true;
   const roleAllows = ROLE_GRID[actor.role][resource]?.includes(ability) ?? false;
   if (actor.kind === 'token') {
@@ -70,7 +130,12 @@ export function can(actor: Actor, ability: Ability, resource: Resource, record?:
   return roleAllows && recordAllowed(actor, resource, record);
 }
 
-export function authorize(actor: Actor, ability: Ability, resource: Resource, record?: { account_id?: number | null; role?: string }): void {
+export function authorize(
+  actor: Actor,
+  ability: Ability,
+  resource: Resource,
+  record?: { account_id?: number | null; role?: string },
+): void {
   if (!can(actor, ability, resource, record)) throw new ForbiddenError();
 }
 

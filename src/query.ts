@@ -18,10 +18,14 @@ export function searchClause(alias: string, searchBy: string, keyWord: string, p
       const digits = keyWord.replace(/\D/g, '');
       return digits ? `${alias}.phone_normalized LIKE ${p(likeContains(digits))}` : 'false';
     }
-    case 'full_name': return `${alias}.full_name ILIKE ${p(likeContains(keyWord))}`;
-    case 'city': return `${alias}.city ILIKE ${p(likeContains(keyWord))}`;
-    case 'tracking_number': return `${alias}.tracking_number = ${p(keyWord)}`;
-    default: return `${alias}.reference = ${p(keyWord.toUpperCase())}`;
+    case 'full_name':
+      return `${alias}.full_name ILIKE ${p(likeContains(keyWord))}`;
+    case 'city':
+      return `${alias}.city ILIKE ${p(likeContains(keyWord))}`;
+    case 'tracking_number':
+      return `${alias}.tracking_number = ${p(keyWord)}`;
+    default:
+      return `${alias}.reference = ${p(keyWord.toUpperCase())}`;
   }
 }
 
@@ -36,7 +40,11 @@ export function idsOrNotFound(ids: unknown[]): number[] {
 }
 
 /** One lead or order by reference or id, inside the actor's account; anything else is "not found". */
-export async function findInScope<M extends Model>(model: ModelStatic<M>, actor: Actor, key: { reference: string } | { id: number }): Promise<M> {
+export async function findInScope<M extends Model>(
+  model: ModelStatic<M>,
+  actor: Actor,
+  key: { reference: string } | { id: number },
+): Promise<M> {
   const where = 'reference' in key ? { reference: String(key.reference).toUpperCase() } : { id: Number(key.id) };
   if ('id' in where && !isRowId(where.id as number)) throw new NotFoundError();
   const row = await model.findOne({ where: { ...where, ...accountScope(actor) } as never });

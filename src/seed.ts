@@ -6,8 +6,28 @@ import { withMigrationLock } from './db/migrator.js';
 export const DEMO_ACCOUNT = 'Demo Store';
 const SYSTEM_ACCOUNT = 'Back Office';
 
-const CITIES = ['Casablanca', 'Rabat', 'Marrakesh', 'Fes', 'Tangier', 'Agadir', 'Meknes', 'Oujda', 'Kenitra', 'Tetouan',
-  'Riyadh', 'Jeddah', 'Dubai', 'Abu Dhabi', 'Cairo', 'Alexandria', 'Tunis', 'Algiers', 'Lagos', 'Nairobi'];
+const CITIES = [
+  'Casablanca',
+  'Rabat',
+  'Marrakesh',
+  'Fes',
+  'Tangier',
+  'Agadir',
+  'Meknes',
+  'Oujda',
+  'Kenitra',
+  'Tetouan',
+  'Riyadh',
+  'Jeddah',
+  'Dubai',
+  'Abu Dhabi',
+  'Cairo',
+  'Alexandria',
+  'Tunis',
+  'Algiers',
+  'Lagos',
+  'Nairobi',
+];
 const PRODUCTS = [
   { sku: 'SERUM-01', name: 'Vitamin C Serum', price: 199 },
   { sku: 'CREAM-02', name: 'Night Cream', price: 249 },
@@ -37,14 +57,33 @@ async function seedOnce(ctx: AppContext): Promise<SeedResult> {
   if (await User.findOne({ where: { role: 'admin' } })) return { created: false };
   const sys = systemActor();
   const adminPassword = ctx.config.adminPassword ?? crypto.randomBytes(9).toString('base64url');
-  const backOffice = (await Account.findOne({ where: { name: SYSTEM_ACCOUNT } })) ?? (await Account.create({ name: SYSTEM_ACCOUNT }));
-  await ctx.services.accounts.createUser(sys, { account_id: backOffice.id, role: 'admin', email: ctx.config.adminEmail, password: adminPassword, name: 'Administrator' });
+  const backOffice =
+    (await Account.findOne({ where: { name: SYSTEM_ACCOUNT } })) ?? (await Account.create({ name: SYSTEM_ACCOUNT }));
+  await ctx.services.accounts.createUser(sys, {
+    account_id: backOffice.id,
+    role: 'admin',
+    email: ctx.config.adminEmail,
+    password: adminPassword,
+    name: 'Administrator',
+  });
 
   const demo = await ctx.services.accounts.createAccount(sys, { name: DEMO_ACCOUNT });
   const sellerPassword = crypto.randomBytes(9).toString('base64url');
   const agentPassword = crypto.randomBytes(9).toString('base64url');
-  await ctx.services.accounts.createUser(sys, { account_id: demo.id, role: 'seller', email: 'seller@demo.test', password: sellerPassword, name: 'Demo Seller' });
-  await ctx.services.accounts.createUser(sys, { account_id: demo.id, role: 'agent', email: 'agent@demo.test', password: agentPassword, name: 'Demo Agent' });
+  await ctx.services.accounts.createUser(sys, {
+    account_id: demo.id,
+    role: 'seller',
+    email: 'seller@demo.test',
+    password: sellerPassword,
+    name: 'Demo Seller',
+  });
+  await ctx.services.accounts.createUser(sys, {
+    account_id: demo.id,
+    role: 'agent',
+    email: 'agent@demo.test',
+    password: agentPassword,
+    name: 'Demo Agent',
+  });
   for (const p of PRODUCTS) await ctx.services.catalogue.createProduct(sys, { account_id: demo.id, ...p });
   const existing = new Set((await City.findAll()).map((c) => c.name.toLowerCase()));
   await City.bulkCreate(CITIES.filter((c) => !existing.has(c.toLowerCase())).map((name) => ({ name })));
@@ -52,6 +91,10 @@ async function seedOnce(ctx: AppContext): Promise<SeedResult> {
   return {
     created: true,
     admin: { email: ctx.config.adminEmail, password: ctx.config.adminPassword ? null : adminPassword },
-    demo: { accountId: demo.id, seller: { email: 'seller@demo.test', password: sellerPassword }, agent: { email: 'agent@demo.test', password: agentPassword } },
+    demo: {
+      accountId: demo.id,
+      seller: { email: 'seller@demo.test', password: sellerPassword },
+      agent: { email: 'agent@demo.test', password: agentPassword },
+    },
   };
 }

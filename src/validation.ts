@@ -37,7 +37,12 @@ const messages: Joi.LanguageMessages = {
 };
 
 export const JOI_OPTIONS: Joi.ValidationOptions = {
-  abortEarly: false, stripUnknown: false, allowUnknown: false, convert: true, errors: { wrap: { label: false } }, messages,
+  abortEarly: false,
+  stripUnknown: false,
+  allowUnknown: false,
+  convert: true,
+  errors: { wrap: { label: false } },
+  messages,
 };
 
 // NUL and the other C0 controls but tab, line feed and carriage return, and DEL. PostgreSQL refuses NUL in text and
@@ -81,12 +86,20 @@ export function isCalendarDate(v: string): boolean {
   const year = Number(y);
   if (year < DATE_RANGE.minYear || year > DATE_RANGE.maxYear) return false;
   const day = new Date(Date.UTC(year, Number(mo) - 1, Number(d)));
-  return day.getUTCFullYear() === year && day.getUTCMonth() === Number(mo) - 1 && day.getUTCDate() === Number(d)
-    && Number(h) < 24 && Number(mi) < 60 && Number(s) < 60 && !Number.isNaN(Date.parse(v));
+  return (
+    day.getUTCFullYear() === year &&
+    day.getUTCMonth() === Number(mo) - 1 &&
+    day.getUTCDate() === Number(d) &&
+    Number(h) < 24 &&
+    Number(mi) < 60 &&
+    Number(s) < 60 &&
+    !Number.isNaN(Date.parse(v))
+  );
 }
 
 /** A date filter or field: an ISO 8601 string naming a real date within DATE_RANGE, converted to a Date. */
-export const isoDate = () => Joi.string().custom((v: string, h) => (isCalendarDate(v) ? new Date(v) : h.error('date.range')));
+export const isoDate = () =>
+  Joi.string().custom((v: string, h) => (isCalendarDate(v) ? new Date(v) : h.error('date.range')));
 
 function holdsControlChar(v: unknown, depth: number): boolean {
   if (typeof v === 'string') return CONTROL.test(v);
@@ -126,7 +139,13 @@ export function addError(errors: FieldErrors, key: string, message: string): voi
   (errors[key] ??= []).push(message);
 }
 
-type Described = { type?: string; flags?: Record<string, unknown>; rules?: { name: string; args?: Record<string, unknown> }[]; keys?: Record<string, Described>; items?: Described[] };
+type Described = {
+  type?: string;
+  flags?: Record<string, unknown>;
+  rules?: { name: string; args?: Record<string, unknown> }[];
+  keys?: Record<string, Described>;
+  items?: Described[];
+};
 /** What a compiled fast path returns for input it cannot vouch for. */
 const ASK_JOI = undefined;
 type Accept = (v: unknown) => unknown;
@@ -150,7 +169,12 @@ function compile(d: Described): Accept | null {
   const limits: Record<string, number> = {};
   let trim = false;
   let integer = false;
-  const known: Record<string, string[]> = { string: ['trim', 'min', 'max'], number: ['integer', 'min', 'max', 'precision'], array: ['min', 'max'], object: [] };
+  const known: Record<string, string[]> = {
+    string: ['trim', 'min', 'max'],
+    number: ['integer', 'min', 'max', 'precision'],
+    array: ['min', 'max'],
+    object: [],
+  };
   for (const r of rules) {
     if (!known[type ?? '']?.includes(r.name)) return null;
     const args = r.args ?? {};
@@ -169,8 +193,17 @@ function compile(d: Described): Accept | null {
   }
   if (type === 'number') {
     const scale = limits.precision === undefined ? 0 : 10 ** limits.precision;
-    return (v) => typeof v !== 'number' || !Number.isFinite(v) || Object.is(v, -0) || Math.abs(v) > Number.MAX_SAFE_INTEGER
-      || (integer && !Number.isInteger(v)) || (scale && Math.round(v * scale) / scale !== v) || v < min || v > max ? ASK_JOI : v;
+    return (v) =>
+      typeof v !== 'number' ||
+      !Number.isFinite(v) ||
+      Object.is(v, -0) ||
+      Math.abs(v) > Number.MAX_SAFE_INTEGER ||
+      (integer && !Number.isInteger(v)) ||
+      (scale && Math.round(v * scale) / scale !== v) ||
+      v < min ||
+      v > max
+        ? ASK_JOI
+        : v;
   }
   if (type === 'array') {
     const item = items?.length === 1 && !items[0].flags?.presence ? compile(items[0]) : null;
@@ -188,7 +221,10 @@ function compile(d: Described): Accept | null {
   const fields: { key: string; required: boolean; accept: Accept }[] = [];
   for (const [key, child] of Object.entries(keys)) {
     const presence = child.flags?.presence;
-    const accept = presence === undefined || presence === 'required' || presence === 'optional' ? compile({ ...child, flags: { ...child.flags, presence: undefined } }) : null;
+    const accept =
+      presence === undefined || presence === 'required' || presence === 'optional'
+        ? compile({ ...child, flags: { ...child.flags, presence: undefined } })
+        : null;
     if (!accept) return null;
     fields.push({ key, required: presence === 'required', accept });
   }

@@ -10,7 +10,14 @@ const sys = systemActor();
 let seq = 0;
 export const uid = () => `${Date.now().toString(36)}${(++seq).toString(36)}${crypto.randomBytes(2).toString('hex')}`;
 
-export interface TestUser { id: number; email: string; password: string; name: string; role: Role; actor: Actor }
+export interface TestUser {
+  id: number;
+  email: string;
+  password: string;
+  name: string;
+  role: Role;
+  actor: Actor;
+}
 export interface TestAccount {
   id: number;
   name: string;
@@ -25,8 +32,21 @@ export async function makeUser(ctx: AppContext, accountId: number, role: Role, n
   const email = `${role}-${uid()}@test.local`;
   const password = 'password-123';
   const displayName = name ?? `${role[0].toUpperCase()}${role.slice(1)} ${uid()}`;
-  const u = await ctx.services.accounts.createUser(sys, { account_id: accountId, role, email, password, name: displayName });
-  return { id: u.id, email, password, name: displayName, role, actor: userActor({ id: u.id, account_id: accountId, role, name: displayName }) };
+  const u = await ctx.services.accounts.createUser(sys, {
+    account_id: accountId,
+    role,
+    email,
+    password,
+    name: displayName,
+  });
+  return {
+    id: u.id,
+    email,
+    password,
+    name: displayName,
+    role,
+    actor: userActor({ id: u.id, account_id: accountId, role, name: displayName }),
+  };
 }
 
 /** A fresh tenant with a seller, an agent and products, so tests never share rows. */
@@ -37,11 +57,27 @@ export async function makeAccount(ctx: AppContext): Promise<TestAccount> {
   const agent = await makeUser(ctx, a.id, 'agent');
   const prefix = `S${uid()}`.toUpperCase();
   const active = ['A', 'B', 'C'].map((s) => `${prefix}-${s}`);
-  for (const [i, sku] of active.entries()) await ctx.services.catalogue.createProduct(sys, { account_id: a.id, sku, name: `Product ${sku}`, price: (i + 1) * 100 });
+  for (const [i, sku] of active.entries())
+    await ctx.services.catalogue.createProduct(sys, {
+      account_id: a.id,
+      sku,
+      name: `Product ${sku}`,
+      price: (i + 1) * 100,
+    });
   const inactive = `${prefix}-OFF`;
-  await ctx.services.catalogue.createProduct(sys, { account_id: a.id, sku: inactive, name: 'Old product', price: 50, active: false });
+  await ctx.services.catalogue.createProduct(sys, {
+    account_id: a.id,
+    sku: inactive,
+    name: 'Old product',
+    price: 50,
+    active: false,
+  });
   return {
-    id: a.id, name, seller, agent, skus: { active, inactive },
+    id: a.id,
+    name,
+    seller,
+    agent,
+    skus: { active, inactive },
     async token(scopes = [...SCOPES], tokenName = 'shop') {
       const t = await ctx.services.tokens.createToken(sys, { user_id: seller.id, name: tokenName, scopes });
       return t.token;
@@ -55,7 +91,10 @@ export async function makeAdmin(ctx: AppContext): Promise<TestUser> {
 }
 
 /** A plaintext secret of a tenant and what the database stores of it. */
-export interface FilledAccount extends TestAccount { secrets: string[]; leadIds: number[] }
+export interface FilledAccount extends TestAccount {
+  secrets: string[];
+  leadIds: number[];
+}
 
 /**
  * A tenant with rows in every table the panel shows: leads (one confirmed, so an order and both histories), products,
@@ -66,17 +105,25 @@ export async function makeFilledAccount(ctx: AppContext, tag = uid()): Promise<F
   const acc = await makeAccount(ctx);
   const { references } = await ctx.services.leads.createMany(acc.seller.actor, {
     leads: [0, 1].map((i) => ({
-      phone: `+2126${String(acc.id).padStart(4, '0')}${i}${String(Date.now() % 1000).padStart(3, '0')}`, full_name: `Customer ${tag} ${i}`,
-      city: `Town ${tag}`, products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
+      phone: `+2126${String(acc.id).padStart(4, '0')}${i}${String(Date.now() % 1000).padStart(3, '0')}`,
+      full_name: `Customer ${tag} ${i}`,
+      city: `Town ${tag}`,
+      products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
     })),
   });
-  await ctx.services.leads.updateStatuses(acc.seller.actor, { leads: [{ reference: references[0], status: 'confirmed' }] });
+  await ctx.services.leads.updateStatuses(acc.seller.actor, {
+    leads: [{ reference: references[0], status: 'confirmed' }],
+  });
   const token = await acc.token(undefined, `key ${tag}`);
   const apiKey = `api-key-${tag}-${crypto.randomBytes(8).toString('hex')}`;
   const hmacSecret = `hmac-secret-${tag}-${crypto.randomBytes(8).toString('hex')}`;
   await ctx.services.shipping.createCompany(sys, {
-    account_id: acc.id, code: `ship-${tag}`.toLowerCase().slice(0, 40), name: `Carrier ${tag}`, endpoint_url: `http://127.0.0.1:9/${tag}`,
-    api_key: apiKey, hmac_secret: hmacSecret,
+    account_id: acc.id,
+    code: `ship-${tag}`.toLowerCase().slice(0, 40),
+    name: `Carrier ${tag}`,
+    endpoint_url: `http://127.0.0.1:9/${tag}`,
+    api_key: apiKey,
+    hmac_secret: hmacSecret,
   });
   const file = path.join(os.tmpdir(), `filled-${tag}.csv`);
   await fs.promises.writeFile(file, `phone,sku\n+212600000001,${acc.skus.active[0]}\n`);
@@ -86,6 +133,8 @@ export async function makeFilledAccount(ctx: AppContext, tag = uid()): Promise<F
     `SELECT password_hash AS h FROM users WHERE account_id = :id UNION ALL SELECT token_hash FROM api_tokens WHERE account_id = :id`,
     { replacements: { id: acc.id }, type: QueryTypes.SELECT },
   );
-  const leadIds = (await ctx.models.Lead.findAll({ where: { account_id: acc.id }, attributes: ['id'] })).map((l) => Number(l.id));
+  const leadIds = (await ctx.models.Lead.findAll({ where: { account_id: acc.id }, attributes: ['id'] })).map((l) =>
+    Number(l.id),
+  );
   return { ...acc, leadIds, secrets: [token, token.split('|')[1], apiKey, hmacSecret, ...hashes.map((r) => r.h)] };
 }

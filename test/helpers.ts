@@ -14,11 +14,22 @@ export async function startTestServer(ctx: AppContext = getCtx()): Promise<WebSe
 export type { http };
 
 /** A carrier's status callback, signed as carriers sign them (`<timestamp>.<body>`); `at` overrides the timestamp. */
-export function postCallback(baseUrl: string, code: string, companyId: number, secret: string, body: unknown, at = Math.floor(Date.now() / 1000)) {
+export function postCallback(
+  baseUrl: string,
+  code: string,
+  companyId: number,
+  secret: string,
+  body: unknown,
+  at = Math.floor(Date.now() / 1000),
+) {
   const raw = typeof body === 'string' ? body : JSON.stringify(body);
   return fetch(`${baseUrl}/api/web/1.0/shipping/${code}/callback?company=${companyId}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-timestamp': String(at), 'x-signature': signBody(secret, `${at}.${raw}`) },
+    headers: {
+      'content-type': 'application/json',
+      'x-timestamp': String(at),
+      'x-signature': signBody(secret, `${at}.${raw}`),
+    },
     body: raw,
   });
 }

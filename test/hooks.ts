@@ -11,10 +11,15 @@ let ctx: AppContext | null = null;
 
 export function testConfig(overrides: Partial<Record<string, string>> = {}): Readonly<Config> {
   return loadConfig({
-    ...process.env, NODE_ENV: 'test', DATA_DIR: process.env.TEST_DATA_DIR ?? './data/test', PASSWORD_HASH_COST: 'fast',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', SESSION_SECRET: 'test-secret-test-secret-test-secret-0123',
+    ...process.env,
+    NODE_ENV: 'test',
+    DATA_DIR: process.env.TEST_DATA_DIR ?? './data/test',
+    PASSWORD_HASH_COST: 'fast',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    SESSION_SECRET: 'test-secret-test-secret-test-secret-0123',
     // The suite's carriers listen on 127.0.0.1; the refusal of private addresses has its own tests.
-    SHIPPING_ALLOW_PRIVATE_URLS: 'true', ...overrides,
+    SHIPPING_ALLOW_PRIVATE_URLS: 'true',
+    ...overrides,
   });
 }
 

@@ -5,7 +5,10 @@ import { runCli } from './spawn.js';
 export { exited, randomPort, runCli, runMain, waitFor } from './spawn.js';
 
 /** The demo seller of a new database (seeded through the CLI), with a token of the given scopes. */
-export async function sellerToken(env: Record<string, string>, scopes: string): Promise<{ token: string; accountId: number; password: string }> {
+export async function sellerToken(
+  env: Record<string, string>,
+  scopes: string,
+): Promise<{ token: string; accountId: number; password: string }> {
   const seeded = await runCli(env, ['seed']);
   const t = await runCli(env, ['token:create', '--email', 'seller@demo.test', '--name', 'test', '--scopes', scopes]);
   return { token: t.token, accountId: seeded.demo.accountId, password: seeded.demo.seller.password };
@@ -23,7 +26,9 @@ export async function freshDatabase(suffix: string): Promise<{ url: string; drop
   const admin = new pg.Client({ connectionString: adminUrl() });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${name}" OWNER ${pg.escapeIdentifier(decodeURIComponent(new URL(getCtx().db.url).username))}`);
+  await admin.query(
+    `CREATE DATABASE "${name}" OWNER ${pg.escapeIdentifier(decodeURIComponent(new URL(getCtx().db.url).username))}`,
+  );
   const url = new URL(getCtx().db.url);
   url.pathname = `/${name}`;
   return {

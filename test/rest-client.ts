@@ -1,8 +1,17 @@
 /** A small fetch wrapper for the REST API: JSON in, status + headers + JSON out. */
-export interface RestResponse<T = any> { status: number; body: T; headers: Headers }
+export interface RestResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
 
 export function restClient(baseUrl: string, token?: string) {
-  return async function call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<RestResponse<T>> {
+  return async function call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<RestResponse<T>> {
     const res = await fetch(`${baseUrl}/api/web/1.0${path}`, {
       method,
       headers: {

@@ -36,7 +36,11 @@ export function sessionClient(baseUrl: string): SessionClient {
       const res = await client.fetch(path, { method, ...(body !== undefined ? { json: body } : {}) });
       const text = await res.text();
       let parsed: unknown = text;
-      try { parsed = JSON.parse(text); } catch { /* left as text so assertions on JSON fail visibly */ }
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* left as text so assertions on JSON fail visibly */
+      }
       return { status: res.status, body: parsed as never };
     },
   };
@@ -54,12 +58,18 @@ export async function login(baseUrl: string, email: string, password: string): P
 }
 
 /** Logs in the way a browser does: the login page's form, its hidden CSRF field, a form POST (not followed). */
-export async function formLogin(baseUrl: string, email: string, password: string, extra: Record<string, string> = {}): Promise<Response> {
+export async function formLogin(
+  baseUrl: string,
+  email: string,
+  password: string,
+  extra: Record<string, string> = {},
+): Promise<Response> {
   const c = sessionClient(baseUrl);
   const page = await (await c.fetch('/login', { headers: { accept: 'text/html' } })).text();
   const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1];
   return c.fetch('/login', {
-    method: 'POST', headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST',
+    headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ _csrf: csrf, email, password, ...extra }).toString(),
   });
 }

@@ -3,14 +3,25 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 
 /** The environment of a spawned LeadFlow process: the suite's, minus its database choice, plus `env`. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: 'fast', SHIPPING_ALLOW_PRIVATE_URLS: 'true' };
+  const base: NodeJS.ProcessEnv = {
+    ...process.env,
+    LOG_LEVEL: 'silent',
+    PASSWORD_HASH_COST: 'fast',
+    SHIPPING_ALLOW_PRIVATE_URLS: 'true',
+  };
   delete base.DATABASE_URL;
   return { ...base, ...env };
 }
 
 /** `npm start` (app/main.ts) as a child process, with its output collected in `output.text`. */
-export function runMain(env: Record<string, string>, args: string[] = []): ChildProcessWithoutNullStreams & { output: { text: string } } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts', ...args], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+export function runMain(
+  env: Record<string, string>,
+  args: string[] = [],
+): ChildProcessWithoutNullStreams & { output: { text: string } } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts', ...args], {
+    env: childEnv(env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const output = { text: '' };
   child.stdout.on('data', (d) => (output.text += d));
   child.stderr.on('data', (d) => (output.text += d));
@@ -19,7 +30,10 @@ export function runMain(env: Record<string, string>, args: string[] = []): Child
 
 /** One operator CLI command (`npm run cli -- … --json`); resolves with its JSON answer. */
 export async function runCli(env: Record<string, string>, args: string[]): Promise<Record<string, any>> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args, '--json'], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args, '--json'], {
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
@@ -42,4 +56,3 @@ export const exited = (child: { exitCode: number | null; on(e: 'exit', f: (code:
   child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise<number | null>((r) => child.on('exit', r));
 
 export const randomPort = () => 20000 + Math.floor(Math.random() * 20000);
-

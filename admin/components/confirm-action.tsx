@@ -19,11 +19,12 @@ export default function ConfirmAction({ action, resource, record, records }: Act
     setBusy(true);
     const data = new FormData();
     const names = { resourceId: resource.id, actionName: action.name, data };
-    const call = action.actionType === 'bulk'
-      ? api.bulkAction({ ...names, recordIds: (records ?? []).map((r) => r.id) })
-      : action.actionType === 'record'
-        ? api.recordAction({ ...names, recordId: String(record?.id) })
-        : api.resourceAction({ ...names, params: Object.fromEntries(new URLSearchParams(window.location.search)) });
+    const call =
+      action.actionType === 'bulk'
+        ? api.bulkAction({ ...names, recordIds: (records ?? []).map((r) => r.id) })
+        : action.actionType === 'record'
+          ? api.recordAction({ ...names, recordId: String(record?.id) })
+          : api.resourceAction({ ...names, params: Object.fromEntries(new URLSearchParams(window.location.search)) });
     call.then(handleResponse).finally(() => setBusy(false));
   };
 

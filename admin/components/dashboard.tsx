@@ -15,7 +15,9 @@ function Tile({ label, value }: { label: string; value: string | number }) {
   return (
     <Box variant="container" mr="lg" mb="lg" p="lg" style={{ minWidth: 150 }}>
       <Text color="grey60">{label}</Text>
-      <H2 mt="sm" mb="0">{value}</H2>
+      <H2 mt="sm" mb="0">
+        {value}
+      </H2>
     </Box>
   );
 }
@@ -25,7 +27,9 @@ function Row({ title, counts }: { title: string; counts: Record<string, number> 
     <Box mb="xl">
       <H5 mb="default">{title}</H5>
       <Box flex flexDirection="row" style={{ flexWrap: 'wrap' }}>
-        {Object.entries(counts).map(([status, n]) => <Tile key={status} label={status.replace('_', ' ')} value={n} />)}
+        {Object.entries(counts).map(([status, n]) => (
+          <Tile key={status} label={status.replace('_', ' ')} value={n} />
+        ))}
       </Box>
     </Box>
   );
@@ -37,12 +41,20 @@ const Dashboard = () => {
   useEffect(() => {
     api.getDashboard<Figures>().then((res) => setData(res.data));
   }, []);
-  if (!data) return <Box p="xxl"><Text>Loading figures…</Text></Box>;
+  if (!data)
+    return (
+      <Box p="xxl">
+        <Text>Loading figures…</Text>
+      </Box>
+    );
   return (
     <Box p="xxl" data-testid="leadflow-dashboard">
       <H2 mb="xl">LeadFlow</H2>
       <Box flex flexDirection="row" mb="xl">
-        <Tile label="Confirmation rate (7 days)" value={data.confirmationRate7d === null ? '—' : `${data.confirmationRate7d}%`} />
+        <Tile
+          label="Confirmation rate (7 days)"
+          value={data.confirmationRate7d === null ? '—' : `${data.confirmationRate7d}%`}
+        />
         <Tile label="Leads today" value={Object.values(data.leadsToday).reduce((a, b) => a + b, 0)} />
         <Tile label="Leads (7 days)" value={Object.values(data.leads7d).reduce((a, b) => a + b, 0)} />
       </Box>

@@ -13,7 +13,8 @@ let last: { href: string; at: number } | null = null;
 
 export default function LeavePanel({ action, record, resource }: ActionProps) {
   const template = String((action.custom as { href?: string }).href ?? '/');
-  const href = template.includes('{id}') && !record?.id ? null : template.replace('{id}', encodeURIComponent(String(record?.id)));
+  const href =
+    template.includes('{id}') && !record?.id ? null : template.replace('{id}', encodeURIComponent(String(record?.id)));
   useEffect(() => {
     if (!href || (last?.href === href && Date.now() - last.at < 3000)) return;
     last = { href, at: Date.now() };
@@ -22,8 +23,18 @@ export default function LeavePanel({ action, record, resource }: ActionProps) {
   return (
     <Box variant="container" p="xl">
       <H3>{action.label}</H3>
-      <Text mb="lg">{href ? <>Opening <a href={href}>{href}</a>…</> : 'Loading…'}</Text>
-      <Button as="a" href={`/admin/resources/${resource.id}`}>Back to {resource.name}</Button>
+      <Text mb="lg">
+        {href ? (
+          <>
+            Opening <a href={href}>{href}</a>…
+          </>
+        ) : (
+          'Loading…'
+        )}
+      </Text>
+      <Button as="a" href={`/admin/resources/${resource.id}`}>
+        Back to {resource.name}
+      </Button>
     </Box>
   );
 }

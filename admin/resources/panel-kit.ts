@@ -1,14 +1,29 @@
 import {
-  ForbiddenError as AdminForbiddenError, NotFoundError as AdminNotFoundError, ValidationError as AdminValidationError,
-  type Action, type ActionContext, type ActionRequest, type ActionResponse, type BaseRecord, type CurrentAdmin,
-  type ResourceOptions, type ResourceWithOptions,
+  ForbiddenError as AdminForbiddenError,
+  NotFoundError as AdminNotFoundError,
+  ValidationError as AdminValidationError,
+  type Action,
+  type ActionContext,
+  type ActionRequest,
+  type ActionResponse,
+  type BaseRecord,
+  type CurrentAdmin,
+  type ResourceOptions,
+  type ResourceWithOptions,
 } from 'adminjs';
 import { userActor, type Actor, type Role } from '../../src/actor.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
 import { can, type Ability, type Resource } from '../../src/policy.js';
 
 /** The panel's currentAdmin, filled from the dashboard session (one login for the whole dashboard). */
-export interface PanelAdmin extends CurrentAdmin { id: string; userId: number; email: string; title: string; role: Role; accountId: number }
+export interface PanelAdmin extends CurrentAdmin {
+  id: string;
+  userId: number;
+  email: string;
+  title: string;
+  role: Role;
+  accountId: number;
+}
 
 export function actorOf(context: ActionContext): Actor {
   const a = context.currentAdmin as unknown as PanelAdmin;
@@ -18,7 +33,9 @@ export function actorOf(context: ActionContext): Actor {
 /** Service errors shown where the panel shows them: field errors under the fields, the rest as the action's error. */
 export function toAdminError(err: unknown): unknown {
   if (err instanceof ValidationError) {
-    const fields = Object.fromEntries(Object.entries(err.errors).map(([k, v]) => [k.replace(/^(ids|references)\.\d+$/, 'base'), { message: v[0] }]));
+    const fields = Object.fromEntries(
+      Object.entries(err.errors).map(([k, v]) => [k.replace(/^(ids|references)\.\d+$/, 'base'), { message: v[0] }]),
+    );
     return new AdminValidationError(fields, { message: err.message, type: 'validation' });
   }
   if (err instanceof ForbiddenError) return new AdminForbiddenError(err.message);
@@ -39,7 +56,12 @@ export function allow(resource: Resource, ability: Ability) {
     if (!currentAdmin) return false;
     const actor = actorOf({ currentAdmin } as ActionContext);
     const accountId = record?.param('account_id');
-    return can(actor, ability, resource, accountId !== undefined && accountId !== null ? { account_id: Number(accountId) } : undefined);
+    return can(
+      actor,
+      ability,
+      resource,
+      accountId !== undefined && accountId !== null ? { account_id: Number(accountId) } : undefined,
+    );
   };
 }
 
@@ -120,7 +142,10 @@ export function payloadOf(request: ActionRequest): Record<string, unknown> {
   return out;
 }
 
-export async function recordJson(context: ActionContext, id: number | string): Promise<ReturnType<BaseRecord['toJSON']>> {
+export async function recordJson(
+  context: ActionContext,
+  id: number | string,
+): Promise<ReturnType<BaseRecord['toJSON']>> {
   const record = await context.resource.findOne(String(id), context);
   if (!record) throw new AdminNotFoundError('The record is gone.', 'panel');
   return record.toJSON(context.currentAdmin);
@@ -130,12 +155,15 @@ export async function recordJson(context: ActionContext, id: number | string): P
  * new / edit / delete / bulkDelete handlers that call a service instead of writing through the adapter, so the
  * panel obeys exactly the rules of the REST API and the dashboard routes.
  */
-export function serviceActions(resource: Resource, ops: {
-  create?: (actor: Actor, payload: Record<string, unknown>) => Promise<{ id: number }>;
-  update?: (actor: Actor, id: number, payload: Record<string, unknown>) => Promise<unknown>;
-  remove?: (actor: Actor, ids: number[]) => Promise<unknown>;
-  createdNotice?: (created: { id: number } & Record<string, unknown>) => string;
-}): NonNullable<ResourceOptions['actions']> {
+export function serviceActions(
+  resource: Resource,
+  ops: {
+    create?: (actor: Actor, payload: Record<string, unknown>) => Promise<{ id: number }>;
+    update?: (actor: Actor, id: number, payload: Record<string, unknown>) => Promise<unknown>;
+    remove?: (actor: Actor, ids: number[]) => Promise<unknown>;
+    createdNotice?: (created: { id: number } & Record<string, unknown>) => string;
+  },
+): NonNullable<ResourceOptions['actions']> {
   const actions: NonNullable<ResourceOptions['actions']> = {
     new: { isAccessible: ops.create ? allow(resource, 'create') : false },
     edit: { isAccessible: ops.update ? allow(resource, 'update') : false },
@@ -144,10 +172,16 @@ export function serviceActions(resource: Resource, ops: {
   };
   if (ops.create) {
     actions.new!.handler = async (request, _response, context): Promise<ActionResponse> => {
-      const created = await guarded(() => ops.create!(actorOf(context), payloadOf(request))) as { id: number } & Record<string, unknown>;
+      const created = (await guarded(() => ops.create!(actorOf(context), payloadOf(request)))) as {
+        id: number;
+      } & Record<string, unknown>;
       return {
         record: await recordJson(context, created.id),
-        redirectUrl: context.h.recordActionUrl({ resourceId: context.resource.id(), recordId: String(created.id), actionName: 'show' }),
+        redirectUrl: context.h.recordActionUrl({
+          resourceId: context.resource.id(),
+          recordId: String(created.id),
+          actionName: 'show',
+        }),
         notice: { message: ops.createdNotice ? ops.createdNotice(created) : 'Created.', type: 'success' },
       };
     };
@@ -158,7 +192,11 @@ export function serviceActions(resource: Resource, ops: {
       await guarded(() => ops.update!(actorOf(context), id, payloadOf(request)));
       return {
         record: await recordJson(context, id),
-        redirectUrl: context.h.recordActionUrl({ resourceId: context.resource.id(), recordId: String(id), actionName: 'show' }),
+        redirectUrl: context.h.recordActionUrl({
+          resourceId: context.resource.id(),
+          recordId: String(id),
+          actionName: 'show',
+        }),
         notice: { message: 'Saved.', type: 'success' },
       };
     };
@@ -167,18 +205,32 @@ export function serviceActions(resource: Resource, ops: {
     actions.delete!.handler = async (_request, _response, context): Promise<ActionResponse> => {
       const record = context.record!;
       await guarded(() => ops.remove!(actorOf(context), [Number(record.id())]));
-      return { record: record.toJSON(context.currentAdmin), redirectUrl: context.h.resourceUrl({ resourceId: context.resource.id() }), notice: { message: 'Deleted.', type: 'success' } };
+      return {
+        record: record.toJSON(context.currentAdmin),
+        redirectUrl: context.h.resourceUrl({ resourceId: context.resource.id() }),
+        notice: { message: 'Deleted.', type: 'success' },
+      };
     };
     actions.bulkDelete!.handler = async (_request, _response, context): Promise<ActionResponse> => {
       const records = context.records ?? [];
       try {
-        await ops.remove!(actorOf(context), records.map((r) => Number(r.id())));
+        await ops.remove!(
+          actorOf(context),
+          records.map((r) => Number(r.id())),
+        );
       } catch (err) {
         if (!(err instanceof ValidationError)) throw toAdminError(err);
         // Bulk results are shown as a notice: the whole batch was refused and nothing was deleted.
-        return { records: records.map((r) => r.toJSON(context.currentAdmin)), notice: { message: `Nothing was deleted: ${Object.values(err.errors).flat().join(' ')}`, type: 'error' } };
+        return {
+          records: records.map((r) => r.toJSON(context.currentAdmin)),
+          notice: { message: `Nothing was deleted: ${Object.values(err.errors).flat().join(' ')}`, type: 'error' },
+        };
       }
-      return { records: records.map((r) => r.toJSON(context.currentAdmin)), redirectUrl: context.h.resourceUrl({ resourceId: context.resource.id() }), notice: { message: `${records.length} deleted.`, type: 'success' } };
+      return {
+        records: records.map((r) => r.toJSON(context.currentAdmin)),
+        redirectUrl: context.h.resourceUrl({ resourceId: context.resource.id() }),
+        notice: { message: `${records.length} deleted.`, type: 'success' },
+      };
     };
   }
   return actions;

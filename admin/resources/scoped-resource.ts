@@ -12,7 +12,11 @@ const WRITE_ONLY = /secret|api_key/;
 /** Reference data every role reads and only services write; any other model must carry `account_id`. */
 const SHARED_MODELS = new Set(['City']);
 /** Sequelize integer types and their largest value (a bigger id is "not found", not a database error). */
-const INT_MAX: Record<string, bigint> = { INTEGER: 2_147_483_647n, BIGINT: 9_223_372_036_854_775_807n, SMALLINT: 32_767n };
+const INT_MAX: Record<string, bigint> = {
+  INTEGER: 2_147_483_647n,
+  BIGINT: 9_223_372_036_854_775_807n,
+  SMALLINT: 32_767n,
+};
 const MAX_PER_PAGE = 500;
 const MAX_OFFSET = 10_000_000;
 const MAX_TEXT = 200;
@@ -100,8 +104,11 @@ export class ScopedResource extends SequelizeResource {
   private allowedFiltersOf(): Map<string, { values: string[] | null }> {
     const decorated = this.decorate();
     const props = [...decorated.getProperties({ where: 'filter' }), decorated.titleProperty()];
-    return new Map(props.filter((p) => p && this.attrs[p.propertyPath] && !WITHHELD.test(p.propertyPath))
-      .map((p) => [p.propertyPath, { values: p.availableValues()?.map((v) => String(v.value)) ?? null }]));
+    return new Map(
+      props
+        .filter((p) => p && this.attrs[p.propertyPath] && !WITHHELD.test(p.propertyPath))
+        .map((p) => [p.propertyPath, { values: p.availableValues()?.map((v) => String(v.value)) ?? null }]),
+    );
   }
 
   /**
@@ -152,12 +159,26 @@ export class ScopedResource extends SequelizeResource {
   /** Sorting only by what the list shows (or the id / the resource's default), in one of the two directions. */
   private order(sort: Sort = {}): [string, string][] {
     const decorated = this.decorate();
-    const sortable = new Set(decorated.getListProperties().filter((p) => p.isSortable()).map((p) => p.propertyPath));
+    const sortable = new Set(
+      decorated
+        .getListProperties()
+        .filter((p) => p.isSortable())
+        .map((p) => p.propertyPath),
+    );
     const fallback = decorated.options.sort?.sortBy ?? this.primaryKey();
     sortable.add(fallback);
-    const by = sort.sortBy && sortable.has(sort.sortBy) && this.attrs[sort.sortBy] && !WITHHELD.test(sort.sortBy) ? sort.sortBy : fallback;
-    const direction = sort.direction === 'desc' || sort.direction === 'asc' ? sort.direction : decorated.options.sort?.direction ?? 'asc';
-    return [[by, direction.toUpperCase()], [this.primaryKey(), direction.toUpperCase()]];
+    const by =
+      sort.sortBy && sortable.has(sort.sortBy) && this.attrs[sort.sortBy] && !WITHHELD.test(sort.sortBy)
+        ? sort.sortBy
+        : fallback;
+    const direction =
+      sort.direction === 'desc' || sort.direction === 'asc'
+        ? sort.direction
+        : (decorated.options.sort?.direction ?? 'asc');
+    return [
+      [by, direction.toUpperCase()],
+      [this.primaryKey(), direction.toUpperCase()],
+    ];
   }
 
   private record(row: Model): BaseRecord {
@@ -175,7 +196,11 @@ export class ScopedResource extends SequelizeResource {
     return this.model.count({ where: this.where(filter, context) });
   }
 
-  async find(filter: Filter, options: { limit?: number; offset?: number; sort?: Sort } = {}, context?: ActionContext): Promise<BaseRecord[]> {
+  async find(
+    filter: Filter,
+    options: { limit?: number; offset?: number; sort?: Sort } = {},
+    context?: ActionContext,
+  ): Promise<BaseRecord[]> {
     const rows = await this.model.findAll({
       where: this.where(filter, context),
       attributes: this.selected,
@@ -190,7 +215,10 @@ export class ScopedResource extends SequelizeResource {
     const [valid] = this.validIds([id]);
     const scope = this.scopeOf(context);
     if (!valid) return null;
-    const row = await this.model.findOne({ where: { [Op.and]: [scope, { [this.primaryKey()]: valid }] }, attributes: this.selected });
+    const row = await this.model.findOne({
+      where: { [Op.and]: [scope, { [this.primaryKey()]: valid }] },
+      attributes: this.selected,
+    });
     return row ? this.record(row) : null;
   }
 
@@ -198,7 +226,10 @@ export class ScopedResource extends SequelizeResource {
     const valid = this.validIds(Array.isArray(ids) ? ids : []);
     const scope = this.scopeOf(context);
     if (!valid.length) return [];
-    const rows = await this.model.findAll({ where: { [Op.and]: [scope, { [this.primaryKey()]: { [Op.in]: valid } }] }, attributes: this.selected });
+    const rows = await this.model.findAll({
+      where: { [Op.and]: [scope, { [this.primaryKey()]: { [Op.in]: valid } }] },
+      attributes: this.selected,
+    });
     return rows.map((row) => this.record(row));
   }
 

@@ -8,19 +8,31 @@ import { respond } from './respond.js';
 export function createApiKeyRoutes(ctx: AppContext): Router {
   const { tokens } = ctx.services;
   const r = express.Router();
-  r.get('/settings/api-keys', route(async (req, res) => {
-    res.json({ data: await tokens.listTokens(req.actor!) });
-  }));
-  r.post('/settings/api-keys/generate', route(async (req, res) => {
-    authorize(req.actor!, 'create', 'token');
-    const scopes = typeof req.body?.scopes === 'string' ? req.body.scopes.split(',').map((s: string) => s.trim()) : req.body?.scopes;
-    const { name, expires_at } = req.body ?? {};
-    const created = await tokens.createToken(req.actor!, { name, scopes, ...(expires_at ? { expires_at } : {}) });
-    res.status(201).json({ message: 'API key generated. Copy it now: it will not be shown again.', data: created });
-  }));
-  r.delete('/settings/api-keys/:token/delete', route(async (req, res) => {
-    await tokens.revokeToken(req.actor!, Number(req.params.token));
-    respond(req, res, 200, { message: 'API key revoked.' }, '/admin');
-  }));
+  r.get(
+    '/settings/api-keys',
+    route(async (req, res) => {
+      res.json({ data: await tokens.listTokens(req.actor!) });
+    }),
+  );
+  r.post(
+    '/settings/api-keys/generate',
+    route(async (req, res) => {
+      authorize(req.actor!, 'create', 'token');
+      const scopes =
+        typeof req.body?.scopes === 'string'
+          ? req.body.scopes.split(',').map((s: string) => s.trim())
+          : req.body?.scopes;
+      const { name, expires_at } = req.body ?? {};
+      const created = await tokens.createToken(req.actor!, { name, scopes, ...(expires_at ? { expires_at } : {}) });
+      res.status(201).json({ message: 'API key generated. Copy it now: it will not be shown again.', data: created });
+    }),
+  );
+  r.delete(
+    '/settings/api-keys/:token/delete',
+    route(async (req, res) => {
+      await tokens.revokeToken(req.actor!, Number(req.params.token));
+      respond(req, res, 200, { message: 'API key revoked.' }, '/admin');
+    }),
+  );
   return r;
 }

@@ -24,7 +24,11 @@ export function safeNext(next: unknown): string {
   return url.origin === base ? `${url.pathname}${url.search}${url.hash}` : '/admin';
 }
 
-export function createAuthRoutes(ctx: AppContext, auth: passport.PassportStatic, csrf: ReturnType<typeof createCsrf>): Router {
+export function createAuthRoutes(
+  ctx: AppContext,
+  auth: passport.PassportStatic,
+  csrf: ReturnType<typeof createCsrf>,
+): Router {
   const r = express.Router();
 
   /** 5 failed logins per email + IP per minute; successful logins do not count. */
@@ -41,7 +45,11 @@ export function createAuthRoutes(ctx: AppContext, auth: passport.PassportStatic,
       res.set('Retry-After', String(retry));
       const message = `Too many login attempts. Please try again in ${retry} seconds.`;
       if (wantsJson(req)) res.status(429).json({ message });
-      else res.status(429).type('html').send(loginPage({ csrf: csrf.token(req, res), error: message, email: String(req.body?.email ?? '') }));
+      else
+        res
+          .status(429)
+          .type('html')
+          .send(loginPage({ csrf: csrf.token(req, res), error: message, email: String(req.body?.email ?? '') }));
     },
     ...(ctx.config.redisUrl ? { store: redisStore(ctx.config.redisUrl, 'rl:login:') } : {}),
   });
@@ -61,7 +69,17 @@ export function createAuthRoutes(ctx: AppContext, auth: passport.PassportStatic,
       if (!user) {
         const message = 'These credentials do not match our records.';
         if (wantsJson(req)) return res.status(401).json({ message });
-        return res.status(401).type('html').send(loginPage({ csrf: csrf.token(req, res), error: message, email: String(req.body?.email ?? ''), next: req.body?.next }));
+        return res
+          .status(401)
+          .type('html')
+          .send(
+            loginPage({
+              csrf: csrf.token(req, res),
+              error: message,
+              email: String(req.body?.email ?? ''),
+              next: req.body?.next,
+            }),
+          );
       }
       // req.login regenerates the session id (passport ≥ 0.6), so a pre-login id is never reused.
       req.login(user, (loginErr) => {
@@ -99,28 +117,49 @@ export function createAuthRoutes(ctx: AppContext, auth: passport.PassportStatic,
     res.type('html').send(forgotPage({ csrf: csrf.token(req, res) }));
   });
 
-  r.post('/reset-password', csrf.protect, route(async (req, res) => {
-    await ctx.services.passwordResets.requestReset(req.body?.email);
-    if (wantsJson(req)) return res.json({ message: RESET_MESSAGE });
-    res.type('html').send(forgotPage({ csrf: csrf.token(req, res), info: RESET_MESSAGE }));
-  }));
+  r.post(
+    '/reset-password',
+    csrf.protect,
+    route(async (req, res) => {
+      await ctx.services.passwordResets.requestReset(req.body?.email);
+      if (wantsJson(req)) return res.json({ message: RESET_MESSAGE });
+      res.type('html').send(forgotPage({ csrf: csrf.token(req, res), info: RESET_MESSAGE }));
+    }),
+  );
 
-  r.get('/reset-password/:token', route(async (req, res) => {
-    const valid = await ctx.services.passwordResets.isValid(req.params.token);
-    res.status(valid ? 200 : 410).type('html').send(resetPage({ csrf: csrf.token(req, res), token: req.params.token, valid }));
-  }));
-
-  r.post('/reset-password/:token', csrf.protect, route(async (req, res) => {
-    try {
-      await ctx.services.passwordResets.resetPassword(req.params.token, req.body ?? {});
-    } catch (err) {
-      if (!(err instanceof ValidationError) || wantsJson(req)) throw err;
+  r.get(
+    '/reset-password/:token',
+    route(async (req, res) => {
       const valid = await ctx.services.passwordResets.isValid(req.params.token);
-      return res.status(422).type('html').send(resetPage({ csrf: csrf.token(req, res), token: req.params.token, valid, error: err.message }));
-    }
-    if (wantsJson(req)) return res.json({ message: 'Your password has been reset.' });
-    res.type('html').send(loginPage({ csrf: csrf.token(req, res), info: 'Your password has been reset. Log in with the new one.' }));
-  }));
+      res
+        .status(valid ? 200 : 410)
+        .type('html')
+        .send(resetPage({ csrf: csrf.token(req, res), token: req.params.token, valid }));
+    }),
+  );
+
+  r.post(
+    '/reset-password/:token',
+    csrf.protect,
+    route(async (req, res) => {
+      try {
+        await ctx.services.passwordResets.resetPassword(req.params.token, req.body ?? {});
+      } catch (err) {
+        if (!(err instanceof ValidationError) || wantsJson(req)) throw err;
+        const valid = await ctx.services.passwordResets.isValid(req.params.token);
+        return res
+          .status(422)
+          .type('html')
+          .send(resetPage({ csrf: csrf.token(req, res), token: req.params.token, valid, error: err.message }));
+      }
+      if (wantsJson(req)) return res.json({ message: 'Your password has been reset.' });
+      res
+        .type('html')
+        .send(
+          loginPage({ csrf: csrf.token(req, res), info: 'Your password has been reset. Log in with the new one.' }),
+        );
+    }),
+  );
 
   return r;
 }

@@ -12,30 +12,57 @@ export function createDashboardLeadRoutes(ctx: AppContext): Router {
   const leads = ctx.services.leads;
   const r = express.Router();
 
-  r.get('/leads', route(async (req, res) => {
-    const q = validate<LeadFilters & { page: number; perPage: number }>(dashboardListQuerySchema, req.query);
-    const page = await leads.list(req.actor!, q);
-    res.json(paginationEnvelope(page, listPath(req), { ...req.query, perPage: q.perPage }));
-  }));
+  r.get(
+    '/leads',
+    route(async (req, res) => {
+      const q = validate<LeadFilters & { page: number; perPage: number }>(dashboardListQuerySchema, req.query);
+      const page = await leads.list(req.actor!, q);
+      res.json(paginationEnvelope(page, listPath(req), { ...req.query, perPage: q.perPage }));
+    }),
+  );
 
-  r.post('/leads/store', route(async (req, res) => {
-    const lead = await leads.createOne(req.actor!, req.body);
-    respond(req, res, 201, { message: 'Lead created.', data: lead }, `/admin/resources/leads/records/${lead.id}/show`);
-  }));
+  r.post(
+    '/leads/store',
+    route(async (req, res) => {
+      const lead = await leads.createOne(req.actor!, req.body);
+      respond(
+        req,
+        res,
+        201,
+        { message: 'Lead created.', data: lead },
+        `/admin/resources/leads/records/${lead.id}/show`,
+      );
+    }),
+  );
 
-  r.get('/leads/:lead/show', route(async (req, res) => {
-    res.json({ data: await leads.show(req.actor!, { id: Number(req.params.lead) }) });
-  }));
+  r.get(
+    '/leads/:lead/show',
+    route(async (req, res) => {
+      res.json({ data: await leads.show(req.actor!, { id: Number(req.params.lead) }) });
+    }),
+  );
 
-  r.patch('/leads/:lead/update', route(async (req, res) => {
-    const lead = await leads.update(req.actor!, Number(req.params.lead), req.body);
-    respond(req, res, 200, { message: 'Lead updated.', data: lead }, `/admin/resources/leads/records/${lead.id}/show`);
-  }));
+  r.patch(
+    '/leads/:lead/update',
+    route(async (req, res) => {
+      const lead = await leads.update(req.actor!, Number(req.params.lead), req.body);
+      respond(
+        req,
+        res,
+        200,
+        { message: 'Lead updated.', data: lead },
+        `/admin/resources/leads/records/${lead.id}/show`,
+      );
+    }),
+  );
 
-  r.delete('/leads/delete', route(async (req, res) => {
-    const { deleted } = await leads.deleteMany(req.actor!, { ids: req.body?.ids }, 'ids');
-    respond(req, res, 200, { message: `${deleted} leads deleted.`, deleted }, '/admin/resources/leads');
-  }));
+  r.delete(
+    '/leads/delete',
+    route(async (req, res) => {
+      const { deleted } = await leads.deleteMany(req.actor!, { ids: req.body?.ids }, 'ids');
+      respond(req, res, 200, { message: `${deleted} leads deleted.`, deleted }, '/admin/resources/leads');
+    }),
+  );
 
   return r;
 }

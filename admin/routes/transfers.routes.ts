@@ -23,50 +23,79 @@ export function createTransferRoutes(ctx: AppContext): Router {
     res.type('html').send(importPage());
   });
 
-  r.post('/leads/import', (req, res, next) => {
-    upload(req, res, (err: unknown) => {
-      if (err) {
-        const tooBig = (err as { code?: string }).code === 'LIMIT_FILE_SIZE';
-        return next(ValidationError.single('file', tooBig ? `The file must not be greater than ${Math.round(ctx.config.importMaxBytes / 1024)} kilobytes.` : 'The file could not be uploaded.'));
+  r.post(
+    '/leads/import',
+    (req, res, next) => {
+      upload(req, res, (err: unknown) => {
+        if (err) {
+          const tooBig = (err as { code?: string }).code === 'LIMIT_FILE_SIZE';
+          return next(
+            ValidationError.single(
+              'file',
+              tooBig
+                ? `The file must not be greater than ${Math.round(ctx.config.importMaxBytes / 1024)} kilobytes.`
+                : 'The file could not be uploaded.',
+            ),
+          );
+        }
+        next();
+      });
+    },
+    route(async (req, res) => {
+      if (!req.file) throw ValidationError.single('file', 'The file field is required.');
+      const run = await imports.start(req.actor!, req.file);
+      respond(req, res, 202, { message: 'Import queued.', id: run.id, data: run }, '/admin');
+    }),
+  );
+
+  r.post(
+    '/leads/export',
+    route(async (req, res) => {
+      const run = await exports.start(req.actor!, req.body ?? {});
+      respond(req, res, 202, { message: 'Export queued.', id: run.id, data: run }, '/admin');
+    }),
+  );
+
+  r.get(
+    '/imports',
+    route(async (req, res) => {
+      res.json({ data: await imports.list(req.actor!) });
+    }),
+  );
+  r.get(
+    '/imports/:id',
+    route(async (req, res) => {
+      res.json({ data: importRunView(await imports.show(req.actor!, Number(req.params.id))) });
+    }),
+  );
+  r.get(
+    '/imports/:id/report',
+    route(async (req, res) => {
+      const rows = await imports.errors(req.actor!, Number(req.params.id));
+      res.type('text/csv').attachment(`import-${req.params.id}-errors.csv`);
+      const csv = stringify({ header: true, columns: ['row', 'column', 'message'] });
+      csv.pipe(res);
+      for (const e of rows) csv.write([e.row_number, e.column_name, escapeCell(e.message)]);
+      csv.end();
+    }),
+  );
+
+  r.get(
+    '/exports',
+    route(async (req, res) => {
+      res.json({ data: await exports.list(req.actor!) });
+    }),
+  );
+  r.get(
+    '/exports/:id/download',
+    route(async (req, res) => {
+      const file = await exports.file(req.actor!, Number(req.params.id));
+      if (file === 'expired') {
+        res.status(410).json({ message: 'This export has expired.' });
+        return;
       }
-      next();
-    });
-  }, route(async (req, res) => {
-    if (!req.file) throw ValidationError.single('file', 'The file field is required.');
-    const run = await imports.start(req.actor!, req.file);
-    respond(req, res, 202, { message: 'Import queued.', id: run.id, data: run }, '/admin');
-  }));
-
-  r.post('/leads/export', route(async (req, res) => {
-    const run = await exports.start(req.actor!, req.body ?? {});
-    respond(req, res, 202, { message: 'Export queued.', id: run.id, data: run }, '/admin');
-  }));
-
-  r.get('/imports', route(async (req, res) => {
-    res.json({ data: await imports.list(req.actor!) });
-  }));
-  r.get('/imports/:id', route(async (req, res) => {
-    res.json({ data: importRunView(await imports.show(req.actor!, Number(req.params.id))) });
-  }));
-  r.get('/imports/:id/report', route(async (req, res) => {
-    const rows = await imports.errors(req.actor!, Number(req.params.id));
-    res.type('text/csv').attachment(`import-${req.params.id}-errors.csv`);
-    const csv = stringify({ header: true, columns: ['row', 'column', 'message'] });
-    csv.pipe(res);
-    for (const e of rows) csv.write([e.row_number, e.column_name, escapeCell(e.message)]);
-    csv.end();
-  }));
-
-  r.get('/exports', route(async (req, res) => {
-    res.json({ data: await exports.list(req.actor!) });
-  }));
-  r.get('/exports/:id/download', route(async (req, res) => {
-    const file = await exports.file(req.actor!, Number(req.params.id));
-    if (file === 'expired') {
-      res.status(410).json({ message: 'This export has expired.' });
-      return;
-    }
-    res.download(file.path, file.name);
-  }));
+      res.download(file.path, file.name);
+    }),
+  );
   return r;
 }

@@ -1,5 +1,6 @@
 /** Small server-rendered pages of the session login: self-contained (no external assets), escaped. */
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function layout(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -14,36 +15,52 @@ button:hover{background:#2533b8}.msg{padding:.6rem .75rem;border-radius:8px;marg
 }
 
 const message = (error?: string, info?: string) =>
-  (error ? `<div class="msg err" role="alert">${esc(error)}</div>` : '') + (info ? `<div class="msg ok" role="status">${esc(info)}</div>` : '');
+  (error ? `<div class="msg err" role="alert">${esc(error)}</div>` : '') +
+  (info ? `<div class="msg ok" role="status">${esc(info)}</div>` : '');
 
 export function loginPage(o: { csrf: string; error?: string; info?: string; email?: string; next?: string }): string {
-  return layout('Log in', `<h1>Log in</h1>${message(o.error, o.info)}
+  return layout(
+    'Log in',
+    `<h1>Log in</h1>${message(o.error, o.info)}
 <form method="post" action="/login"><input type="hidden" name="_csrf" value="${esc(o.csrf)}">
 <input type="hidden" name="next" value="${esc(o.next ?? '')}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${esc(o.email ?? '')}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Log in</button></form><div class="links"><a href="/reset-password">Forgot your password?</a></div>`);
+<button type="submit">Log in</button></form><div class="links"><a href="/reset-password">Forgot your password?</a></div>`,
+  );
 }
 
 export function forgotPage(o: { csrf: string; info?: string }): string {
-  return layout('Reset password', `<h1>Reset your password</h1>${message(undefined, o.info)}
+  return layout(
+    'Reset password',
+    `<h1>Reset your password</h1>${message(undefined, o.info)}
 <form method="post" action="/reset-password"><input type="hidden" name="_csrf" value="${esc(o.csrf)}">
 <label for="email">Email</label><input id="email" name="email" type="email" required>
-<button type="submit">Send reset link</button></form><div class="links"><a href="/login">Back to log in</a></div>`);
+<button type="submit">Send reset link</button></form><div class="links"><a href="/login">Back to log in</a></div>`,
+  );
 }
 
 export function resetPage(o: { csrf: string; token: string; error?: string; valid: boolean }): string {
-  if (!o.valid) return layout('Reset password', `<h1>Link expired</h1>${message('This password reset link is invalid or has expired.')}<div class="links"><a href="/reset-password">Ask for a new link</a></div>`);
-  return layout('Choose a password', `<h1>Choose a new password</h1>${message(o.error)}
+  if (!o.valid)
+    return layout(
+      'Reset password',
+      `<h1>Link expired</h1>${message('This password reset link is invalid or has expired.')}<div class="links"><a href="/reset-password">Ask for a new link</a></div>`,
+    );
+  return layout(
+    'Choose a password',
+    `<h1>Choose a new password</h1>${message(o.error)}
 <form method="post" action="/reset-password/${encodeURIComponent(o.token)}"><input type="hidden" name="_csrf" value="${esc(o.csrf)}">
 <label for="password">New password</label><input id="password" name="password" type="password" minlength="8" autocomplete="new-password" required>
 <label for="password_confirmation">Repeat it</label><input id="password_confirmation" name="password_confirmation" type="password" minlength="8" required>
-<button type="submit">Set password</button></form>`);
+<button type="submit">Set password</button></form>`,
+  );
 }
 
 /** The panel's "Import file" page: posts the file with the CSRF header and shows the queued run. */
 export function importPage(): string {
-  return layout('Import leads', `<h1>Import leads</h1><p style="font-size:.9rem;color:#4a5566">An .xlsx or .csv file with a header row.
+  return layout(
+    'Import leads',
+    `<h1>Import leads</h1><p style="font-size:.9rem;color:#4a5566">An .xlsx or .csv file with a header row.
 Required columns: <b>phone</b> and <b>sku</b>; optional: full_name, city, area, address, quantity, price; any other column is kept as custom data.</p>
 <form id="f"><label for="file">File</label><input id="file" name="file" type="file" accept=".csv,.xlsx" required>
 <button type="submit">Upload and import</button></form><div id="out"></div>
@@ -60,5 +77,6 @@ document.getElementById('f').addEventListener('submit', async (e) => {
   out.className = 'msg ' + (ok ? 'ok' : 'err');
   out.textContent = ok ? 'Import #' + json.id + ' queued: follow it under Import runs.' : (json.message || 'Upload failed.');
 });
-</script>`);
+</script>`,
+  );
 }

@@ -11,9 +11,12 @@ import type { TokenService } from '../../src/tokens/token.service.js';
  */
 export function resolveBearer(tokens: TokenService): RequestHandler {
   const auth = new passport.Passport();
-  auth.use('bearer', new BearerStrategy((token, done) => {
-    tokens.authenticate(token).then((actor) => done(null, actor ?? false), done);
-  }));
+  auth.use(
+    'bearer',
+    new BearerStrategy((token, done) => {
+      tokens.authenticate(token).then((actor) => done(null, actor ?? false), done);
+    }),
+  );
   return (req, res, next) => {
     if (req.query && 'access_token' in req.query) delete (req.query as Record<string, unknown>).access_token;
     if (req.body && typeof req.body === 'object' && 'access_token' in req.body) delete req.body.access_token;

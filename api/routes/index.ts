@@ -20,9 +20,13 @@ export function createRestRouter(ctx: AppContext): Router {
   router.use(createShippingCallbackRoutes(ctx));
   router.use(express.json({ limit: '5mb', type: () => true, strict: true }));
   router.use(resolveBearer(ctx.services.tokens));
-  router.use(restRateLimit({
-    limit: ctx.config.rateLimitPerMinute, redisUrl: ctx.config.redisUrl, refused: () => ctx.metrics.rateLimited.inc({ limiter: 'rest' }),
-  }));
+  router.use(
+    restRateLimit({
+      limit: ctx.config.rateLimitPerMinute,
+      redisUrl: ctx.config.redisUrl,
+      refused: () => ctx.metrics.rateLimited.inc({ limiter: 'rest' }),
+    }),
+  );
   router.use(requireToken);
   router.use(createLeadRoutes(ctx));
   router.use(createHistoryRoutes(ctx));

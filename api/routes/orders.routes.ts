@@ -8,33 +8,58 @@ import { listPath, methodNotAllowed } from '../../http/route-helpers.js';
 export function createOrderRoutes(ctx: AppContext): Router {
   const orders = ctx.services.orders;
   const r = express.Router();
-  r.post('/orders', route(async (req, res) => {
-    const { references } = await orders.createMany(req.actor!, req.body);
-    res.status(201).json({ message: `${references.length} orders created.`, references });
-  }));
-  r.get('/orders', route(async (req, res) => {
-    const page = await orders.list(req.actor!, req.query);
-    const data = page.data.map(({ id: _i, account_id: _a, ...o }) => o);
-    res.json(paginationEnvelope({ ...page, data }, listPath(req), { per_page: page.perPage, search_by: req.query.search_by, keyWord: req.query.keyWord, status: req.query.status }));
-  }));
-  r.put('/orders', route(async (req, res) => {
-    const { updated } = await orders.updateStatuses(req.actor!, req.body);
-    res.json({ message: `${updated} orders updated.`, updated });
-  }));
-  r.delete('/orders', route(async (req, res) => {
-    const { deleted } = await orders.deleteMany(req.actor!, req.body);
-    res.json({ message: `${deleted} orders deleted.`, deleted });
-  }));
+  r.post(
+    '/orders',
+    route(async (req, res) => {
+      const { references } = await orders.createMany(req.actor!, req.body);
+      res.status(201).json({ message: `${references.length} orders created.`, references });
+    }),
+  );
+  r.get(
+    '/orders',
+    route(async (req, res) => {
+      const page = await orders.list(req.actor!, req.query);
+      const data = page.data.map(({ id: _i, account_id: _a, ...o }) => o);
+      res.json(
+        paginationEnvelope({ ...page, data }, listPath(req), {
+          per_page: page.perPage,
+          search_by: req.query.search_by,
+          keyWord: req.query.keyWord,
+          status: req.query.status,
+        }),
+      );
+    }),
+  );
+  r.put(
+    '/orders',
+    route(async (req, res) => {
+      const { updated } = await orders.updateStatuses(req.actor!, req.body);
+      res.json({ message: `${updated} orders updated.`, updated });
+    }),
+  );
+  r.delete(
+    '/orders',
+    route(async (req, res) => {
+      const { deleted } = await orders.deleteMany(req.actor!, req.body);
+      res.json({ message: `${deleted} orders deleted.`, deleted });
+    }),
+  );
   r.all('/orders', methodNotAllowed);
-  r.post('/orders/push', route(async (req, res) => {
-    const { queued, skipped } = await orders.push(req.actor!, req.body);
-    res.status(202).json({ message: `${queued} orders queued for the shipping company.`, queued, skipped });
-  }));
+  r.post(
+    '/orders/push',
+    route(async (req, res) => {
+      const { queued, skipped } = await orders.push(req.actor!, req.body);
+      res.status(202).json({ message: `${queued} orders queued for the shipping company.`, queued, skipped });
+    }),
+  );
   r.all('/orders/push', methodNotAllowed);
-  r.get('/orders/:reference/show', route(async (req, res) => {
-    const { id: _i, account_id: _a, ...data } = await orders.show(req.actor!, { reference: req.params.reference });
-    res.json({ data });
-  }));
+  r.get(
+    '/orders/:reference/show',
+    route(async (req, res) => {
+      const { id: _i, account_id: _a, ...data } = await orders.show(req.actor!, { reference: req.params.reference });
+      res.json({ data });
+    }),
+  );
   r.all('/orders/:reference/show', methodNotAllowed);
   return r;
 }

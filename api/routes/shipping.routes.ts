@@ -15,29 +15,46 @@ const CALLBACK_MAX_BYTES = 256 * 1024;
 export function createShippingCallbackRoutes(ctx: AppContext): Router {
   const r = express.Router();
   const limit = restRateLimit({
-    limit: ctx.config.callbackRatePerMinute, redisUrl: ctx.config.redisUrl, prefix: 'rl:callback:', refused: () => ctx.metrics.rateLimited.inc({ limiter: 'callback' }),
+    limit: ctx.config.callbackRatePerMinute,
+    redisUrl: ctx.config.redisUrl,
+    prefix: 'rl:callback:',
+    refused: () => ctx.metrics.rateLimited.inc({ limiter: 'callback' }),
   });
   const count: express.RequestHandler = (_req, res, next) => {
-    res.once('finish', () => ctx.metrics.carrierCallbacks.inc({ outcome: res.statusCode < 300 ? 'applied' : 'refused' }));
+    res.once('finish', () =>
+      ctx.metrics.carrierCallbacks.inc({ outcome: res.statusCode < 300 ? 'applied' : 'refused' }),
+    );
     next();
   };
-  r.post('/shipping/:code/callback', count, limit, express.raw({ type: () => true, limit: CALLBACK_MAX_BYTES }), route(async (req, res) => {
-    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const company = await ctx.services.shipping.verifyCallback(req.params.code, req.query.company, raw, req.headers['x-timestamp'], req.headers['x-signature']);
-    if (!company) {
-      res.status(401).json({ message: 'Invalid signature.' });
-      return;
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.toString('utf8'));
-    } catch {
-      res.status(400).json({ message: 'Malformed JSON body.' });
-      return;
-    }
-    const { orders } = validate<{ orders: CarrierUpdate[] }>(carrierCallbackSchema, body);
-    const { updated } = await ctx.services.orders.applyCarrierUpdates(company.id, orders);
-    res.json({ message: `${updated} orders updated.`, updated });
-  }));
+  r.post(
+    '/shipping/:code/callback',
+    count,
+    limit,
+    express.raw({ type: () => true, limit: CALLBACK_MAX_BYTES }),
+    route(async (req, res) => {
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const company = await ctx.services.shipping.verifyCallback(
+        req.params.code,
+        req.query.company,
+        raw,
+        req.headers['x-timestamp'],
+        req.headers['x-signature'],
+      );
+      if (!company) {
+        res.status(401).json({ message: 'Invalid signature.' });
+        return;
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        res.status(400).json({ message: 'Malformed JSON body.' });
+        return;
+      }
+      const { orders } = validate<{ orders: CarrierUpdate[] }>(carrierCallbackSchema, body);
+      const { updated } = await ctx.services.orders.applyCarrierUpdates(company.id, orders);
+      res.json({ message: `${updated} orders updated.`, updated });
+    }),
+  );
   return r;
 }

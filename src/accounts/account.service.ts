@@ -6,13 +6,36 @@ import { hashPassword, needsRehash, verifyAgainstNothing, verifyPassword } from 
 import { accountScope, authorize } from '../policy.js';
 import { idsOrNotFound } from '../query.js';
 import { validate } from '../validation.js';
-import { accountCreateSchema, userCreateSchema, userUpdateSchema, type AccountCreateInput, type UserCreateInput, type UserUpdateInput } from './account.schemas.js';
+import {
+  accountCreateSchema,
+  userCreateSchema,
+  userUpdateSchema,
+  type AccountCreateInput,
+  type UserCreateInput,
+  type UserUpdateInput,
+} from './account.schemas.js';
 import type { User } from './user.model.js';
 
-export interface UserView { id: number; account_id: number; role: string; email: string; name: string; active: boolean; created_at: string }
+export interface UserView {
+  id: number;
+  account_id: number;
+  role: string;
+  email: string;
+  name: string;
+  active: boolean;
+  created_at: string;
+}
 
 export function userView(u: User): UserView {
-  return { id: u.id, account_id: u.account_id, role: u.role, email: u.email, name: u.name, active: u.active, created_at: u.created_at.toISOString() };
+  return {
+    id: u.id,
+    account_id: u.account_id,
+    role: u.role,
+    email: u.email,
+    name: u.name,
+    active: u.active,
+    created_at: u.created_at.toISOString(),
+  };
 }
 
 export function createAccountService(core: Core) {
@@ -22,10 +45,15 @@ export function createAccountService(core: Core) {
   async function deleteUsers(actor: Actor, ids: number[]): Promise<void> {
     const wanted = idsOrNotFound(ids);
     await core.db.sequelize.transaction(async (transaction) => {
-      const found = await User.findAll({ where: { id: wanted, ...accountScope(actor) }, transaction, lock: transaction.LOCK.UPDATE });
+      const found = await User.findAll({
+        where: { id: wanted, ...accountScope(actor) },
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      });
       if (found.length !== wanted.length) throw new NotFoundError();
       for (const u of found) authorize(actor, 'delete', 'user', u);
-      if (actor.kind !== 'system' && wanted.includes(actor.userId)) throw new ConflictError('You cannot delete your own login.');
+      if (actor.kind !== 'system' && wanted.includes(actor.userId))
+        throw new ConflictError('You cannot delete your own login.');
       await User.destroy({ where: { id: wanted }, transaction });
     });
   }
@@ -46,20 +74,33 @@ export function createAccountService(core: Core) {
       authorize(actor, 'viewAny', 'account');
       const where = accountScope(actor).account_id ? { id: accountScope(actor).account_id } : {};
       const rows = await Account.findAll({ where, order: [['id', 'ASC']] });
-      const counts = await User.count({ group: ['account_id'] }) as unknown as { account_id: number; count: number }[];
+      const counts = (await User.count({ group: ['account_id'] })) as unknown as {
+        account_id: number;
+        count: number;
+      }[];
       const byAccount = new Map(counts.map((c) => [c.account_id, Number(c.count)]));
-      return rows.map((a) => ({ id: a.id, name: a.name, users: byAccount.get(a.id) ?? 0, created_at: a.created_at.toISOString() }));
+      return rows.map((a) => ({
+        id: a.id,
+        name: a.name,
+        users: byAccount.get(a.id) ?? 0,
+        created_at: a.created_at.toISOString(),
+      }));
     },
 
     /** Creates a login. Sellers create agents/sellers of their own account; only admins create admins. */
     async createUser(actor: Actor, input: UserCreateInput) {
       const v = validate<UserCreateInput>(userCreateSchema, input);
       authorize(actor, 'create', 'user', { account_id: v.account_id, role: v.role });
-      if (!(await Account.findByPk(v.account_id))) throw ValidationError.single('account_id', 'The selected account_id is invalid.');
+      if (!(await Account.findByPk(v.account_id)))
+        throw ValidationError.single('account_id', 'The selected account_id is invalid.');
       if (await User.findOne({ where: { email: { [Op.iLike]: v.email } } })) {
         throw ValidationError.single('email', 'The email has already been taken.');
       }
-      const u = await User.create({ ...v, email: v.email.toLowerCase(), password_hash: await hashPassword(v.password, core.config.passwordHashCost) });
+      const u = await User.create({
+        ...v,
+        email: v.email.toLowerCase(),
+        password_hash: await hashPassword(v.password, core.config.passwordHashCost),
+      });
       return userView(u);
     },
 
@@ -70,11 +111,18 @@ export function createAccountService(core: Core) {
       // Both the stored role and the new one: a seller may neither demote an admin nor promote anyone to admin.
       authorize(actor, 'update', 'user', { account_id: u.account_id, role: u.role });
       if (v.role) authorize(actor, 'update', 'user', { account_id: u.account_id, role: v.role });
-      if (v.email && v.email !== u.email && (await User.findOne({ where: { email: { [Op.iLike]: v.email }, id: { [Op.ne]: id } } }))) {
+      if (
+        v.email &&
+        v.email !== u.email &&
+        (await User.findOne({ where: { email: { [Op.iLike]: v.email }, id: { [Op.ne]: id } } }))
+      ) {
         throw ValidationError.single('email', 'The email has already been taken.');
       }
       const { password, ...rest } = v;
-      await u.update({ ...rest, ...(password ? { password_hash: await hashPassword(password, core.config.passwordHashCost) } : {}) });
+      await u.update({
+        ...rest,
+        ...(password ? { password_hash: await hashPassword(password, core.config.passwordHashCost) } : {}),
+      });
       return userView(u);
     },
 
@@ -96,7 +144,9 @@ export function createAccountService(core: Core) {
      */
     async verifyCredentials(email: string, password: string): Promise<User | null> {
       const cost = core.config.passwordHashCost;
-      const u = await User.scope('withPassword').findOne({ where: { email: String(email).trim().toLowerCase(), active: true } });
+      const u = await User.scope('withPassword').findOne({
+        where: { email: String(email).trim().toLowerCase(), active: true },
+      });
       if (!u) {
         await verifyAgainstNothing(password, cost);
         return null;
@@ -105,7 +155,10 @@ export function createAccountService(core: Core) {
       if (needsRehash(u.password_hash, cost)) {
         const rehashed = await hashPassword(password, cost);
         // only if nobody changed the password meanwhile
-        await User.update({ password_hash: rehashed }, { where: { id: u.id, password_hash: u.password_hash }, silent: true });
+        await User.update(
+          { password_hash: rehashed },
+          { where: { id: u.id, password_hash: u.password_hash }, silent: true },
+        );
       }
       return u;
     },

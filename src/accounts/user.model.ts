@@ -24,6 +24,12 @@ export function initUser(sequelize: Sequelize) {
       name: { type: DataTypes.STRING(100), allowNull: false },
       active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
     },
-    { sequelize, tableName: 'users', modelName: 'User', defaultScope: { attributes: { exclude: ['password_hash'] } }, scopes: { withPassword: {} } },
+    {
+      sequelize,
+      tableName: 'users',
+      modelName: 'User',
+      defaultScope: { attributes: { exclude: ['password_hash'] } },
+      scopes: { withPassword: {} },
+    },
   );
 }

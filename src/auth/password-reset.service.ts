@@ -12,7 +12,10 @@ export const RESET_TTL_MINUTES = 60;
 
 const resetSchema = Joi.object({
   password: Joi.string().min(8).max(200).required(),
-  password_confirmation: Joi.string().valid(Joi.ref('password')).required().messages({ 'any.only': 'The password confirmation does not match.' }),
+  password_confirmation: Joi.string()
+    .valid(Joi.ref('password'))
+    .required()
+    .messages({ 'any.only': 'The password confirmation does not match.' }),
 });
 
 /** Password reset by a single-use emailed link; the answer never tells whether an email is registered. */
@@ -26,7 +29,11 @@ export function createPasswordResetService(core: Core, mailer: Mailer = createMa
       const user = await User.findOne({ where: { email: email.trim().toLowerCase(), active: true } });
       if (!user) return;
       const token = crypto.randomBytes(32).toString('base64url');
-      await PasswordReset.create({ user_id: user.id, token_hash: sha256(token), expires_at: new Date(Date.now() + RESET_TTL_MINUTES * 60_000) });
+      await PasswordReset.create({
+        user_id: user.id,
+        token_hash: sha256(token),
+        expires_at: new Date(Date.now() + RESET_TTL_MINUTES * 60_000),
+      });
       const link = `${core.config.appUrl}/reset-password/${token}`;
       await mailer.send({
         to: user.email,
@@ -38,7 +45,9 @@ export function createPasswordResetService(core: Core, mailer: Mailer = createMa
 
     /** True when the token is unused and unexpired (the reset page checks before showing its form). */
     async isValid(token: string): Promise<boolean> {
-      return !!(await PasswordReset.findOne({ where: { token_hash: sha256(String(token)), used_at: null, expires_at: { [Op.gt]: new Date() } } }));
+      return !!(await PasswordReset.findOne({
+        where: { token_hash: sha256(String(token)), used_at: null, expires_at: { [Op.gt]: new Date() } },
+      }));
     },
 
     /** Sets the new password, spends the token and ends every session of that user, in one transaction. */
@@ -47,7 +56,9 @@ export function createPasswordResetService(core: Core, mailer: Mailer = createMa
       const hash = await hashPassword(v.password, core.config.passwordHashCost);
       await core.db.sequelize.transaction(async (transaction) => {
         const reset = await PasswordReset.findOne({
-          where: { token_hash: sha256(String(token)), used_at: null, expires_at: { [Op.gt]: new Date() } }, transaction, lock: transaction.LOCK.UPDATE,
+          where: { token_hash: sha256(String(token)), used_at: null, expires_at: { [Op.gt]: new Date() } },
+          transaction,
+          lock: transaction.LOCK.UPDATE,
         });
         if (!reset) throw ValidationError.single('token', 'This password reset link is invalid or has expired.');
         await reset.update({ used_at: new Date() }, { transaction });

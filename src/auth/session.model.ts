@@ -16,6 +16,13 @@ export function initSession(sequelize: Sequelize) {
       expires: DataTypes.DATE,
       data: DataTypes.TEXT,
     },
-    { sequelize, tableName: 'sessions', modelName: 'Session', underscored: false, createdAt: 'createdAt', updatedAt: 'updatedAt' },
+    {
+      sequelize,
+      tableName: 'sessions',
+      modelName: 'Session',
+      underscored: false,
+      createdAt: 'createdAt',
+      updatedAt: 'updatedAt',
+    },
   );
 }

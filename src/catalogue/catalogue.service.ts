@@ -20,7 +20,13 @@ const productUpdateSchema = Joi.object({
   price: Joi.number().min(0).max(999_999).precision(2),
   active: Joi.boolean(),
 });
-export interface ProductInput { account_id?: number; sku: string; name: string; price: number; active?: boolean }
+export interface ProductInput {
+  account_id?: number;
+  sku: string;
+  name: string;
+  price: number;
+  active?: boolean;
+}
 
 export function productView(p: Product) {
   return { id: p.id, account_id: p.account_id, sku: p.sku, name: p.name, price: Number(p.price), active: p.active };
@@ -31,7 +37,10 @@ export function createCatalogueService(core: Core) {
 
   /** Admins name the account; everyone else writes into their own. */
   function targetAccount(actor: Actor, requested?: number): number {
-    const id = actor.kind === 'system' || (actor.kind === 'user' && actor.role === 'admin') ? requested ?? actor.accountId : actor.accountId;
+    const id =
+      actor.kind === 'system' || (actor.kind === 'user' && actor.role === 'admin')
+        ? (requested ?? actor.accountId)
+        : actor.accountId;
     if (!id) throw ValidationError.single('account_id', 'The account_id field is required.');
     return id;
   }
@@ -62,7 +71,10 @@ export function createCatalogueService(core: Core) {
       authorize(actor, 'viewAny', 'product');
       const rows = await Product.findAll({
         where: { ...accountScope(actor, opts.accountId), ...(opts.activeOnly ? { active: true } : {}) },
-        order: [['account_id', 'ASC'], ['sku', 'ASC']],
+        order: [
+          ['account_id', 'ASC'],
+          ['sku', 'ASC'],
+        ],
       });
       return rows.map(productView);
     },
@@ -74,8 +86,11 @@ export function createCatalogueService(core: Core) {
 
     async createCity(actor: Actor, name: string) {
       authorize(actor, 'create', 'city');
-      const v = validate<{ name: string }>(Joi.object({ name: Joi.string().trim().min(2).max(100).required() }), { name });
-      if (await City.findOne({ where: { name: { [Op.iLike]: v.name } } })) throw ValidationError.single('name', 'The name has already been taken.');
+      const v = validate<{ name: string }>(Joi.object({ name: Joi.string().trim().min(2).max(100).required() }), {
+        name,
+      });
+      if (await City.findOne({ where: { name: { [Op.iLike]: v.name } } }))
+        throw ValidationError.single('name', 'The name has already been taken.');
       const c = await City.create(v);
       return { id: c.id, name: c.name };
     },

@@ -18,7 +18,13 @@ export function initProduct(sequelize: Sequelize) {
       account_id: { type: DataTypes.INTEGER, allowNull: false },
       sku: { type: DataTypes.STRING(100), allowNull: false },
       name: { type: DataTypes.STRING(200), allowNull: false },
-      price: { type: DataTypes.DECIMAL(12, 2), allowNull: false, get() { return Number(this.getDataValue('price')); } },
+      price: {
+        type: DataTypes.DECIMAL(12, 2),
+        allowNull: false,
+        get() {
+          return Number(this.getDataValue('price'));
+        },
+      },
       active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
     },
     { sequelize, tableName: 'products', modelName: 'Product' },

@@ -23,7 +23,11 @@ const WATCH_EVERY_MS = 1000;
 const RESTART_GIVE_UP_MS = 60_000;
 
 /** The bootstrap superuser (initdb's) and the server's port, kept in DATA_DIR/pg-credentials.json. */
-interface Credentials { user: string; password: string; port: number }
+interface Credentials {
+  user: string;
+  password: string;
+  port: number;
+}
 
 const DB_NAME = 'leadflow';
 const APP_ROLE = 'leadflow_app';
@@ -75,7 +79,11 @@ function urlAs(c: Credentials, role: { user: string; password: string }, databas
  * existed has its objects owned by the superuser; they are handed over one by one (REASSIGN OWNED cannot be used: the
  * bootstrap superuser also owns the system catalogs). Objects that belong to an extension stay with it.
  */
-async function prepareDatabase(c: Credentials, app: { user: string; password: string }, database: string): Promise<void> {
+async function prepareDatabase(
+  c: Credentials,
+  app: { user: string; password: string },
+  database: string,
+): Promise<void> {
   const role = pg.escapeIdentifier(app.user);
   const db = pg.escapeIdentifier(database);
   const admin = new pg.Client({ connectionString: urlFor(c, 'postgres') });
@@ -84,7 +92,9 @@ async function prepareDatabase(c: Credentials, app: { user: string; password: st
   try {
     await admin.query('SELECT pg_advisory_lock($1)', [PREPARE_LOCK]);
     const { rowCount: hasRole } = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [app.user]);
-    await admin.query(`${hasRole ? 'ALTER' : 'CREATE'} ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD ${pg.escapeLiteral(app.password)}`);
+    await admin.query(
+      `${hasRole ? 'ALTER' : 'CREATE'} ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD ${pg.escapeLiteral(app.password)}`,
+    );
     await admin.query(`GRANT SET ON PARAMETER session_replication_role TO ${role}`);
     const { rowCount: hasDb } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
     await admin.query(hasDb ? `ALTER DATABASE ${db} OWNER TO ${role}` : `CREATE DATABASE ${db} OWNER ${role}`);
@@ -161,7 +171,8 @@ function checkReachableAsRoot(dataDir: string): void {
   if (!closed) return;
   throw new ConfigError(
     `Embedded PostgreSQL cannot run as root here: its server runs as user "postgres", which cannot enter ${closed}. ` +
-      (binaries ? 'Run LeadFlow as a normal user, install it under a directory others can enter (e.g. /srv or /opt), or set DATABASE_URL.'
+      (binaries
+        ? 'Run LeadFlow as a normal user, install it under a directory others can enter (e.g. /srv or /opt), or set DATABASE_URL.'
         : 'Run LeadFlow as a normal user, set DATA_DIR to a directory others can enter, or set DATABASE_URL.'),
   );
 }
@@ -173,7 +184,9 @@ function binariesPackage(): string {
   try {
     return path.resolve(path.dirname(fileURLToPath(import.meta.resolve(BINARIES))), '..');
   } catch {
-    throw new ConfigError(`Embedded PostgreSQL has no binaries for ${process.platform}-${process.arch} (${BINARIES} is not installed): set DATABASE_URL`);
+    throw new ConfigError(
+      `Embedded PostgreSQL has no binaries for ${process.platform}-${process.arch} (${BINARIES} is not installed): set DATABASE_URL`,
+    );
   }
 }
 
@@ -184,7 +197,9 @@ function binariesPackage(): string {
  */
 export function linkLibraries(root = binariesPackage()): void {
   const listFile = path.join(root, 'native', 'pg-symlinks.json');
-  const links: { source: string; target: string }[] = fs.existsSync(listFile) ? JSON.parse(fs.readFileSync(listFile, 'utf8')) : [];
+  const links: { source: string; target: string }[] = fs.existsSync(listFile)
+    ? JSON.parse(fs.readFileSync(listFile, 'utf8'))
+    : [];
   for (const { source, target } of links) {
     const at = path.join(root, target);
     if (fs.existsSync(at)) continue;
@@ -210,7 +225,11 @@ export function linkLibraries(root = binariesPackage()): void {
  * serve again. A server that cannot be started again within a minute ends the process with one line, for a
  * supervisor to restart everything.
  */
-export async function startEmbedded(dataDir: string, database = DB_NAME, log: (m: string) => void = () => {}): Promise<EmbeddedServer> {
+export async function startEmbedded(
+  dataDir: string,
+  database = DB_NAME,
+  log: (m: string) => void = () => {},
+): Promise<EmbeddedServer> {
   const pgDir = path.join(dataDir, 'pg');
   const credFile = path.join(dataDir, 'pg-credentials.json');
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -238,12 +257,17 @@ export async function startEmbedded(dataDir: string, database = DB_NAME, log: (m
     try {
       await server.start();
     } catch {
-      throw new ConfigError(`Embedded PostgreSQL did not start on data directory ${pgDir} (is another server using it?)`);
+      throw new ConfigError(
+        `Embedded PostgreSQL did not start on data directory ${pgDir} (is another server using it?)`,
+      );
     }
   }
   const c = creds;
   // Derived from the superuser's password, so every process starting on this directory agrees on it without a write.
-  const app = { user: APP_ROLE, password: crypto.createHmac('sha256', c.password).update(APP_ROLE).digest('base64url') };
+  const app = {
+    user: APP_ROLE,
+    password: crypto.createHmac('sha256', c.password).update(APP_ROLE).digest('base64url'),
+  };
   await prepareDatabase(c, app, database);
 
   let downSince: number | null = null;
@@ -251,7 +275,8 @@ export async function startEmbedded(dataDir: string, database = DB_NAME, log: (m
   // would wait for ever, so a dead child is forgotten as soon as it is seen.
   const ownsLiveChild = (srv: typeof server): boolean => {
     const child = (srv as unknown as { process?: ChildProcess } | null)?.process;
-    if (child && (child.exitCode !== null || child.signalCode !== null)) (srv as unknown as { process?: ChildProcess }).process = undefined;
+    if (child && (child.exitCode !== null || child.signalCode !== null))
+      (srv as unknown as { process?: ChildProcess }).process = undefined;
     return !!child && child.exitCode === null && child.signalCode === null;
   };
   let restarting = false;
@@ -273,7 +298,9 @@ export async function startEmbedded(dataDir: string, database = DB_NAME, log: (m
       } catch {
         // Another process may have started it first (its pid file now says so), or it is still shutting down.
         if (!runningPort(pgDir) && Date.now() - downSince! > RESTART_GIVE_UP_MS) {
-          process.stderr.write(`Embedded PostgreSQL (${pgDir}) stopped and could not be started again for a minute; exiting.\n`);
+          process.stderr.write(
+            `Embedded PostgreSQL (${pgDir}) stopped and could not be started again for a minute; exiting.\n`,
+          );
           process.exit(1);
         }
       } finally {
@@ -316,7 +343,16 @@ async function createServer(pgDir: string, creds: Credentials, asRoot: boolean, 
     createPostgresUser: asRoot,
     // wal_buffers: an import writes ≈ 2.8 KB of WAL per lead; with the default 4 MB the writing backends kept finding
     // the buffers full and wrote WAL themselves (≈ 4 % of import throughput, docs/performance.md)
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', 'wal_buffers=64MB'],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+      '-c',
+      'wal_buffers=64MB',
+    ],
     onLog: (m: string) => log(m.trim()),
     onError: (m: unknown) => log(String(m)),
   });

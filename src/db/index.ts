@@ -18,9 +18,24 @@ export interface Database {
 // Connection-level failures: the server is down, restarting, refusing or unreachable. 08000/08001/08003/08004/08006
 // are the connection exceptions (08P01, a protocol violation, is a bug and not among them); 57P01-57P03 are an
 // administrator shutdown, a crash shutdown and "the database system is starting up".
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
 // What pg itself says when a connection dies under a client (these errors carry no code).
-const UNAVAILABLE_MESSAGES = /^(Connection terminated unexpectedly|Connection terminated due to connection timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
+const UNAVAILABLE_MESSAGES =
+  /^(Connection terminated unexpectedly|Connection terminated due to connection timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
 
 /**
  * True when an error means the database cannot be reached right now (the request may succeed if retried), as opposed
@@ -30,7 +45,11 @@ const UNAVAILABLE_MESSAGES = /^(Connection terminated unexpectedly|Connection te
 export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { name?: string; code?: string; message?: string; parent?: unknown } | undefined;
   if (!e || typeof e !== 'object') return false;
-  if (typeof e.name === 'string' && /^Sequelize(Connection\w*|HostNotReachable|HostNotFound|InvalidConnection)Error$/.test(e.name)) return true;
+  if (
+    typeof e.name === 'string' &&
+    /^Sequelize(Connection\w*|HostNotReachable|HostNotFound|InvalidConnection)Error$/.test(e.name)
+  )
+    return true;
   const pgError = (e.name === 'SequelizeDatabaseError' ? e.parent : e) as typeof e | undefined;
   if (!pgError) return false;
   if (typeof pgError.code === 'string' && UNAVAILABLE_CODES.has(pgError.code)) return true;
@@ -46,14 +65,21 @@ async function probe(url: string, fromEnv: boolean): Promise<void> {
     await client.query('SELECT 1');
   } catch (err) {
     const why = (err as Error).message || (err as NodeJS.ErrnoException).code || 'connection failed';
-    throw new ConfigError(fromEnv ? `Invalid environment variable DATABASE_URL: cannot connect (${why})` : `Embedded database unreachable: ${why}`);
+    throw new ConfigError(
+      fromEnv
+        ? `Invalid environment variable DATABASE_URL: cannot connect (${why})`
+        : `Embedded database unreachable: ${why}`,
+    );
   } finally {
     await client.end().catch(() => {});
   }
 }
 
 /** PostgreSQL at DATABASE_URL, or the embedded server under DATA_DIR when it is unset. */
-export async function openDatabase(config: Config, opts: { database?: string; log?: (m: string) => void } = {}): Promise<Database> {
+export async function openDatabase(
+  config: Config,
+  opts: { database?: string; log?: (m: string) => void } = {},
+): Promise<Database> {
   let embedded: EmbeddedServer | null = null;
   let url = config.databaseUrl;
   if (!url) {
@@ -88,9 +114,15 @@ export async function openDatabase(config: Config, opts: { database?: string; lo
  * goes back to the pool afterwards, or is closed if `fn` failed (a broken COPY can leave the connection mid-protocol).
  */
 export async function withPgClient<T>(sequelize: Sequelize, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const manager = (sequelize as unknown as {
-    connectionManager: { getConnection(o: object): Promise<pg.Client>; releaseConnection(c: pg.Client): Promise<void>; destroyConnection(c: pg.Client): Promise<void> };
-  }).connectionManager;
+  const manager = (
+    sequelize as unknown as {
+      connectionManager: {
+        getConnection(o: object): Promise<pg.Client>;
+        releaseConnection(c: pg.Client): Promise<void>;
+        destroyConnection(c: pg.Client): Promise<void>;
+      };
+    }
+  ).connectionManager;
   const client = await manager.getConnection({ type: 'write' });
   let ok = false;
   try {

@@ -17,16 +17,47 @@ import { ExportRun, initExportRun } from '../transfers/export-run.model.js';
 import { ImportRun, ImportRunError, initImportRun } from '../transfers/import-run.model.js';
 
 export const models = {
-  Account, User, PasswordReset, Session, City, Product, Lead, LeadProduct, LeadHistory, Order, OrderProduct,
-  OrderHistory, ShippingCompany, ApiToken, ImportRun, ImportRunError, ExportRun,
+  Account,
+  User,
+  PasswordReset,
+  Session,
+  City,
+  Product,
+  Lead,
+  LeadProduct,
+  LeadHistory,
+  Order,
+  OrderProduct,
+  OrderHistory,
+  ShippingCompany,
+  ApiToken,
+  ImportRun,
+  ImportRunError,
+  ExportRun,
 };
 export type Models = typeof models;
 
 /** Binds every model to this Sequelize instance (one per process) and declares the associations. */
 export function initModels(sequelize: Sequelize): Models {
-  for (const init of [initAccount, initUser, initPasswordReset, initSession, initCity, initProduct, initLead,
-    initLeadProduct, initLeadHistory, initOrder, initOrderProduct, initOrderHistory, initShippingCompany,
-    initApiToken, initImportRun, initExportRun]) init(sequelize);
+  for (const init of [
+    initAccount,
+    initUser,
+    initPasswordReset,
+    initSession,
+    initCity,
+    initProduct,
+    initLead,
+    initLeadProduct,
+    initLeadHistory,
+    initOrder,
+    initOrderProduct,
+    initOrderHistory,
+    initShippingCompany,
+    initApiToken,
+    initImportRun,
+    initExportRun,
+  ])
+    init(sequelize);
 
   Account.hasMany(User, { foreignKey: 'account_id' });
   User.belongsTo(Account, { foreignKey: 'account_id' });

@@ -8,29 +8,47 @@ import { accountScope, authorize } from '../policy.js';
 import { isRowId } from '../query.js';
 import { isoDate, validate } from '../validation.js';
 
-export interface HistoryEntry { old_status: string | null; new_status: string; changed_by: string; changed_at: string }
+export interface HistoryEntry {
+  old_status: string | null;
+  new_status: string;
+  changed_by: string;
+  changed_at: string;
+}
 
-const listSchema = (refKey: string) => Joi.object({
-  ...pageKeys,
-  perPage: pageKeys.per_page.optional(),
-  [refKey]: Joi.string().trim().max(12),
-  since: isoDate(),
-  account_id: Joi.number().integer().positive(),
-});
+const listSchema = (refKey: string) =>
+  Joi.object({
+    ...pageKeys,
+    perPage: pageKeys.per_page.optional(),
+    [refKey]: Joi.string().trim().max(12),
+    since: isoDate(),
+    account_id: Joi.number().integer().positive(),
+  });
 
 /** The two history tables share their shape; one definition serves both. */
 const KINDS = {
   lead: { table: 'lead_histories', ref: 'lead_reference', owner: 'lead_id', resource: 'leadHistory', parent: 'leads' },
-  order: { table: 'order_histories', ref: 'order_reference', owner: 'order_id', resource: 'orderHistory', parent: 'orders' },
+  order: {
+    table: 'order_histories',
+    ref: 'order_reference',
+    owner: 'order_id',
+    resource: 'orderHistory',
+    parent: 'orders',
+  },
 } as const;
 
 export function createHistoryService(core: Core) {
   const { sequelize } = core.db;
 
-  async function list(kind: keyof typeof KINDS, actor: Actor, query: Record<string, unknown>): Promise<Page<HistoryEntry & Record<string, unknown>>> {
+  async function list(
+    kind: keyof typeof KINDS,
+    actor: Actor,
+    query: Record<string, unknown>,
+  ): Promise<Page<HistoryEntry & Record<string, unknown>>> {
     const k = KINDS[kind];
     authorize(actor, 'viewAny', k.resource);
-    const q = validate<{ page: number; per_page: number; perPage?: number; since?: Date; account_id?: number } & Record<string, string>>(listSchema(k.ref), query);
+    const q = validate<
+      { page: number; per_page: number; perPage?: number; since?: Date; account_id?: number } & Record<string, string>
+    >(listSchema(k.ref), query);
     const perPage = q.perPage ?? q.per_page;
     const params: unknown[] = [];
     const conds: string[] = [];
@@ -39,7 +57,9 @@ export function createHistoryService(core: Core) {
     if (account) conds.push(`account_id = ${account}`);
     // a reference's entries are found through its lead or order (reference key, then the owner index)
     if (q[k.ref]) {
-      conds.push(`${k.owner} IN (SELECT id FROM ${k.parent} WHERE reference = $${params.push(q[k.ref].toUpperCase())}${account ? ` AND account_id = ${account}` : ''})`);
+      conds.push(
+        `${k.owner} IN (SELECT id FROM ${k.parent} WHERE reference = $${params.push(q[k.ref].toUpperCase())}${account ? ` AND account_id = ${account}` : ''})`,
+      );
     }
     if (q.since) conds.push(`changed_at >= $${params.push(q.since)}`);
     const where = conds.length ? conds.join(' AND ') : 'true';
@@ -50,11 +70,19 @@ export function createHistoryService(core: Core) {
           WHERE ${where} ORDER BY changed_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
         { bind: [...params, perPage, offsetOf(q.page, perPage)], type: QueryTypes.SELECT },
       ),
-      sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${k.table} WHERE ${where}`, { bind: params, type: QueryTypes.SELECT }),
+      sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${k.table} WHERE ${where}`, {
+        bind: params,
+        type: QueryTypes.SELECT,
+      }),
     ]);
     return {
-      data: rows.map(({ id: _id, account_id: _a, ...r }) => ({ ...r, changed_at: new Date(r.changed_at).toISOString() }) as HistoryEntry & Record<string, unknown>),
-      total, page: q.page, perPage,
+      data: rows.map(
+        ({ id: _id, account_id: _a, ...r }) =>
+          ({ ...r, changed_at: new Date(r.changed_at).toISOString() }) as HistoryEntry & Record<string, unknown>,
+      ),
+      total,
+      page: q.page,
+      perPage,
     };
   }
 
@@ -74,7 +102,9 @@ export function createHistoryService(core: Core) {
       { bind: [id], type: QueryTypes.SELECT },
     );
     return {
-      reference: parent.reference, status: parent.status, account_id: parent.account_id,
+      reference: parent.reference,
+      status: parent.status,
+      account_id: parent.account_id,
       history: rows.map((r) => ({ ...r, changed_at: new Date(r.changed_at).toISOString() })),
     };
   }

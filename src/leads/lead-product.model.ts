@@ -22,7 +22,13 @@ export function initLeadProduct(sequelize: Sequelize) {
       sku: { type: DataTypes.STRING(100), allowNull: false },
       name: { type: DataTypes.STRING(200), allowNull: false },
       quantity: { type: DataTypes.INTEGER, allowNull: false },
-      price: { type: DataTypes.DECIMAL(12, 2), allowNull: false, get() { return Number(this.getDataValue('price')); } },
+      price: {
+        type: DataTypes.DECIMAL(12, 2),
+        allowNull: false,
+        get() {
+          return Number(this.getDataValue('price'));
+        },
+      },
       position: { type: DataTypes.SMALLINT, allowNull: false, defaultValue: 0 },
     },
     { sequelize, tableName: 'lead_products', modelName: 'LeadProduct', timestamps: false },

@@ -21,7 +21,12 @@ export interface PreparedLead {
   action_date?: Date | null;
 }
 
-export interface CatalogueProduct { id: number; sku: string; name: string; price: number }
+export interface CatalogueProduct {
+  id: number;
+  sku: string;
+  name: string;
+  price: number;
+}
 /** An account's active products by sku. */
 export type Catalogue = Map<string, CatalogueProduct>;
 
@@ -53,17 +58,27 @@ function validItems(items: unknown[], path: string): { values: LeadItemInput[]; 
     values[i] = value[path][0];
     for (const d of error?.details ?? []) details.push({ ...d, path: [path, i, ...d.path.slice(2)] });
   }
-  return { values, error: details.length ? new Joi.ValidationError(details.map((d) => d.message).join('. '), details, items) : undefined };
+  return {
+    values,
+    error: details.length
+      ? new Joi.ValidationError(details.map((d) => d.message).join('. '), details, items)
+      : undefined,
+  };
 }
 const wrappers = new Map<string, Joi.ObjectSchema>();
-const oneItem = (path: string) => wrappers.get(path) ?? wrappers.set(path, Joi.object({ [path]: Joi.array().items(leadItemSchema) })).get(path)!;
+const oneItem = (path: string) =>
+  wrappers.get(path) ?? wrappers.set(path, Joi.object({ [path]: Joi.array().items(leadItemSchema) })).get(path)!;
 
 /**
  * Validates lead items (spec Lead table; every sku must be an active product of the account, i.e. in `catalogue`),
  * collecting errors keyed `${path}.${i}.field` instead of throwing. Pure: the REST path and the import's worker
  * thread both use it.
  */
-export function checkLeadItems(items: unknown[], path: string, catalogue: Catalogue): { prepared: (PreparedLead | null)[]; errors: FieldErrors } {
+export function checkLeadItems(
+  items: unknown[],
+  path: string,
+  catalogue: Catalogue,
+): { prepared: (PreparedLead | null)[]; errors: FieldErrors } {
   const { values, error } = validItems(items, path);
   const errors: FieldErrors = error ? toFieldErrors(error) : {};
   const invalid = new Set(error?.details.map((d) => Number(d.path[1])) ?? []);
@@ -83,12 +98,24 @@ export function checkLeadItems(items: unknown[], path: string, catalogue: Catalo
         addError(errors, `${path}.${i}.products.${j}.sku`, `The selected ${path}.${i}.products.${j}.sku is invalid.`);
         return null;
       }
-      return { product_id: product.id, sku: product.sku, name: product.name, quantity: line.quantity, price: line.price };
+      return {
+        product_id: product.id,
+        sku: product.sku,
+        name: product.name,
+        quantity: line.quantity,
+        price: line.price,
+      };
     });
     if (!ok) return null;
     return {
-      phone: v.phone, phone_normalized: normalizePhone(v.phone), full_name: v.full_name, city: v.city ?? null, city_id: null,
-      area: v.area ?? null, address: v.address ?? null, data: v.data ?? [],
+      phone: v.phone,
+      phone_normalized: normalizePhone(v.phone),
+      full_name: v.full_name,
+      city: v.city ?? null,
+      city_id: null,
+      area: v.area ?? null,
+      address: v.address ?? null,
+      data: v.data ?? [],
       products: lines as PreparedLead['products'],
       total: Math.round(v.products.reduce((s, l) => s + l.quantity * l.price * 100, 0)) / 100,
     } satisfies PreparedLead;

@@ -3,7 +3,10 @@ import { DataTypes, Model, type Sequelize } from 'sequelize';
 export const LEAD_STATUSES = ['new', 'confirmed', 'wrong', 'call_later', 'no_answer', 'duplicate', 'canceled'] as const;
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
 
-export interface DataPair { key?: string; value?: string }
+export interface DataPair {
+  key?: string;
+  value?: string;
+}
 
 export class Lead extends Model {
   declare id: number;
@@ -44,7 +47,14 @@ export function initLead(sequelize: Sequelize) {
       data: { type: DataTypes.JSONB, allowNull: false, defaultValue: [] },
       status: { type: DataTypes.STRING(20), allowNull: false, defaultValue: 'new' },
       action_date: DataTypes.DATE,
-      total: { type: DataTypes.DECIMAL(16, 2), allowNull: false, defaultValue: 0, get() { return Number(this.getDataValue('total')); } },
+      total: {
+        type: DataTypes.DECIMAL(16, 2),
+        allowNull: false,
+        defaultValue: 0,
+        get() {
+          return Number(this.getDataValue('total'));
+        },
+      },
       created_by_user_id: DataTypes.INTEGER,
       created_by_token_id: DataTypes.INTEGER,
       import_run_id: DataTypes.INTEGER,

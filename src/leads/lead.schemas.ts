@@ -4,7 +4,8 @@ import { isCalendarDate, isoDate } from '../validation.js';
 import { LEAD_STATUSES } from './lead.model.js';
 
 /** PHP's `Y-m-d\TH:i:sP`, e.g. 2026-12-01T14:30:00+01:00. */
-const ACTION_DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d[+-](0\d|1[0-4]):[0-5]\d$/;
+const ACTION_DATE =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d[+-](0\d|1[0-4]):[0-5]\d$/;
 
 export const actionDate = Joi.string()
   .pattern(ACTION_DATE, 'Y-m-d\\TH:i:sP')
@@ -18,18 +19,32 @@ export const leadItemSchema = Joi.object({
   city: Joi.string().trim().min(3).max(100),
   area: Joi.string().trim().min(3).max(100),
   address: Joi.string().trim().min(5).max(100),
-  data: Joi.array().max(100).items(Joi.object({
-    key: Joi.string().min(1).max(100),
-    value: Joi.string().min(1).max(100),
-  })),
-  products: Joi.array().min(1).max(100).required().items(Joi.object({
-    sku: Joi.string().trim().min(1).max(100).required(),
-    quantity: Joi.number().integer().min(1).max(999).required(),
-    price: Joi.number().min(1).max(999_999).precision(2).required(),
-  })),
+  data: Joi.array()
+    .max(100)
+    .items(
+      Joi.object({
+        key: Joi.string().min(1).max(100),
+        value: Joi.string().min(1).max(100),
+      }),
+    ),
+  products: Joi.array()
+    .min(1)
+    .max(100)
+    .required()
+    .items(
+      Joi.object({
+        sku: Joi.string().trim().min(1).max(100).required(),
+        quantity: Joi.number().integer().min(1).max(999).required(),
+        price: Joi.number().min(1).max(999_999).precision(2).required(),
+      }),
+    ),
 });
 export interface LeadItemInput {
-  phone: string; full_name: string; city?: string; area?: string; address?: string;
+  phone: string;
+  full_name: string;
+  city?: string;
+  area?: string;
+  address?: string;
   data?: { key?: string; value?: string }[];
   products: { sku: string; quantity: number; price: number }[];
 }
@@ -37,20 +52,31 @@ export interface LeadItemInput {
 export const MAX_BULK = 1000;
 
 /** The envelope only; items are validated one by one so every item's errors are reported with its index. */
-export const createBodySchema = (key: string) => Joi.object({
-  [key]: Joi.array().min(1).max(MAX_BULK).required().items(Joi.any()),
-});
+export const createBodySchema = (key: string) =>
+  Joi.object({
+    [key]: Joi.array().min(1).max(MAX_BULK).required().items(Joi.any()),
+  });
 
 export const leadStatus = Joi.string().valid(...LEAD_STATUSES);
 
 export const updateBodySchema = Joi.object({
-  leads: Joi.array().min(1).max(MAX_BULK).required().items(Joi.object({
-    reference: Joi.string().trim().max(12).required(),
-    status: leadStatus.required(),
-    action_date: actionDate.when('status', { is: 'call_later', then: Joi.required() }),
-  })),
+  leads: Joi.array()
+    .min(1)
+    .max(MAX_BULK)
+    .required()
+    .items(
+      Joi.object({
+        reference: Joi.string().trim().max(12).required(),
+        status: leadStatus.required(),
+        action_date: actionDate.when('status', { is: 'call_later', then: Joi.required() }),
+      }),
+    ),
 });
-export interface StatusChangeInput { reference: string; status: string; action_date?: string }
+export interface StatusChangeInput {
+  reference: string;
+  status: string;
+  action_date?: string;
+}
 
 export const deleteBodySchema = Joi.object({
   references: Joi.array().min(1).max(MAX_BULK).required().items(Joi.string().trim().max(12).required()),
@@ -104,7 +130,14 @@ export const dashboardCreateSchema = Joi.object({
   account_id: Joi.number().integer().positive(),
 });
 export interface DashboardCreateInput {
-  name: string; status: string; full_name?: string; city_id?: number; area?: string; address?: string; action_date?: string; account_id?: number;
+  name: string;
+  status: string;
+  full_name?: string;
+  city_id?: number;
+  area?: string;
+  address?: string;
+  action_date?: string;
+  account_id?: number;
 }
 
 export const dashboardUpdateSchema = Joi.object({
@@ -117,5 +150,11 @@ export const dashboardUpdateSchema = Joi.object({
   action_date: actionDate.allow(null, '').when('status', { is: 'call_later', then: Joi.required().invalid(null, '') }),
 });
 export interface DashboardUpdateInput {
-  status: string; full_name: string; phone: string; city_id?: number | null | ''; area?: string | null; address?: string | null; action_date?: string | null;
+  status: string;
+  full_name: string;
+  phone: string;
+  city_id?: number | null | '';
+  area?: string | null;
+  address?: string | null;
+  action_date?: string | null;
 }

@@ -7,7 +7,12 @@ import { newReferences } from '../references.js';
  * lead_reference) makes a second confirmation, a re-confirmation after a round trip or a concurrent one a no-op.
  * Set-based: a constant number of statements whatever the number of leads. Returns the created order references.
  */
-export async function createOrdersFromLeads(sequelize: Sequelize, transaction: Transaction, actor: Actor, leadIds: number[]): Promise<string[]> {
+export async function createOrdersFromLeads(
+  sequelize: Sequelize,
+  transaction: Transaction,
+  actor: Actor,
+  leadIds: number[],
+): Promise<string[]> {
   if (leadIds.length === 0) return [];
   const refs = newReferences('OR', leadIds.length);
   const created = await sequelize.query<{ id: number; reference: string; lead_id: number; account_id: number }>(

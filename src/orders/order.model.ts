@@ -45,7 +45,14 @@ export function initOrder(sequelize: Sequelize) {
       area: DataTypes.STRING(100),
       address: DataTypes.STRING(100),
       data: { type: DataTypes.JSONB, allowNull: false, defaultValue: [] },
-      total: { type: DataTypes.DECIMAL(16, 2), allowNull: false, defaultValue: 0, get() { return Number(this.getDataValue('total')); } },
+      total: {
+        type: DataTypes.DECIMAL(16, 2),
+        allowNull: false,
+        defaultValue: 0,
+        get() {
+          return Number(this.getDataValue('total'));
+        },
+      },
       status: { type: DataTypes.STRING(20), allowNull: false, defaultValue: 'new' },
       shipping_company_id: DataTypes.INTEGER,
       tracking_number: DataTypes.STRING(100),

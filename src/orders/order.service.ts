@@ -14,15 +14,26 @@ import { signBody } from '../shipping/shipping.service.js';
 import { addError, validate } from '../validation.js';
 import type { OrderStatus } from './order.model.js';
 import {
-  orderListQuerySchema, orderUpdateBodySchema, pushBodySchema,
-  type CarrierUpdate, type OrderFilters, type OrderStatusChange, type PushInput,
+  orderListQuerySchema,
+  orderUpdateBodySchema,
+  pushBodySchema,
+  type CarrierUpdate,
+  type OrderFilters,
+  type OrderStatusChange,
+  type PushInput,
 } from './order.schemas.js';
 import { canMove, DELETABLE_ORDER_STATUSES } from './order.transitions.js';
 
 export const PUSH_JOB = 'push-order';
 
-interface Row { id: number; account_id: number; reference: string; status: OrderStatus; tracking_number: string | null; push_state: string | null }
-
+interface Row {
+  id: number;
+  account_id: number;
+  reference: string;
+  status: OrderStatus;
+  tracking_number: string | null;
+  push_state: string | null;
+}
 
 export function createOrderService(core: Core, deps: { leads: LeadService; shipping: ShippingService }) {
   const { sequelize } = core.db;
@@ -32,20 +43,43 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
     return sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT, transaction });
   }
 
-  async function writeHistory(transaction: Transaction, rows: { account_id: number; id: number; reference: string; old: string | null; status: string }[], changedBy: string, userId: number | null) {
+  async function writeHistory(
+    transaction: Transaction,
+    rows: { account_id: number; id: number; reference: string; old: string | null; status: string }[],
+    changedBy: string,
+    userId: number | null,
+  ) {
     if (!rows.length) return;
     await sequelize.query(
       `INSERT INTO order_histories (account_id, order_id, order_reference, old_status, new_status, changed_by, changed_by_user_id)
        SELECT v.a, v.id, v.ref, v.old, v.new, $6, $7 FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[]) AS v(a, id, ref, old, new)`,
-      { bind: [rows.map((r) => r.account_id), rows.map((r) => r.id), rows.map((r) => r.reference), rows.map((r) => r.old), rows.map((r) => r.status), changedBy, userId], transaction },
+      {
+        bind: [
+          rows.map((r) => r.account_id),
+          rows.map((r) => r.id),
+          rows.map((r) => r.reference),
+          rows.map((r) => r.old),
+          rows.map((r) => r.status),
+          changedBy,
+          userId,
+        ],
+        transaction,
+      },
     );
   }
 
   /** Locks the named orders of one account; unknown references become 422 errors at `${path}.${i}${suffix}`. */
-  async function lockByReference(transaction: Transaction, accountId: number, refs: string[], path: string, suffix = '') {
+  async function lockByReference(
+    transaction: Transaction,
+    accountId: number,
+    refs: string[],
+    path: string,
+    suffix = '',
+  ) {
     const found = await select<Row>(
       'SELECT id, account_id, reference, status, tracking_number, push_state FROM orders WHERE account_id = $1 AND reference = ANY($2::text[]) ORDER BY id FOR UPDATE',
-      [accountId, refs], transaction,
+      [accountId, refs],
+      transaction,
     );
     const byRef = new Map(found.map((o) => [o.reference, o]));
     const errors: FieldErrors = {};
@@ -56,19 +90,40 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
   }
 
   /** Applies status moves under the transition table; an illegal move is a 422 naming the reference and the move. */
-  async function applyMoves(transaction: Transaction, moves: { row: Row; status: OrderStatus; tracking_number?: string; path: string }[], changedBy: string, userId: number | null) {
+  async function applyMoves(
+    transaction: Transaction,
+    moves: { row: Row; status: OrderStatus; tracking_number?: string; path: string }[],
+    changedBy: string,
+    userId: number | null,
+  ) {
     const errors: FieldErrors = {};
     for (const m of moves) {
-      if (!canMove(m.row.status, m.status)) addError(errors, m.path, `Order ${m.row.reference} cannot move from ${m.row.status} to ${m.status}.`);
+      if (!canMove(m.row.status, m.status))
+        addError(errors, m.path, `Order ${m.row.reference} cannot move from ${m.row.status} to ${m.status}.`);
     }
     if (Object.keys(errors).length) throw new ValidationError(errors);
     await sequelize.query(
       `UPDATE orders o SET status = v.status, tracking_number = COALESCE(v.tracking, o.tracking_number), updated_at = now()
          FROM unnest($1::bigint[], $2::text[], $3::text[]) AS v(id, status, tracking) WHERE o.id = v.id`,
-      { bind: [moves.map((m) => m.row.id), moves.map((m) => m.status), moves.map((m) => m.tracking_number ?? null)], transaction },
+      {
+        bind: [moves.map((m) => m.row.id), moves.map((m) => m.status), moves.map((m) => m.tracking_number ?? null)],
+        transaction,
+      },
     );
-    await writeHistory(transaction, moves.filter((m) => m.row.status !== m.status)
-      .map((m) => ({ account_id: m.row.account_id, id: m.row.id, reference: m.row.reference, old: m.row.status, status: m.status })), changedBy, userId);
+    await writeHistory(
+      transaction,
+      moves
+        .filter((m) => m.row.status !== m.status)
+        .map((m) => ({
+          account_id: m.row.account_id,
+          id: m.row.id,
+          reference: m.row.reference,
+          old: m.row.status,
+          status: m.status,
+        })),
+      changedBy,
+      userId,
+    );
   }
 
   const findOne = (actor: Actor, key: { reference: string } | { id: number }) => findInScope(Order, actor, key);
@@ -91,18 +146,48 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
              FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::numeric[])
                   AS v(ref, phone, pn, name, city, area, address, data, total)
            RETURNING id, reference`,
-          [accountId, actorUserId(actor), refs, col('phone'), col('phone_normalized'), col('full_name'), col('city'), col('area'), col('address'),
-            items.map((l) => JSON.stringify(l.data)), col('total')],
+          [
+            accountId,
+            actorUserId(actor),
+            refs,
+            col('phone'),
+            col('phone_normalized'),
+            col('full_name'),
+            col('city'),
+            col('area'),
+            col('address'),
+            items.map((l) => JSON.stringify(l.data)),
+            col('total'),
+          ],
           transaction,
         );
         const idByRef = new Map(rows.map((r) => [r.reference, r.id]));
-        const lines = items.flatMap((l, i) => l.products.map((p, j) => ({ order: idByRef.get(refs[i])!, ...p, position: j })));
+        const lines = items.flatMap((l, i) =>
+          l.products.map((p, j) => ({ order: idByRef.get(refs[i])!, ...p, position: j })),
+        );
         await sequelize.query(
           `INSERT INTO order_products (account_id, order_id, product_id, sku, name, quantity, price, position)
            SELECT $1, * FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::int[], $7::numeric[], $8::smallint[])`,
-          { bind: [accountId, lines.map((l) => l.order), lines.map((l) => l.product_id), lines.map((l) => l.sku), lines.map((l) => l.name), lines.map((l) => l.quantity), lines.map((l) => l.price), lines.map((l) => l.position)], transaction },
+          {
+            bind: [
+              accountId,
+              lines.map((l) => l.order),
+              lines.map((l) => l.product_id),
+              lines.map((l) => l.sku),
+              lines.map((l) => l.name),
+              lines.map((l) => l.quantity),
+              lines.map((l) => l.price),
+              lines.map((l) => l.position),
+            ],
+            transaction,
+          },
         );
-        await writeHistory(transaction, refs.map((r) => ({ account_id: accountId, id: idByRef.get(r)!, reference: r, old: null, status: 'new' })), actor.name, actorUserId(actor));
+        await writeHistory(
+          transaction,
+          refs.map((r) => ({ account_id: accountId, id: idByRef.get(r)!, reference: r, old: null, status: 'new' })),
+          actor.name,
+          actorUserId(actor),
+        );
         return { references: refs };
       });
     },
@@ -132,7 +217,12 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
         ),
         select<{ total: number }>(`SELECT count(*)::int AS total FROM orders o WHERE ${where}`, params),
       ]);
-      return { data: rows.map((r) => ({ ...r, total: Number(r.total), created_at: new Date(r.created_at).toISOString() })), total, page: q.page, perPage: q.per_page };
+      return {
+        data: rows.map((r) => ({ ...r, total: Number(r.total), created_at: new Date(r.created_at).toISOString() })),
+        total,
+        page: q.page,
+        perPage: q.per_page,
+      };
     },
 
     /** The full order: contact fields, products, shipping state (with the last push error) and history. */
@@ -140,18 +230,51 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
       authorize(actor, 'view', 'order');
       const o = await findOne(actor, key);
       const [products, history, company] = await Promise.all([
-        OrderProduct.findAll({ where: { order_id: o.id }, order: [['position', 'ASC'], ['id', 'ASC']] }),
-        OrderHistory.findAll({ where: { order_id: o.id }, order: [['changed_at', 'ASC'], ['id', 'ASC']] }),
+        OrderProduct.findAll({
+          where: { order_id: o.id },
+          order: [
+            ['position', 'ASC'],
+            ['id', 'ASC'],
+          ],
+        }),
+        OrderHistory.findAll({
+          where: { order_id: o.id },
+          order: [
+            ['changed_at', 'ASC'],
+            ['id', 'ASC'],
+          ],
+        }),
         o.shipping_company_id ? ShippingCompany.findByPk(o.shipping_company_id) : null,
       ]);
       return {
-        id: o.id, account_id: o.account_id, reference: o.reference, lead_reference: o.lead_reference, full_name: o.full_name, phone: o.phone,
-        city: o.city, area: o.area, address: o.address, data: o.data, status: o.status, total: Number(o.total),
+        id: o.id,
+        account_id: o.account_id,
+        reference: o.reference,
+        lead_reference: o.lead_reference,
+        full_name: o.full_name,
+        phone: o.phone,
+        city: o.city,
+        area: o.area,
+        address: o.address,
+        data: o.data,
+        status: o.status,
+        total: Number(o.total),
         products: products.map((p) => ({ sku: p.sku, name: p.name, quantity: p.quantity, price: Number(p.price) })),
-        shipping_company: company?.code ?? null, tracking_number: o.tracking_number, pushed_at: o.pushed_at?.toISOString() ?? null,
-        push_state: o.push_state, push_attempts: o.push_attempts, last_push_error: o.last_push_error,
-        created_at: o.created_at.toISOString(), updated_at: o.updated_at.toISOString(),
-        history: history.map((h) => ({ order_reference: h.order_reference, old_status: h.old_status, new_status: h.new_status, changed_by: h.changed_by, changed_at: h.changed_at.toISOString() })),
+        shipping_company: company?.code ?? null,
+        tracking_number: o.tracking_number,
+        pushed_at: o.pushed_at?.toISOString() ?? null,
+        push_state: o.push_state,
+        push_attempts: o.push_attempts,
+        last_push_error: o.last_push_error,
+        created_at: o.created_at.toISOString(),
+        updated_at: o.updated_at.toISOString(),
+        history: history.map((h) => ({
+          order_reference: h.order_reference,
+          old_status: h.old_status,
+          new_status: h.new_status,
+          changed_by: h.changed_by,
+          changed_at: h.changed_at.toISOString(),
+        })),
       };
     },
 
@@ -161,10 +284,27 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
       const { orders } = validate<{ orders: OrderStatusChange[] }>(orderUpdateBodySchema, body);
       return sequelize.transaction(async (transaction) => {
         const refs = orders.map((o) => o.reference.toUpperCase());
-        const { byRef, errors } = await lockByReference(transaction, actor.accountId as number, refs, 'orders', '.reference');
-        if (new Set(refs).size !== refs.length) addError(errors, 'orders', 'The orders field has a duplicate reference.');
+        const { byRef, errors } = await lockByReference(
+          transaction,
+          actor.accountId as number,
+          refs,
+          'orders',
+          '.reference',
+        );
+        if (new Set(refs).size !== refs.length)
+          addError(errors, 'orders', 'The orders field has a duplicate reference.');
         if (Object.keys(errors).length) throw new ValidationError(errors);
-        await applyMoves(transaction, orders.map((o, i) => ({ row: byRef.get(refs[i])!, status: o.status as OrderStatus, tracking_number: o.tracking_number, path: `orders.${i}.status` })), actor.name, actorUserId(actor));
+        await applyMoves(
+          transaction,
+          orders.map((o, i) => ({
+            row: byRef.get(refs[i])!,
+            status: o.status as OrderStatus,
+            tracking_number: o.tracking_number,
+            path: `orders.${i}.status`,
+          })),
+          actor.name,
+          actorUserId(actor),
+        );
         return { updated: orders.length };
       });
     },
@@ -177,7 +317,12 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
         const { byRef, errors } = await lockByReference(transaction, actor.accountId as number, refs, 'references');
         refs.forEach((r, i) => {
           const o = byRef.get(r);
-          if (o && !DELETABLE_ORDER_STATUSES.includes(o.status)) addError(errors, `references.${i}`, `The order ${r} has the protected status ${o.status} and cannot be deleted.`);
+          if (o && !DELETABLE_ORDER_STATUSES.includes(o.status))
+            addError(
+              errors,
+              `references.${i}`,
+              `The order ${r} has the protected status ${o.status} and cannot be deleted.`,
+            );
         });
         if (Object.keys(errors).length) throw new ValidationError(errors);
         const ids = [...new Set([...byRef.values()].map((o) => o.id))];
@@ -200,18 +345,28 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
         const { byRef, errors } = await lockByReference(transaction, accountId, refs, 'references');
         refs.forEach((r, i) => {
           const o = byRef.get(r);
-          if (o && o.status !== 'new') addError(errors, `references.${i}`, `Order ${r} is ${o.status}; only new orders can be pushed.`);
+          if (o && o.status !== 'new')
+            addError(errors, `references.${i}`, `Order ${r} is ${o.status}; only new orders can be pushed.`);
         });
         if (Object.keys(errors).length) throw new ValidationError(errors);
         const fresh = [...byRef.values()].filter((o) => !['queued', 'sending', 'sent'].includes(o.push_state ?? ''));
-        await Order.update({ push_state: 'queued', shipping_company_id: company.id, last_push_error: null },
-          { where: { id: fresh.map((o) => o.id) }, transaction });
+        await Order.update(
+          { push_state: 'queued', shipping_company_id: company.id, last_push_error: null },
+          { where: { id: fresh.map((o) => o.id) }, transaction },
+        );
         return fresh;
       });
       for (const o of toQueue) {
-        await core.queue.enqueue(PUSH_JOB, { orderId: o.id, requestedBy: actor.name, userId: actorUserId(actor) }, { priority: 'URGENT', uniqueKey: `push:${o.account_id}:${o.reference}` });
+        await core.queue.enqueue(
+          PUSH_JOB,
+          { orderId: o.id, requestedBy: actor.name, userId: actorUserId(actor) },
+          { priority: 'URGENT', uniqueKey: `push:${o.account_id}:${o.reference}` },
+        );
       }
-      core.logger.info({ account_id: accountId, shipping_company_id: company.id, queued: toQueue.length }, 'order pushes queued');
+      core.logger.info(
+        { account_id: accountId, shipping_company_id: company.id, queued: toQueue.length },
+        'order pushes queued',
+      );
       return { queued: toQueue.length, skipped: refs.length - toQueue.length };
     },
 
@@ -232,30 +387,60 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
       const company = await ShippingCompany.findByPk(claimed.shipping_company_id!);
       const products = await OrderProduct.findAll({ where: { order_id: orderId }, order: [['position', 'ASC']] });
       const payload = JSON.stringify({
-        reference: claimed.reference, full_name: claimed.full_name, phone: claimed.phone, city: claimed.city, area: claimed.area,
-        address: claimed.address, total: Number(claimed.total), cash_on_delivery: Number(claimed.total), data: claimed.data,
+        reference: claimed.reference,
+        full_name: claimed.full_name,
+        phone: claimed.phone,
+        city: claimed.city,
+        area: claimed.area,
+        address: claimed.address,
+        total: Number(claimed.total),
+        cash_on_delivery: Number(claimed.total),
+        data: claimed.data,
         products: products.map((p) => ({ sku: p.sku, name: p.name, quantity: p.quantity, price: Number(p.price) })),
       });
       let tracking: string | null = null;
       let failure: string | null = null;
       try {
         if (!company || !company.active) throw new Error('shipping company missing or inactive');
-        const answer = await postToCarrier(company.endpoint_url, {
-          'content-type': 'application/json', 'x-signature': signBody(company.hmac_secret, payload), 'x-idempotency-key': claimed.reference,
-          ...(company.api_key ? { 'x-api-key': company.api_key } : {}),
-        }, payload, company.timeout_ms, core.config.shippingAllowPrivateUrls);
+        const answer = await postToCarrier(
+          company.endpoint_url,
+          {
+            'content-type': 'application/json',
+            'x-signature': signBody(company.hmac_secret, payload),
+            'x-idempotency-key': claimed.reference,
+            ...(company.api_key ? { 'x-api-key': company.api_key } : {}),
+          },
+          payload,
+          company.timeout_ms,
+          core.config.shippingAllowPrivateUrls,
+        );
         // The answer's body is the carrier's (or whatever the URL points at): it is read for the tracking number only,
         // and never kept in last_push_error, which the tenant reads.
         if (answer.status < 200 || answer.status > 299) throw new Error(`carrier answered HTTP ${answer.status}`);
-        const parsed = (() => { try { return JSON.parse(answer.body) as { tracking_number?: unknown }; } catch { return null; } })();
-        if (typeof parsed?.tracking_number !== 'string' || !parsed.tracking_number) throw new Error('carrier answer has no tracking_number');
+        const parsed = (() => {
+          try {
+            return JSON.parse(answer.body) as { tracking_number?: unknown };
+          } catch {
+            return null;
+          }
+        })();
+        if (typeof parsed?.tracking_number !== 'string' || !parsed.tracking_number)
+          throw new Error('carrier answer has no tracking_number');
         tracking = parsed.tracking_number.slice(0, 100);
       } catch (err) {
         const e = err as NodeJS.ErrnoException;
-        failure = e.name === 'TimeoutError' ? `carrier did not answer within ${company?.timeout_ms} ms`
-          : e instanceof CarrierAddressError || e.message.startsWith('carrier answer') || e.message.startsWith('shipping company') ? e.message
-          : e.code ? `carrier could not be reached (${e.code})` : e.message;
-        for (const secret of [company?.api_key, company?.hmac_secret]) if (secret) failure = failure.split(secret).join('[secret]');
+        failure =
+          e.name === 'TimeoutError'
+            ? `carrier did not answer within ${company?.timeout_ms} ms`
+            : e instanceof CarrierAddressError ||
+                e.message.startsWith('carrier answer') ||
+                e.message.startsWith('shipping company')
+              ? e.message
+              : e.code
+                ? `carrier could not be reached (${e.code})`
+                : e.message;
+        for (const secret of [company?.api_key, company?.hmac_secret])
+          if (secret) failure = failure.split(secret).join('[secret]');
       }
       await sequelize.transaction(async (transaction) => {
         const o = (await Order.findByPk(orderId, { transaction, lock: transaction.LOCK.UPDATE }))!;
@@ -263,8 +448,22 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
           await o.update({ push_state: 'failed', last_push_error: failure.slice(0, 1000) }, { transaction });
           return;
         }
-        await o.update({ status: 'pushed', push_state: 'sent', tracking_number: tracking, pushed_at: new Date(), last_push_error: null }, { transaction });
-        await writeHistory(transaction, [{ account_id: o.account_id, id: o.id, reference: o.reference, old: 'new', status: 'pushed' }], requestedBy, userId);
+        await o.update(
+          {
+            status: 'pushed',
+            push_state: 'sent',
+            tracking_number: tracking,
+            pushed_at: new Date(),
+            last_push_error: null,
+          },
+          { transaction },
+        );
+        await writeHistory(
+          transaction,
+          [{ account_id: o.account_id, id: o.id, reference: o.reference, old: 'new', status: 'pushed' }],
+          requestedBy,
+          userId,
+        );
       });
       core.metrics.carrierPushes.inc({ outcome: failure ? 'failed' : 'sent' });
       if (failure) throw new Error(failure);
@@ -278,14 +477,23 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
         const rows = await select<Row>(
           `SELECT id, account_id, reference, status, tracking_number, push_state FROM orders
             WHERE account_id = $1 AND shipping_company_id = $2 AND (reference = ANY($3::text[]) OR tracking_number = ANY($4::text[])) FOR UPDATE`,
-          [company.account_id, company.id, updates.map((u) => u.reference?.toUpperCase() ?? ''), updates.map((u) => u.tracking_number ?? '')], transaction,
+          [
+            company.account_id,
+            company.id,
+            updates.map((u) => u.reference?.toUpperCase() ?? ''),
+            updates.map((u) => u.tracking_number ?? ''),
+          ],
+          transaction,
         );
         const errors: FieldErrors = {};
         const seen = new Set<number>();
         const moves = updates.map((u, i) => {
-          const row = rows.find((r) => (u.reference ? r.reference === u.reference.toUpperCase() : r.tracking_number === u.tracking_number));
+          const row = rows.find((r) =>
+            u.reference ? r.reference === u.reference.toUpperCase() : r.tracking_number === u.tracking_number,
+          );
           if (!row) addError(errors, `orders.${i}`, `The order in orders.${i} is unknown to ${company.name}.`);
-          else if (seen.has(row.id)) addError(errors, `orders.${i}`, `The order ${row.reference} appears twice in this update.`);
+          else if (seen.has(row.id))
+            addError(errors, `orders.${i}`, `The order ${row.reference} appears twice in this update.`);
           if (row) seen.add(row.id);
           return { row: row!, status: u.status as OrderStatus, path: `orders.${i}.status` };
         });

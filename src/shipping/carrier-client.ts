@@ -14,10 +14,28 @@ import net from 'node:net';
 /** Addresses a seller's URL must not reach: loopback, private, link-local, carrier-grade NAT, multicast, reserved. */
 const BLOCKED = new net.BlockList();
 for (const [prefix, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(prefix, bits, 'ipv4');
-for (const [prefix, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) BLOCKED.addSubnet(prefix, bits, 'ipv6');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  BLOCKED.addSubnet(prefix, bits, 'ipv4');
+for (const [prefix, bits] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+] as const)
+  BLOCKED.addSubnet(prefix, bits, 'ipv6');
 
 export function isPublicAddress(address: string): boolean {
   const family = net.isIP(address);
@@ -37,9 +55,16 @@ const publicLookup: net.LookupFunction = (hostname, options, callback) => {
     const list = addresses as dns.LookupAddress[];
     const refused = list.find((a) => !isPublicAddress(a.address));
     if (refused || !list.length) {
-      return callback(new CarrierAddressError(`the endpoint's host resolves to ${refused?.address ?? 'nothing'}, which is not a public address`), '', 0);
+      return callback(
+        new CarrierAddressError(
+          `the endpoint's host resolves to ${refused?.address ?? 'nothing'}, which is not a public address`,
+        ),
+        '',
+        0,
+      );
     }
-    if ((options as dns.LookupOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+    if ((options as dns.LookupOptions).all)
+      return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
     callback(null, list[0].address, list[0].family);
   });
 };
@@ -53,39 +78,64 @@ export async function checkEndpointUrl(url: string, allowPrivate: boolean): Prom
   if (parsed.username || parsed.password) return 'The endpoint_url field must not contain credentials.';
   if (allowPrivate) return null;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const addresses = net.isIP(host) ? [host] : await dns.promises.lookup(host, { all: true }).then((l) => l.map((a) => a.address), () => null);
+  const addresses = net.isIP(host)
+    ? [host]
+    : await dns.promises.lookup(host, { all: true }).then(
+        (l) => l.map((a) => a.address),
+        () => null,
+      );
   // A host that does not resolve now may later; the push checks again as it connects.
-  if (addresses && addresses.some((a) => !isPublicAddress(a))) return 'The endpoint_url field must point to a public address.';
+  if (addresses && addresses.some((a) => !isPublicAddress(a)))
+    return 'The endpoint_url field must point to a public address.';
   return null;
 }
 
-export interface CarrierAnswer { status: number; body: string }
+export interface CarrierAnswer {
+  status: number;
+  body: string;
+}
 
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** POSTs `body` to the carrier; resolves with the status and (at most 64 KB of) the answer, never following a redirect. */
-export function postToCarrier(url: string, headers: Record<string, string>, body: string, timeoutMs: number, allowPrivate: boolean): Promise<CarrierAnswer> {
+export function postToCarrier(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  allowPrivate: boolean,
+): Promise<CarrierAnswer> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
-    const request = (target.protocol === 'https:' ? https : http).request(target, {
-      method: 'POST',
-      headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-      ...(allowPrivate ? {} : { lookup: publicLookup }),
-      timeout: timeoutMs,
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size <= MAX_ANSWER_BYTES) chunks.push(c);
-        else res.destroy();
-      });
-      res.on('close', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', () => {});
-    });
-    const deadline = setTimeout(() => request.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), timeoutMs);
+    const request = (target.protocol === 'https:' ? https : http).request(
+      target,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+        ...(allowPrivate ? {} : { lookup: publicLookup }),
+        timeout: timeoutMs,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size <= MAX_ANSWER_BYTES) chunks.push(c);
+          else res.destroy();
+        });
+        res.on('close', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', () => {});
+      },
+    );
+    const deadline = setTimeout(
+      () => request.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })),
+      timeoutMs,
+    );
     request.on('timeout', () => request.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })));
-    request.on('error', (err) => { clearTimeout(deadline); reject(err); });
+    request.on('error', (err) => {
+      clearTimeout(deadline);
+      reject(err);
+    });
     request.on('close', () => clearTimeout(deadline));
     request.end(body);
   });

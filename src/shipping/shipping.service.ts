@@ -11,19 +11,34 @@ import type { ShippingCompany } from './shipping-company.model.js';
 
 const companySchema = Joi.object({
   account_id: Joi.number().integer().positive(),
-  code: Joi.string().trim().lowercase().pattern(/^[a-z0-9][a-z0-9_-]{0,49}$/).required(),
+  code: Joi.string()
+    .trim()
+    .lowercase()
+    .pattern(/^[a-z0-9][a-z0-9_-]{0,49}$/)
+    .required(),
   name: Joi.string().trim().min(2).max(100).required(),
-  endpoint_url: Joi.string().uri({ scheme: ['http', 'https'] }).max(500).required(),
+  endpoint_url: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .max(500)
+    .required(),
   api_key: Joi.string().max(255).allow(null, ''),
   hmac_secret: Joi.string().min(16).max(255).allow(null, ''),
   timeout_ms: Joi.number().integer().min(100).max(120_000).default(5000),
   active: Joi.boolean().default(true),
 });
 /** A change names only what changes: no field is required and no default (timeout, active) is filled in. */
-const updateSchema = companySchema.fork(['code', 'name', 'endpoint_url'], (s) => s.optional()).prefs({ noDefaults: true });
+const updateSchema = companySchema
+  .fork(['code', 'name', 'endpoint_url'], (s) => s.optional())
+  .prefs({ noDefaults: true });
 
 export interface ShippingCompanyInput {
-  account_id?: number; code: string; name: string; endpoint_url: string; api_key?: string | null; hmac_secret?: string | null; timeout_ms?: number;
+  account_id?: number;
+  code: string;
+  name: string;
+  endpoint_url: string;
+  api_key?: string | null;
+  hmac_secret?: string | null;
+  timeout_ms?: number;
   active?: boolean;
 }
 
@@ -45,8 +60,16 @@ export function signatureMatches(secret: string, body: Buffer, header: unknown):
 /** The API key and secret never leave the service in views. */
 export function companyView(c: ShippingCompany) {
   return {
-    id: c.id, account_id: c.account_id, code: c.code, name: c.name, adapter: c.adapter, endpoint_url: c.endpoint_url,
-    timeout_ms: c.timeout_ms, active: c.active, has_api_key: !!c.api_key, created_at: c.created_at.toISOString(),
+    id: c.id,
+    account_id: c.account_id,
+    code: c.code,
+    name: c.name,
+    adapter: c.adapter,
+    endpoint_url: c.endpoint_url,
+    timeout_ms: c.timeout_ms,
+    active: c.active,
+    has_api_key: !!c.api_key,
+    created_at: c.created_at.toISOString(),
   };
 }
 
@@ -63,15 +86,25 @@ export function createShippingService(core: Core) {
      * Adds a carrier to an account (adapter `http`: signed JSON POST). Without an HMAC secret one is generated and
      * returned this once (`hmac_secret`), for the user to give the carrier; no other answer ever carries it.
      */
-    async createCompany(actor: Actor, input: ShippingCompanyInput): Promise<ReturnType<typeof companyView> & { hmac_secret?: string }> {
+    async createCompany(
+      actor: Actor,
+      input: ShippingCompanyInput,
+    ): Promise<ReturnType<typeof companyView> & { hmac_secret?: string }> {
       const v = validate<ShippingCompanyInput>(companySchema, input);
       await assertEndpoint(v.endpoint_url);
-      const account_id = (isSystemWide(actor) ? v.account_id ?? actor.accountId : actor.accountId) as number;
+      const account_id = (isSystemWide(actor) ? (v.account_id ?? actor.accountId) : actor.accountId) as number;
       if (!account_id) throw ValidationError.single('account_id', 'The account_id field is required.');
       authorize(actor, 'create', 'shippingCompany', { account_id });
-      if (await ShippingCompany.findOne({ where: { account_id, code: v.code } })) throw ValidationError.single('code', 'The code has already been taken.');
+      if (await ShippingCompany.findOne({ where: { account_id, code: v.code } }))
+        throw ValidationError.single('code', 'The code has already been taken.');
       const generated = v.hmac_secret ? null : crypto.randomBytes(32).toString('base64url');
-      const c = await ShippingCompany.create({ ...v, account_id, adapter: 'http', api_key: v.api_key || null, hmac_secret: v.hmac_secret || generated });
+      const c = await ShippingCompany.create({
+        ...v,
+        account_id,
+        adapter: 'http',
+        api_key: v.api_key || null,
+        hmac_secret: v.hmac_secret || generated,
+      });
       return { ...companyView(c), ...(generated ? { hmac_secret: generated } : {}) };
     },
 
@@ -83,19 +116,28 @@ export function createShippingService(core: Core) {
       if (v.endpoint_url !== undefined) await assertEndpoint(v.endpoint_url);
       // Secrets are write-only: an empty value keeps the stored one (an API key is removed with null).
       const { hmac_secret, api_key, ...rest } = v;
-      return companyView(await c.update({
-        ...rest, account_id: c.account_id, ...(hmac_secret ? { hmac_secret } : {}), ...(api_key || api_key === null ? { api_key } : {}),
-      }));
+      return companyView(
+        await c.update({
+          ...rest,
+          account_id: c.account_id,
+          ...(hmac_secret ? { hmac_secret } : {}),
+          ...(api_key || api_key === null ? { api_key } : {}),
+        }),
+      );
     },
 
     async listCompanies(actor: Actor, accountId?: number) {
       authorize(actor, 'viewAny', 'shippingCompany');
-      return (await ShippingCompany.findAll({ where: accountScope(actor, accountId), order: [['code', 'ASC']] })).map(companyView);
+      return (await ShippingCompany.findAll({ where: accountScope(actor, accountId), order: [['code', 'ASC']] })).map(
+        companyView,
+      );
     },
 
     /** The active company with this code in the account, or a 422 naming the field. */
     async findForPush(accountId: number, code: string, field = 'shipping_company'): Promise<ShippingCompany> {
-      const c = await ShippingCompany.findOne({ where: { account_id: accountId, code: code.toLowerCase(), active: true } });
+      const c = await ShippingCompany.findOne({
+        where: { account_id: accountId, code: code.toLowerCase(), active: true },
+      });
       if (!c) throw ValidationError.single(field, `The selected ${field} is invalid.`);
       return c;
     },
@@ -106,12 +148,26 @@ export function createShippingService(core: Core) {
      * code, active, whose secret signs `<timestamp>.<body>`, with a timestamp within CALLBACK_WINDOW_S of now (a
      * captured callback cannot be replayed later). One HMAC per request, whatever the number of companies.
      */
-    async verifyCallback(code: string, company: unknown, rawBody: Buffer, timestamp: unknown, signature: unknown): Promise<ShippingCompany | null> {
+    async verifyCallback(
+      code: string,
+      company: unknown,
+      rawBody: Buffer,
+      timestamp: unknown,
+      signature: unknown,
+    ): Promise<ShippingCompany | null> {
       const id = Number(company);
       const ts = Number(timestamp);
-      if (!isRowId(id) || typeof timestamp !== 'string' || !/^\d{1,12}$/.test(timestamp) || Math.abs(Date.now() / 1000 - ts) > CALLBACK_WINDOW_S) return null;
+      if (
+        !isRowId(id) ||
+        typeof timestamp !== 'string' ||
+        !/^\d{1,12}$/.test(timestamp) ||
+        Math.abs(Date.now() / 1000 - ts) > CALLBACK_WINDOW_S
+      )
+        return null;
       const c = await ShippingCompany.findOne({ where: { id, code: code.toLowerCase(), active: true } });
-      return c && signatureMatches(c.hmac_secret, Buffer.concat([Buffer.from(`${timestamp}.`), rawBody]), signature) ? c : null;
+      return c && signatureMatches(c.hmac_secret, Buffer.concat([Buffer.from(`${timestamp}.`), rawBody]), signature)
+        ? c
+        : null;
     },
   };
 }

@@ -29,7 +29,10 @@ export function createStatsService(core: Core) {
              FROM leads WHERE ${where} AND created_at >= now() - interval '7 days' GROUP BY status`,
           { bind, type: QueryTypes.SELECT },
         ),
-        sequelize.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM orders WHERE ${where} GROUP BY status`, { bind, type: QueryTypes.SELECT }),
+        sequelize.query<{ status: string; n: number }>(
+          `SELECT status, count(*)::int AS n FROM orders WHERE ${where} GROUP BY status`,
+          { bind, type: QueryTypes.SELECT },
+        ),
       ]);
       const leadsToday = zero(LEAD_STATUSES);
       const leads7d = zero(LEAD_STATUSES);
@@ -40,7 +43,12 @@ export function createStatsService(core: Core) {
       const week = Object.values(leads7d).reduce((a, b) => a + b, 0);
       const ordersByStatus = zero(ORDER_STATUSES);
       for (const r of orders) ordersByStatus[r.status] = r.n;
-      return { leadsToday, leads7d, confirmationRate7d: week ? Math.round((leads7d.confirmed / week) * 1000) / 10 : null, ordersByStatus };
+      return {
+        leadsToday,
+        leads7d,
+        confirmationRate7d: week ? Math.round((leads7d.confirmed / week) * 1000) / 10 : null,
+        ordersByStatus,
+      };
     },
   };
 }

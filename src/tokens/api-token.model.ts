@@ -25,6 +25,12 @@ export function initApiToken(sequelize: Sequelize) {
       last_used_at: DataTypes.DATE,
       expires_at: DataTypes.DATE,
     },
-    { sequelize, tableName: 'api_tokens', modelName: 'ApiToken', defaultScope: { attributes: { exclude: ['token_hash'] } }, scopes: { withHash: {} } },
+    {
+      sequelize,
+      tableName: 'api_tokens',
+      modelName: 'ApiToken',
+      defaultScope: { attributes: { exclude: ['token_hash'] } },
+      scopes: { withHash: {} },
+    },
   );
 }

@@ -10,11 +10,20 @@ import type { ApiToken } from './api-token.model.js';
 
 export const tokenCreateSchema = Joi.object({
   name: Joi.string().trim().min(1).max(100).required(),
-  scopes: Joi.array().items(Joi.string().valid(...SCOPES)).min(1).unique().required(),
+  scopes: Joi.array()
+    .items(Joi.string().valid(...SCOPES))
+    .min(1)
+    .unique()
+    .required(),
   expires_at: Joi.date().iso().greater('now').allow(null),
   user_id: Joi.number().integer().positive(),
 });
-export interface TokenCreateInput { name: string; scopes: Scope[]; expires_at?: Date | null; user_id?: number }
+export interface TokenCreateInput {
+  name: string;
+  scopes: Scope[];
+  expires_at?: Date | null;
+  user_id?: number;
+}
 
 export function sha256(s: string): string {
   return crypto.createHash('sha256').update(s).digest('hex');
@@ -22,8 +31,13 @@ export function sha256(s: string): string {
 
 export function tokenView(t: ApiToken) {
   return {
-    id: t.id, account_id: t.account_id, name: t.name, scopes: t.scopes, created_by: t.user_id,
-    last_used_at: t.last_used_at?.toISOString() ?? null, expires_at: t.expires_at?.toISOString() ?? null,
+    id: t.id,
+    account_id: t.account_id,
+    name: t.name,
+    scopes: t.scopes,
+    created_by: t.user_id,
+    last_used_at: t.last_used_at?.toISOString() ?? null,
+    expires_at: t.expires_at?.toISOString() ?? null,
     created_at: t.created_at.toISOString(),
   };
 }
@@ -43,11 +57,17 @@ export function createTokenService(core: Core) {
     const wanted = idsOrNotFound(ids);
     await core.db.sequelize.transaction(async (transaction) => {
       const found = await ApiToken.findAll({
-        where: { id: wanted, ...accountScope(actor) }, include: [{ model: User, attributes: ['role'], required: true }], transaction, lock: transaction.LOCK.UPDATE,
+        where: { id: wanted, ...accountScope(actor) },
+        include: [{ model: User, attributes: ['role'], required: true }],
+        transaction,
+        lock: transaction.LOCK.UPDATE,
       });
       if (found.length !== wanted.length) throw new NotFoundError();
       for (const t of found) {
-        authorize(actor, 'delete', 'token', { account_id: t.account_id, role: (t as unknown as { User: { role: string } }).User.role });
+        authorize(actor, 'delete', 'token', {
+          account_id: t.account_id,
+          role: (t as unknown as { User: { role: string } }).User.role,
+        });
       }
       await ApiToken.destroy({ where: { id: wanted }, transaction });
     });
@@ -64,7 +84,11 @@ export function createTokenService(core: Core) {
       authorize(actor, 'create', 'token', { account_id: owner.account_id, role: owner.role });
       const secret = crypto.randomBytes(30).toString('base64url').slice(0, 40);
       const t = await ApiToken.create({
-        account_id: owner.account_id, user_id: owner.id, name: v.name, scopes: v.scopes, expires_at: v.expires_at ?? null,
+        account_id: owner.account_id,
+        user_id: owner.id,
+        name: v.name,
+        scopes: v.scopes,
+        expires_at: v.expires_at ?? null,
         token_hash: sha256(secret),
       });
       core.logger.info({ account_id: owner.account_id, token_id: t.id, scopes: v.scopes }, 'API token created');
@@ -73,7 +97,13 @@ export function createTokenService(core: Core) {
 
     async listTokens(actor: Actor, accountId?: number) {
       authorize(actor, 'viewAny', 'token');
-      const rows = await ApiToken.findAll({ where: accountScope(actor, accountId), order: [['created_at', 'DESC'], ['id', 'DESC']] });
+      const rows = await ApiToken.findAll({
+        where: accountScope(actor, accountId),
+        order: [
+          ['created_at', 'DESC'],
+          ['id', 'DESC'],
+        ],
+      });
       return rows.map(tokenView);
     },
 
@@ -88,18 +118,24 @@ export function createTokenService(core: Core) {
     async authenticate(raw: string): Promise<Actor | null> {
       const m = /^(\d{1,10})\|([A-Za-z0-9_-]{40})$/.exec(raw ?? '');
       if (!m) return null;
-      const t = await ApiToken.scope('withHash').findByPk(Number(m[1]), { include: [{ model: User, attributes: ['id', 'name', 'role', 'active'] }] });
+      const t = await ApiToken.scope('withHash').findByPk(Number(m[1]), {
+        include: [{ model: User, attributes: ['id', 'name', 'role', 'active'] }],
+      });
       if (!t) return null;
       const expected = Buffer.from(t.token_hash, 'hex');
       const given = Buffer.from(sha256(m[2]), 'hex');
       if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return null;
       if (t.expires_at && t.expires_at.getTime() <= Date.now()) return null;
-      const owner = (t as unknown as { User: { name: string; role: 'admin' | 'seller' | 'agent'; active: boolean } | null }).User;
+      const owner = (
+        t as unknown as { User: { name: string; role: 'admin' | 'seller' | 'agent'; active: boolean } | null }
+      ).User;
       if (!owner || !owner.active) return null;
       const now = Date.now();
       if (now - (touched.get(t.id) ?? 0) > TOUCH_INTERVAL_MS) {
         touched.set(t.id, now);
-        ApiToken.update({ last_used_at: new Date(now) }, { where: { id: t.id }, silent: true }).catch((err) => core.logger.warn({ err }, 'token touch failed'));
+        ApiToken.update({ last_used_at: new Date(now) }, { where: { id: t.id }, silent: true }).catch((err) =>
+          core.logger.warn({ err }, 'token touch failed'),
+        );
       }
       return tokenActor(t, owner);
     },

@@ -25,14 +25,40 @@ export const EXPORT_JOB = 'export-leads';
 export const CLEANUP_JOB = 'cleanup-exports';
 
 /** The list's own filters (paging aside) plus the format. */
-const exportSchema = dashboardListQuerySchema.fork(['page', 'perPage'], (s) => s.strip()).keys({ file_extension: Joi.string().valid('xlsx', 'csv').required() });
+const exportSchema = dashboardListQuerySchema
+  .fork(['page', 'perPage'], (s) => s.strip())
+  .keys({ file_extension: Joi.string().valid('xlsx', 'csv').required() });
 
-export const EXPORT_COLUMNS = ['reference', 'status', 'phone', 'full_name', 'city', 'area', 'address', 'sku', 'quantity', 'price', 'products', 'total', 'data', 'action_date', 'created_at'];
+export const EXPORT_COLUMNS = [
+  'reference',
+  'status',
+  'phone',
+  'full_name',
+  'city',
+  'area',
+  'address',
+  'sku',
+  'quantity',
+  'price',
+  'products',
+  'total',
+  'data',
+  'action_date',
+  'created_at',
+];
 
 export function exportRunView(r: ExportRun) {
   return {
-    id: r.id, account_id: r.account_id, status: r.status, file_extension: r.file_extension, filters: r.filters, rows_written: r.rows_written,
-    error: r.error, expires_at: r.expires_at?.toISOString() ?? null, created_at: r.created_at.toISOString(), finished_at: r.finished_at?.toISOString() ?? null,
+    id: r.id,
+    account_id: r.account_id,
+    status: r.status,
+    file_extension: r.file_extension,
+    filters: r.filters,
+    rows_written: r.rows_written,
+    error: r.error,
+    expires_at: r.expires_at?.toISOString() ?? null,
+    created_at: r.created_at.toISOString(),
+    finished_at: r.finished_at?.toISOString() ?? null,
   };
 }
 
@@ -47,9 +73,21 @@ const iso = (x: string) => `to_char(${x} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:
  */
 function exportSelect(where: string): string {
   const cells = [
-    esc('l.reference'), 'l.status', esc('l.phone'), esc('l.full_name'), esc('l.city'), esc('l.area'), esc('l.address'),
-    esc('p.sku'), 'p.quantity', 'trim_scale(p.price)', esc('p.products'), 'trim_scale(l.total)',
-    `CASE WHEN jsonb_array_length(l.data) > 0 THEN ${esc('l.data::text')} ELSE '' END`, iso('l.action_date'), iso('l.created_at'),
+    esc('l.reference'),
+    'l.status',
+    esc('l.phone'),
+    esc('l.full_name'),
+    esc('l.city'),
+    esc('l.area'),
+    esc('l.address'),
+    esc('p.sku'),
+    'p.quantity',
+    'trim_scale(p.price)',
+    esc('p.products'),
+    'trim_scale(l.total)',
+    `CASE WHEN jsonb_array_length(l.data) > 0 THEN ${esc('l.data::text')} ELSE '' END`,
+    iso('l.action_date'),
+    iso('l.created_at'),
   ];
   return `SELECT ${cells.map((c, i) => `${c} AS ${EXPORT_COLUMNS[i]}`).join(', ')}
     FROM leads l LEFT JOIN LATERAL (
@@ -69,35 +107,48 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
    * connections that share one snapshot (formatting is PostgreSQL's work, so this puts both cores on it); the newer
    * half goes straight into the file, the older one into a second file appended after it.
    */
-  async function csvInHalves(where: string, params: unknown[], file: string, progress: { rows: number }): Promise<number> {
-    return withPgClient(sequelize, (a) => withPgClient(sequelize, async (b) => {
-      await a.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const [{ snapshot }] = (await a.query('SELECT pg_export_snapshot() AS snapshot')).rows;
-      await b.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      await b.query(`SET TRANSACTION SNAPSHOT ${pg.escapeLiteral(snapshot)}`);
-      const [{ middle }] = (await a.query(
-        `SELECT (min(l.created_at) + (max(l.created_at) - min(l.created_at)) / 2)::text AS middle FROM leads l WHERE ${where}`, params,
-      )).rows as { middle: string | null }[];
-      const half = (client: pg.Client, cond: string, header: boolean) => client.query(copyTo(
-        `COPY (${inlineParams(exportSelect(`(${where}) AND ${cond}`), params)}) TO STDOUT WITH (FORMAT csv${header ? ', HEADER' : ''})`,
-      ));
-      const rest = `${file}.older`;
-      try {
-        const out = fs.createWriteStream(file);
-        out.write('\uFEFF');
-        const newer = half(a, middle === null ? 'true' : `l.created_at > ${pg.escapeLiteral(middle)}`, true);
-        const older = middle === null ? null : half(b, `l.created_at <= ${pg.escapeLiteral(middle)}`, false);
-        await Promise.all([
-          pipeline(newer, csvRecordCounter(progress, true), out),
-          older && pipeline(older, csvRecordCounter(progress, false), fs.createWriteStream(rest)),
-        ]);
-        if (older) await pipeline(fs.createReadStream(rest), fs.createWriteStream(file, { flags: 'a' }));
-        await Promise.all([a.query('COMMIT'), b.query('COMMIT')]);
-        return newer.rowCount + (older?.rowCount ?? 0);
-      } finally {
-        await fs.promises.rm(rest, { force: true });
-      }
-    }));
+  async function csvInHalves(
+    where: string,
+    params: unknown[],
+    file: string,
+    progress: { rows: number },
+  ): Promise<number> {
+    return withPgClient(sequelize, (a) =>
+      withPgClient(sequelize, async (b) => {
+        await a.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        const [{ snapshot }] = (await a.query('SELECT pg_export_snapshot() AS snapshot')).rows;
+        await b.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        await b.query(`SET TRANSACTION SNAPSHOT ${pg.escapeLiteral(snapshot)}`);
+        const [{ middle }] = (
+          await a.query(
+            `SELECT (min(l.created_at) + (max(l.created_at) - min(l.created_at)) / 2)::text AS middle FROM leads l WHERE ${where}`,
+            params,
+          )
+        ).rows as { middle: string | null }[];
+        const half = (client: pg.Client, cond: string, header: boolean) =>
+          client.query(
+            copyTo(
+              `COPY (${inlineParams(exportSelect(`(${where}) AND ${cond}`), params)}) TO STDOUT WITH (FORMAT csv${header ? ', HEADER' : ''})`,
+            ),
+          );
+        const rest = `${file}.older`;
+        try {
+          const out = fs.createWriteStream(file);
+          out.write('\uFEFF');
+          const newer = half(a, middle === null ? 'true' : `l.created_at > ${pg.escapeLiteral(middle)}`, true);
+          const older = middle === null ? null : half(b, `l.created_at <= ${pg.escapeLiteral(middle)}`, false);
+          await Promise.all([
+            pipeline(newer, csvRecordCounter(progress, true), out),
+            older && pipeline(older, csvRecordCounter(progress, false), fs.createWriteStream(rest)),
+          ]);
+          if (older) await pipeline(fs.createReadStream(rest), fs.createWriteStream(file, { flags: 'a' }));
+          await Promise.all([a.query('COMMIT'), b.query('COMMIT')]);
+          return newer.rowCount + (older?.rowCount ?? 0);
+        } finally {
+          await fs.promises.rm(rest, { force: true });
+        }
+      }),
+    );
   }
 
   return {
@@ -105,16 +156,33 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
     async start(actor: Actor, input: Record<string, unknown>) {
       authorize(actor, 'export', 'lead');
       const { file_extension, ...filters } = input ?? {};
-      const v = validate<Record<string, unknown> & { file_extension: 'xlsx' | 'csv' }>(exportSchema, { file_extension, ...filters });
+      const v = validate<Record<string, unknown> & { file_extension: 'xlsx' | 'csv' }>(exportSchema, {
+        file_extension,
+        ...filters,
+      });
       const { file_extension: ext, ...clean } = v;
-      const run = await ExportRun.create({ account_id: actor.accountId, user_id: actor.kind === 'system' ? null : actor.userId, file_extension: ext, filters: clean });
+      const run = await ExportRun.create({
+        account_id: actor.accountId,
+        user_id: actor.kind === 'system' ? null : actor.userId,
+        file_extension: ext,
+        filters: clean,
+      });
       await core.queue.enqueue(EXPORT_JOB, { runId: run.id }, { priority: 'IMPORTANT', uniqueKey: `export:${run.id}` });
       return exportRunView(run);
     },
 
     async list(actor: Actor) {
       authorize(actor, 'viewAny', 'exportRun');
-      return (await ExportRun.findAll({ where: accountScope(actor), order: [['created_at', 'DESC'], ['id', 'DESC']], limit: 100 })).map(exportRunView);
+      return (
+        await ExportRun.findAll({
+          where: accountScope(actor),
+          order: [
+            ['created_at', 'DESC'],
+            ['id', 'DESC'],
+          ],
+          limit: 100,
+        })
+      ).map(exportRunView);
     },
 
     /** The file of a finished export of the actor's account; an expired one is gone (410 at the route). */
@@ -122,7 +190,13 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
       authorize(actor, 'view', 'exportRun');
       const run = isRowId(Number(id)) ? await ExportRun.findOne({ where: { id, ...accountScope(actor) } }) : null;
       if (!run || (run.status !== 'completed' && run.status !== 'expired')) throw new NotFoundError();
-      if (run.status === 'expired' || (run.expires_at && run.expires_at <= new Date()) || !run.file_path || !fs.existsSync(run.file_path)) return 'expired';
+      if (
+        run.status === 'expired' ||
+        (run.expires_at && run.expires_at <= new Date()) ||
+        !run.file_path ||
+        !fs.existsSync(run.file_path)
+      )
+        return 'expired';
       return { path: run.file_path, name: `leads-${run.id}.${run.file_extension}` };
     },
 
@@ -148,14 +222,20 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
         // The list's own scope: a seller's export is their account whatever the filters say; an admin's is the account
         // chosen in the filters (or every account), like the admin's list.
         const { where, params } = deps.leads.listQuery(actor, run.filters as LeadFilters);
-        const count = run.file_extension === 'csv'
-          ? await csvInHalves(where, params, file, progress)
-          : await withPgClient(sequelize, async (client) => {
-            const source = client.query(copyTo(`COPY (${inlineParams(exportSelect(where), params)}) TO STDOUT`));
-            await pipeline(source, copyTextRows(), xlsxSink(file, progress));
-            return source.rowCount;
-          });
-        await run.update({ status: 'completed', rows_written: count, finished_at: new Date(), expires_at: new Date(Date.now() + core.config.exportTtlDays * 86_400_000) });
+        const count =
+          run.file_extension === 'csv'
+            ? await csvInHalves(where, params, file, progress)
+            : await withPgClient(sequelize, async (client) => {
+                const source = client.query(copyTo(`COPY (${inlineParams(exportSelect(where), params)}) TO STDOUT`));
+                await pipeline(source, copyTextRows(), xlsxSink(file, progress));
+                return source.rowCount;
+              });
+        await run.update({
+          status: 'completed',
+          rows_written: count,
+          finished_at: new Date(),
+          expires_at: new Date(Date.now() + core.config.exportTtlDays * 86_400_000),
+        });
         core.metrics.transferRows.inc({ kind: 'export', outcome: 'exported' }, count ?? 0);
       } catch (err) {
         core.logger.error({ err, runId }, 'export failed');
@@ -255,7 +335,9 @@ function xlsxSink(file: string, progress: { rows: number }): Writable {
   const ws = wb.addWorksheet('Leads');
   ws.addRow(EXPORT_COLUMNS).commit();
   const backlog = () => {
-    const dest = (ws as unknown as { stream?: { pipes?: (NodeJS.EventEmitter & { _writableState?: { length: number } })[] } }).stream?.pipes?.[0];
+    const dest = (
+      ws as unknown as { stream?: { pipes?: (NodeJS.EventEmitter & { _writableState?: { length: number } })[] } }
+    ).stream?.pipes?.[0];
     return dest && (dest._writableState?.length ?? 0) > 1 << 20 ? dest : null;
   };
   return new Writable({
@@ -268,8 +350,14 @@ function xlsxSink(file: string, progress: { rows: number }): Writable {
       const dest = backlog();
       if (!dest) return done();
       // the zip stream either drains or fails; waiting on 'drain' alone would hang the job on a failure
-      const drained = () => { dest.off('error', failed); done(); };
-      const failed = (err: Error) => { dest.off('drain', drained); done(err); };
+      const drained = () => {
+        dest.off('error', failed);
+        done();
+      };
+      const failed = (err: Error) => {
+        dest.off('drain', drained);
+        done(err);
+      };
       dest.once('drain', drained).once('error', failed);
     },
     final(done) {

@@ -11,11 +11,22 @@ import { accountScope, authorize } from '../policy.js';
 import { isRowId } from '../query.js';
 import type { ImportRun } from './import-run.model.js';
 import { runActor } from './run-actor.js';
-import { readHead, readRows, sniffType, unescapeCell, workbookExpansionProblem, type ExpansionLimits, type SheetType } from './spreadsheet.js';
+import {
+  readHead,
+  readRows,
+  sniffType,
+  unescapeCell,
+  workbookExpansionProblem,
+  type ExpansionLimits,
+  type SheetType,
+} from './spreadsheet.js';
 
 export const IMPORT_JOB = 'import-leads';
 
-interface InFlight { done: Promise<void>; phones: string[] }
+interface InFlight {
+  done: Promise<void>;
+  phones: string[];
+}
 
 /** Another attempt of the same run (a job run twice) has moved the cursor past this attempt's batch. */
 class AnotherAttempt extends Error {}
@@ -40,15 +51,25 @@ type Line = { sku: string; quantity: number; price: number };
 export function parseProducts(cell: string): Line[] | null {
   const item = /(.+?) x(\d+) @ (\d+(?:\.\d+)?)(?:; |$)/y;
   const lines: Line[] = [];
-  for (let m; item.lastIndex < cell.length && (m = item.exec(cell));) lines.push({ sku: m[1], quantity: Number(m[2]), price: Number(m[3]) });
+  for (let m; item.lastIndex < cell.length && (m = item.exec(cell));)
+    lines.push({ sku: m[1], quantity: Number(m[2]), price: Number(m[3]) });
   return lines.length && item.lastIndex === cell.length ? lines : null;
 }
 
 export function importRunView(r: ImportRun) {
   return {
-    id: r.id, account_id: r.account_id, status: r.status, file_name: r.file_name, file_type: r.file_type,
-    rows_total: r.rows_total, rows_read: r.rows_read, rows_written: r.rows_written, rows_failed: r.rows_failed,
-    error: r.error, created_at: r.created_at.toISOString(), started_at: r.started_at?.toISOString() ?? null,
+    id: r.id,
+    account_id: r.account_id,
+    status: r.status,
+    file_name: r.file_name,
+    file_type: r.file_type,
+    rows_total: r.rows_total,
+    rows_read: r.rows_read,
+    rows_written: r.rows_written,
+    rows_failed: r.rows_failed,
+    error: r.error,
+    created_at: r.created_at.toISOString(),
+    started_at: r.started_at?.toISOString() ?? null,
     finished_at: r.finished_at?.toISOString() ?? null,
   };
 }
@@ -75,12 +96,21 @@ function toItem(header: Map<string, number>, extra: [string, number][], row: str
     const value = unescapeCell(String(row[i] ?? '').trim());
     if (value) data.push({ key, value });
   }
-  const first = { sku, quantity: get('quantity') === '' ? 1 : Number(get('quantity')), price: get('price') === '' ? catalogue.get(sku)?.price ?? 1 : Number(get('price')) };
+  const first = {
+    sku,
+    quantity: get('quantity') === '' ? 1 : Number(get('quantity')),
+    price: get('price') === '' ? (catalogue.get(sku)?.price ?? 1) : Number(get('price')),
+  };
   // A lead exported with several products lists them all in `products` and repeats the first in sku/quantity/price;
   // the list is taken only while that first entry still matches (an edited sku, quantity or price wins alone).
   const listed = parseProducts(get('products'));
-  const same = listed && listed[0].sku === first.sku && listed[0].quantity === first.quantity && listed[0].price === first.price;
-  const item: Record<string, unknown> = { phone, full_name: get('full_name') || phone, products: same ? listed : [first] };
+  const same =
+    listed && listed[0].sku === first.sku && listed[0].quantity === first.quantity && listed[0].price === first.price;
+  const item: Record<string, unknown> = {
+    phone,
+    full_name: get('full_name') || phone,
+    products: same ? listed : [first],
+  };
   for (const k of ['city', 'area', 'address']) if (get(k)) item[k] = get(k);
   if (data.length) item.data = data;
   return item;
@@ -96,7 +126,9 @@ function columnOf(field: string): string {
 
 /** A workbook's limits follow the upload limit: a full-size real workbook expands far less than these. */
 const expansionLimits = (config: Core['config']): ExpansionLimits => ({
-  sharedStringsBytes: config.importMaxSharedStringsBytes, totalBytes: config.importMaxBytes * 50, ratio: 200,
+  sharedStringsBytes: config.importMaxSharedStringsBytes,
+  totalBytes: config.importMaxBytes * 50,
+  ratio: 200,
 });
 
 export function createImportService(core: Core, deps: { leads: LeadService }) {
@@ -113,8 +145,13 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
       try {
         authorize(actor, 'import', 'lead');
         const ext = path.extname(file.originalname).slice(1).toLowerCase();
-        if (ext !== 'xlsx' && ext !== 'csv') throw ValidationError.single('file', 'The file must be a file of type: xlsx, csv.');
-        if (file.size > core.config.importMaxBytes) throw ValidationError.single('file', `The file must not be greater than ${Math.round(core.config.importMaxBytes / 1024)} kilobytes.`);
+        if (ext !== 'xlsx' && ext !== 'csv')
+          throw ValidationError.single('file', 'The file must be a file of type: xlsx, csv.');
+        if (file.size > core.config.importMaxBytes)
+          throw ValidationError.single(
+            'file',
+            `The file must not be greater than ${Math.round(core.config.importMaxBytes / 1024)} kilobytes.`,
+          );
         const type = sniffType(await readHead(file.path));
         if (type !== ext) throw ValidationError.single('file', `The file content is not a valid .${ext} spreadsheet.`);
         const bomb = type === 'xlsx' ? await workbookExpansionProblem(file.path, expansionLimits(core.config)) : null;
@@ -126,10 +163,17 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
           await fs.promises.copyFile(file.path, stored);
         });
         const run = await ImportRun.create({
-          account_id: actor.accountId, user_id: actor.kind === 'system' ? null : actor.userId, file_name: file.originalname.slice(0, 255),
-          file_path: stored, file_type: type as SheetType,
+          account_id: actor.accountId,
+          user_id: actor.kind === 'system' ? null : actor.userId,
+          file_name: file.originalname.slice(0, 255),
+          file_path: stored,
+          file_type: type as SheetType,
         });
-        await core.queue.enqueue(IMPORT_JOB, { runId: run.id }, { priority: 'IMPORTANT', uniqueKey: `import:${run.id}` });
+        await core.queue.enqueue(
+          IMPORT_JOB,
+          { runId: run.id },
+          { priority: 'IMPORTANT', uniqueKey: `import:${run.id}` },
+        );
         return importRunView(run);
       } finally {
         await fs.promises.rm(file.path, { force: true });
@@ -138,7 +182,16 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
 
     async list(actor: Actor) {
       authorize(actor, 'viewAny', 'importRun');
-      return (await ImportRun.findAll({ where: accountScope(actor), order: [['created_at', 'DESC'], ['id', 'DESC']], limit: 100 })).map(importRunView);
+      return (
+        await ImportRun.findAll({
+          where: accountScope(actor),
+          order: [
+            ['created_at', 'DESC'],
+            ['id', 'DESC'],
+          ],
+          limit: 100,
+        })
+      ).map(importRunView);
     },
 
     async show(actor: Actor, id: number) {
@@ -151,7 +204,13 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
     /** The bad rows of a run, ordered, for the downloadable report. */
     async errors(actor: Actor, id: number) {
       const run = await this.show(actor, id);
-      return ImportRunError.findAll({ where: { import_run_id: run.id }, order: [['row_number', 'ASC'], ['id', 'ASC']] });
+      return ImportRunError.findAll({
+        where: { import_run_id: run.id },
+        order: [
+          ['row_number', 'ASC'],
+          ['id', 'ASC'],
+        ],
+      });
     },
 
     /**
@@ -165,12 +224,18 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
       if (!run || run.status === 'completed' || run.status === 'failed') return;
       const actor = await runActor(run, User, 'import');
       if (!actor) return;
-      const [started] = await ImportRun.update({ status: 'running', started_at: run.started_at ?? new Date() }, { where: { id: run.id, status: ['queued', 'running'] } });
+      const [started] = await ImportRun.update(
+        { status: 'running', started_at: run.started_at ?? new Date() },
+        { where: { id: run.id, status: ['queued', 'running'] } },
+      );
       if (!started) return;
       const catalogue = await deps.leads.activeProducts(run.account_id);
       // The upload goes once the failure is recorded (not before: a run the database cut short runs again from it).
       const fail = async (error: string) => {
-        await ImportRun.update({ status: 'failed', error, finished_at: new Date() }, { where: { id: run.id, status: 'running' } });
+        await ImportRun.update(
+          { status: 'failed', error, finished_at: new Date() },
+          { where: { id: run.id, status: 'running' } },
+        );
         await fs.promises.rm(run.file_path, { force: true });
       };
       let header: Map<string, number> | null = null;
@@ -192,46 +257,102 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
        * cursor stands right before its first row; so what is committed is always the file up to the cursor, and each
        * row is written once. A cursor elsewhere means another attempt of this run wrote these rows.
        */
-      const write = (b: { from: number; last: number; good: { p: PreparedLead; row: number }[]; bad: { row: number; column: string; message: string }[] }, previous: InFlight | null) =>
-        sequelize.transaction(async (transaction) => {
-          const written = await deps.leads.insertLeads(actor, b.good.map((g) => g.p), {
-            transaction, accountId: run.account_id, importRunId: run.id, importRows: b.good.map((g) => g.row), seenPhones: previous?.phones,
-          });
-          if (b.bad.length) {
-            await sequelize.query(
-              `INSERT INTO import_run_errors (account_id, import_run_id, row_number, column_name, message)
-               SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::text[]) ON CONFLICT DO NOTHING`,
-              { bind: [run.account_id, run.id, b.bad.map((e) => e.row), b.bad.map((e) => e.column), b.bad.map((e) => e.message)], transaction },
+      const write = (
+        b: {
+          from: number;
+          last: number;
+          good: { p: PreparedLead; row: number }[];
+          bad: { row: number; column: string; message: string }[];
+        },
+        previous: InFlight | null,
+      ) =>
+        sequelize
+          .transaction(async (transaction) => {
+            const written = await deps.leads.insertLeads(
+              actor,
+              b.good.map((g) => g.p),
+              {
+                transaction,
+                accountId: run.account_id,
+                importRunId: run.id,
+                importRows: b.good.map((g) => g.row),
+                seenPhones: previous?.phones,
+              },
             );
-          }
-          await previous?.done;
-          const moved = await sequelize.query(
-            `UPDATE import_runs SET cursor_row = $2, rows_read = rows_read + $3, rows_written = rows_written + $4,
+            if (b.bad.length) {
+              await sequelize.query(
+                `INSERT INTO import_run_errors (account_id, import_run_id, row_number, column_name, message)
+               SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::text[]) ON CONFLICT DO NOTHING`,
+                {
+                  bind: [
+                    run.account_id,
+                    run.id,
+                    b.bad.map((e) => e.row),
+                    b.bad.map((e) => e.column),
+                    b.bad.map((e) => e.message),
+                  ],
+                  transaction,
+                },
+              );
+            }
+            await previous?.done;
+            const moved = await sequelize.query(
+              `UPDATE import_runs SET cursor_row = $2, rows_read = rows_read + $3, rows_written = rows_written + $4,
                     rows_failed = rows_failed + $5, updated_at = now() WHERE id = $1 AND cursor_row = $6 RETURNING id`,
-            { bind: [run.id, b.last, b.last - Math.max(b.from, 1), written.length, new Set(b.bad.map((e) => e.row)).size, b.from], type: QueryTypes.SELECT, transaction },
-          );
-          if (moved.length === 0) throw new AnotherAttempt();
-          return written.length;
-        }).then((imported) => {
-          // counted once committed: a batch rolled back (and written again by a retry) is not counted twice
-          core.metrics.transferRows.inc({ kind: 'import', outcome: 'imported' }, imported);
-          core.metrics.transferRows.inc({ kind: 'import', outcome: 'refused' }, new Set(b.bad.map((e) => e.row)).size);
-        });
+              {
+                bind: [
+                  run.id,
+                  b.last,
+                  b.last - Math.max(b.from, 1),
+                  written.length,
+                  new Set(b.bad.map((e) => e.row)).size,
+                  b.from,
+                ],
+                type: QueryTypes.SELECT,
+                transaction,
+              },
+            );
+            if (moved.length === 0) throw new AnotherAttempt();
+            return written.length;
+          })
+          .then((imported) => {
+            // counted once committed: a batch rolled back (and written again by a retry) is not counted twice
+            core.metrics.transferRows.inc({ kind: 'import', outcome: 'imported' }, imported);
+            core.metrics.transferRows.inc(
+              { kind: 'import', outcome: 'refused' },
+              new Set(b.bad.map((e) => e.row)).size,
+            );
+          });
 
       /**
        * Rows are validated in small chunks as they are read, yielding to the event loop after each so the database
        * replies of the batch being written are handled at once; a full batch is queued behind the previous write.
        */
-      let checked = { first: 0, last: 0, chars: 0, good: [] as { p: PreparedLead; row: number }[], bad: [] as { row: number; column: string; message: string }[] };
+      let checked = {
+        first: 0,
+        last: 0,
+        chars: 0,
+        good: [] as { p: PreparedLead; row: number }[],
+        bad: [] as { row: number; column: string; message: string }[],
+      };
       const check = async () => {
         if (!batch.length) return;
         const rows = batch;
         batch = [];
-        const { prepared, errors } = checkLeadItems(rows.map((r) => r.item), 'rows', catalogue);
+        const { prepared, errors } = checkLeadItems(
+          rows.map((r) => r.item),
+          'rows',
+          catalogue,
+        );
         prepared.forEach((p, i) => p && checked.good.push({ p, row: rows[i].row }));
         for (const [field, msgs] of Object.entries(errors)) {
           const row = rows[Number(field.split('.')[1])].row;
-          for (const m of msgs) checked.bad.push({ row, column: columnOf(field), message: m.replace(/rows\.\d+\.(products\.\d+\.)?/g, '').slice(0, 500) });
+          for (const m of msgs)
+            checked.bad.push({
+              row,
+              column: columnOf(field),
+              message: m.replace(/rows\.\d+\.(products\.\d+\.)?/g, '').slice(0, 500),
+            });
         }
         checked.first ||= rows[0].row;
         checked.last = rows[rows.length - 1].row;
@@ -264,25 +385,40 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
             const names = cells.map((c) => String(c).trim().toLowerCase());
             for (const required of ['phone', 'sku']) {
               if (!names.includes(required)) {
-                await fail(`The file has no ${required} column (the first row must name the columns; phone and sku are required).`);
+                await fail(
+                  `The file has no ${required} column (the first row must name the columns; phone and sku are required).`,
+                );
                 return;
               }
             }
-            header = new Map(names.map((n, i) => [n, i] as [string, number]).filter(([n]) => FIELDS.includes(n)).reverse());
-            extra = cells.map((c, i) => [String(c).trim(), i] as [string, number])
-              .filter(([n]) => n && !FIELDS.includes(n.toLowerCase()) && !IGNORED.has(n.toLowerCase())).slice(0, 100);
+            header = new Map(
+              names
+                .map((n, i) => [n, i] as [string, number])
+                .filter(([n]) => FIELDS.includes(n))
+                .reverse(),
+            );
+            extra = cells
+              .map((c, i) => [String(c).trim(), i] as [string, number])
+              .filter(([n]) => n && !FIELDS.includes(n.toLowerCase()) && !IGNORED.has(n.toLowerCase()))
+              .slice(0, 100);
             continue;
           }
           if (rowNo - 1 > core.config.importMaxRows) {
             await drain();
-            await fail(`The file has more than ${core.config.importMaxRows} rows; the first ${core.config.importMaxRows} were imported.`);
+            await fail(
+              `The file has more than ${core.config.importMaxRows} rows; the first ${core.config.importMaxRows} were imported.`,
+            );
             return;
           }
           if (rowNo <= run.cursor_row) continue;
           batch.push({ row: rowNo, item: toItem(header, extra, cells, catalogue) });
           for (const c of cells) checked.chars += c.length;
           if (batch.length >= CHECK) await check();
-          if (checked.last - checked.first + 1 >= Math.min(BATCH, FIRST_BATCH * 2 ** batches) || checked.chars >= BATCH_CHARS) await flush();
+          if (
+            checked.last - checked.first + 1 >= Math.min(BATCH, FIRST_BATCH * 2 ** batches) ||
+            checked.chars >= BATCH_CHARS
+          )
+            await flush();
         }
         if (!header) {
           await fail('The file is empty.');
@@ -290,11 +426,17 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
         }
         await drain();
         await run.reload();
-        await ImportRun.update({ status: 'completed', rows_total: run.rows_read, finished_at: new Date() }, { where: { id: run.id, status: 'running' } });
+        await ImportRun.update(
+          { status: 'completed', rows_total: run.rows_read, finished_at: new Date() },
+          { where: { id: run.id, status: 'running' } },
+        );
         await fs.promises.rm(run.file_path, { force: true });
       } catch (err) {
         await Promise.allSettled([older, newest?.done]);
-        if (err instanceof AnotherAttempt || (err as { original?: { constraint?: string } }).original?.constraint === 'leads_import_row_key') {
+        if (
+          err instanceof AnotherAttempt ||
+          (err as { original?: { constraint?: string } }).original?.constraint === 'leads_import_row_key'
+        ) {
           core.logger.warn({ runId }, 'another attempt of this import wrote its rows; this one stops');
           return;
         }

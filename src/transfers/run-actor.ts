@@ -12,6 +12,10 @@ export async function runActor(
 ): Promise<Actor | null> {
   const user = run.user_id ? await users.findByPk(run.user_id) : null;
   if (user) return userActor(user);
-  await run.update({ status: 'failed', error: `The user who started this ${what} no longer exists.`, finished_at: new Date() });
+  await run.update({
+    status: 'failed',
+    error: `The user who started this ${what} no longer exists.`,
+    finished_at: new Date(),
+  });
   return null;
 }

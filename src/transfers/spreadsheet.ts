@@ -9,7 +9,8 @@ export type SheetType = 'xlsx' | 'csv';
  * (valid UTF-8, no NUL bytes). The declared extension must agree, so a renamed workbook or a binary is refused.
  */
 export function sniffType(head: Buffer): SheetType | null {
-  if (head.length >= 4 && head.readUInt32LE(0) === 0x04034b50) return head.includes('xl/') || head.includes('[Content_Types].xml') ? 'xlsx' : null;
+  if (head.length >= 4 && head.readUInt32LE(0) === 0x04034b50)
+    return head.includes('xl/') || head.includes('[Content_Types].xml') ? 'xlsx' : null;
   if (head.includes(0)) return null;
   const text = head.toString('utf8');
   // A cut multi-byte character at the end of the sample is fine; a replacement character elsewhere is not UTF-8.
@@ -58,7 +59,8 @@ export async function workbookExpansionProblem(path: string, limits: ExpansionLi
     await fh.read(dir, 0, dirSize, dirOffset);
     let total = 0;
     for (let i = 0, at = 0; i < entries; i++) {
-      if (at + 46 > dir.length || dir.readUInt32LE(at) !== 0x02014b50) return 'The file is not a readable xlsx workbook.';
+      if (at + 46 > dir.length || dir.readUInt32LE(at) !== 0x02014b50)
+        return 'The file is not a readable xlsx workbook.';
       const compressed = dir.readUInt32LE(at + 20);
       const uncompressed = dir.readUInt32LE(at + 24);
       const nameLength = dir.readUInt16LE(at + 28);
@@ -66,10 +68,14 @@ export async function workbookExpansionProblem(path: string, limits: ExpansionLi
       at += 46 + nameLength + dir.readUInt16LE(at + 30) + dir.readUInt16LE(at + 32);
       if (compressed === 0xffffffff || uncompressed === 0xffffffff) return 'The workbook is too large to import.';
       total += uncompressed;
-      if (uncompressed > 1024 * 1024 && uncompressed / Math.max(1, compressed) > limits.ratio) return `The workbook's ${name} expands ${Math.round(uncompressed / Math.max(1, compressed))} times; it is refused as a decompression bomb.`;
-      if (/sharedStrings\.xml$/i.test(name) && uncompressed > limits.sharedStringsBytes) return `The workbook's shared strings expand to ${Math.round(uncompressed / 1048576)} MB, more than the ${Math.round(limits.sharedStringsBytes / 1048576)} MB allowed.`;
+      if (uncompressed > 1024 * 1024 && uncompressed / Math.max(1, compressed) > limits.ratio)
+        return `The workbook's ${name} expands ${Math.round(uncompressed / Math.max(1, compressed))} times; it is refused as a decompression bomb.`;
+      if (/sharedStrings\.xml$/i.test(name) && uncompressed > limits.sharedStringsBytes)
+        return `The workbook's shared strings expand to ${Math.round(uncompressed / 1048576)} MB, more than the ${Math.round(limits.sharedStringsBytes / 1048576)} MB allowed.`;
     }
-    return total > limits.totalBytes ? `The workbook expands to ${Math.round(total / 1048576)} MB, more than the ${Math.round(limits.totalBytes / 1048576)} MB allowed.` : null;
+    return total > limits.totalBytes
+      ? `The workbook expands to ${Math.round(total / 1048576)} MB, more than the ${Math.round(limits.totalBytes / 1048576)} MB allowed.`
+      : null;
   } finally {
     await fh.close();
   }
@@ -90,11 +96,19 @@ const cellText = (v: unknown): string => {
 /** Streams the rows of the first sheet (or the CSV) as arrays of strings; memory stays flat whatever the size. */
 export async function* readRows(path: string, type: SheetType): AsyncGenerator<string[]> {
   if (type === 'csv') {
-    const parser = fs.createReadStream(path).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, trim: true }));
+    const parser = fs
+      .createReadStream(path)
+      .pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, trim: true }));
     for await (const record of parser) yield record as string[];
     return;
   }
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, { worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', entries: 'ignore' });
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
+    worksheets: 'emit',
+    sharedStrings: 'cache',
+    styles: 'cache',
+    hyperlinks: 'ignore',
+    entries: 'ignore',
+  });
   for await (const sheet of reader) {
     for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
       // row.values is sparse (no entry for an empty cell); Array.from visits the gaps too.

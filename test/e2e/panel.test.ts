@@ -69,7 +69,9 @@ describe('admin panel in Chromium', function () {
     expect(saved!.status).to.equal('call_later');
     expect(saved!.action_date!.toISOString()).to.equal('2026-12-01T13:30:00.000Z');
 
-    await getCtx().services.leads.updateStatuses(acc.seller.actor, { leads: [{ reference: lead!.reference, status: 'confirmed' }] });
+    await getCtx().services.leads.updateStatuses(acc.seller.actor, {
+      leads: [{ reference: lead!.reference, status: 'confirmed' }],
+    });
     await p.goto(`${web.url}/admin/resources/leads/bulk/bulkDelete?recordIds=${lead!.id}`);
     await p.getByRole('button', { name: /confirm/i }).click();
     await p.waitForSelector('text=/Nothing was deleted/');
@@ -97,13 +99,19 @@ describe('admin panel in Chromium', function () {
     await p.goto(`${web.url}/admin/resources/import_runs/records/${run.id}/show`);
     await p.waitForSelector('text=completed');
     await shot(p, 'import-run-show');
-    const [report] = await Promise.all([p.waitForEvent('download'), p.getByText('Error report', { exact: true }).click()]);
+    const [report] = await Promise.all([
+      p.waitForEvent('download'),
+      p.getByText('Error report', { exact: true }).click(),
+    ]);
     expect(report.suggestedFilename()).to.equal(`import-${run.id}-errors.csv`);
     expect(fs.readFileSync((await report.path())!, 'utf8')).to.match(/^row,column,message\n3,phone,/);
 
     await p.goto(`${web.url}/admin/resources/leads`);
     await p.getByText('Export CSV', { exact: true }).click();
-    await Promise.all([p.waitForURL(/\/admin\/resources\/export_runs/), p.getByRole('button', { name: 'Confirm' }).click()]);
+    await Promise.all([
+      p.waitForURL(/\/admin\/resources\/export_runs/),
+      p.getByRole('button', { name: 'Confirm' }).click(),
+    ]);
     const exp = (await ExportRun.findOne({ where: { account_id: acc.id } }))!;
     await getCtx().services.exports.run(exp.id);
     await p.goto(`${web.url}/admin/resources/export_runs/records/${exp.id}/show`);
@@ -118,7 +126,15 @@ describe('admin panel in Chromium', function () {
 
   it('agent: finds no delete, import, export or API-key actions', async () => {
     const acc = await makeAccount(getCtx());
-    await getCtx().services.leads.createMany(acc.seller.actor, { leads: [{ phone: '+212622000111', full_name: 'Agent Visible', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] }] });
+    await getCtx().services.leads.createMany(acc.seller.actor, {
+      leads: [
+        {
+          phone: '+212622000111',
+          full_name: 'Agent Visible',
+          products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
+        },
+      ],
+    });
     const p = await page(acc.agent);
     await p.goto(`${web.url}/admin/resources/leads`);
     await p.waitForSelector('text=Agent Visible');
@@ -138,8 +154,19 @@ describe('admin panel in Chromium', function () {
   it('admin: sees the leads of two accounts', async () => {
     const a = await makeAccount(getCtx());
     const b = await makeAccount(getCtx());
-    for (const [acc, name] of [[a, 'Zed First Account'], [b, 'Zed Second Account']] as const) {
-      await getCtx().services.leads.createMany(acc.seller.actor, { leads: [{ phone: `+2126330${acc.id}`, full_name: name, products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] }] });
+    for (const [acc, name] of [
+      [a, 'Zed First Account'],
+      [b, 'Zed Second Account'],
+    ] as const) {
+      await getCtx().services.leads.createMany(acc.seller.actor, {
+        leads: [
+          {
+            phone: `+2126330${acc.id}`,
+            full_name: name,
+            products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
+          },
+        ],
+      });
     }
     const admin = await makeAdmin(getCtx());
     const p = await page(admin);
@@ -179,7 +206,19 @@ describe('admin panel in Chromium', function () {
     await p.goto(`${web.url}/admin/resources/leads?filters=`);
     await p.waitForSelector('text=Customer browser-own 1');
     await shot(p, 'seller-leads-tampered-filter');
-    for (const resource of ['leads', 'orders', 'lead_histories', 'order_histories', 'products', 'users', 'accounts', 'api_tokens', 'shipping_companies', 'import_runs', 'export_runs']) {
+    for (const resource of [
+      'leads',
+      'orders',
+      'lead_histories',
+      'order_histories',
+      'products',
+      'users',
+      'accounts',
+      'api_tokens',
+      'shipping_companies',
+      'import_runs',
+      'export_runs',
+    ]) {
       await p.goto(`${web.url}/admin/resources/${resource}?filters=&perPage=500`);
       await p.waitForLoadState('networkidle');
       const text = await p.content();
@@ -204,7 +243,10 @@ describe('admin panel in Chromium', function () {
         await shot(p, `cross-site-${id.replace(/\W+/g, '')}`);
         expect(await ctx.models.Lead.count({ where: { id: lead.id } }), id).to.equal(1);
         // The top-level GETs carried the session (SameSite=Lax): they were refused by the panel, not by a missing login.
-        if (id === '#api') expect(await p.textContent('body')).to.include(`"reference":"${lead.reference}"`).and.not.include('Unauthenticated');
+        if (id === '#api')
+          expect(await p.textContent('body'))
+            .to.include(`"reference":"${lead.reference}"`)
+            .and.not.include('Unauthenticated');
       }
     } finally {
       evil.close();

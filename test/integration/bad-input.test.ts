@@ -16,22 +16,40 @@ type Server = Awaited<ReturnType<typeof startTestServer>>;
 async function snapshot(): Promise<Record<string, number>> {
   const m = getCtx().models;
   return {
-    leads: await m.Lead.count(), orders: await m.Order.count(), leadHistories: await m.LeadHistory.count(), orderHistories: await m.OrderHistory.count(),
+    leads: await m.Lead.count(),
+    orders: await m.Order.count(),
+    leadHistories: await m.LeadHistory.count(),
+    orderHistories: await m.OrderHistory.count(),
   };
 }
 
 describe('bad input', () => {
   let web: Server;
-  before(async () => { web = await startTestServer(); });
-  after(async () => { await web.close(); });
+  before(async () => {
+    web = await startTestServer();
+  });
+  after(async () => {
+    await web.close();
+  });
 
   it('answers 422 naming the field for a NUL or other control character anywhere in a REST body or query, and changes nothing', async () => {
     const acc = await makeAccount(getCtx());
     const call = restClient(web.url, await acc.token());
-    const lead = { phone: '+212600000001', full_name: 'Karim', city: 'Fes', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] };
+    const lead = {
+      phone: '+212600000001',
+      full_name: 'Karim',
+      city: 'Fes',
+      products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
+    };
     const [leadRef] = (await call('POST', '/leads', { leads: [lead] })).body.references;
     const [orderRef] = (await call('POST', '/orders', { orders: [{ ...lead, address: '1 Rue' }] })).body.references;
-    await getCtx().services.shipping.createCompany(systemActor(), { account_id: acc.id, code: 'fast', name: 'Fast', endpoint_url: 'http://127.0.0.1:9/x', hmac_secret: 'secret-0123456789' });
+    await getCtx().services.shipping.createCompany(systemActor(), {
+      account_id: acc.id,
+      code: 'fast',
+      name: 'Fast',
+      endpoint_url: 'http://127.0.0.1:9/x',
+      hmac_secret: 'secret-0123456789',
+    });
     const cases: [string, string, unknown, string][] = [
       ['POST', '/leads', { leads: [{ ...lead, full_name: 'Ka\u0000rim' }] }, 'leads.0.full_name'],
       ['POST', '/leads', { leads: [{ ...lead, data: { 'k\u0000': 'v' } }] }, 'leads.0.data'],
@@ -54,19 +72,36 @@ describe('bad input', () => {
     }
     expect(await snapshot()).to.deep.equal(before);
     // Tab, line feed and carriage return stay allowed in text.
-    expect((await call('POST', '/leads', { leads: [{ ...lead, address: 'Bloc A\n\tRue 2\r\n' }] })).status).to.equal(201);
+    expect((await call('POST', '/leads', { leads: [{ ...lead, address: 'Bloc A\n\tRue 2\r\n' }] })).status).to.equal(
+      201,
+    );
   });
 
   it('answers 422 for dates that are not real calendar dates or lie outside 1970–9999, in filters and fields', async () => {
     const acc = await makeAccount(getCtx());
     const call = restClient(web.url, await acc.token());
-    const lead = { phone: '+212600000001', full_name: 'Karim', city: 'Fes', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] };
+    const lead = {
+      phone: '+212600000001',
+      full_name: 'Karim',
+      city: 'Fes',
+      products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
+    };
     const [ref] = (await call('POST', '/leads', { leads: [lead] })).body.references;
     const bad: [string, string, unknown, string][] = [
       ['GET', '/lead-histories?since=-271821-04-20T00:00:00.000Z', undefined, 'since'],
       ['GET', '/order-histories?since=275760-09-13T00:00:00.000Z', undefined, 'since'],
-      ['PUT', '/leads', { leads: [{ reference: ref, status: 'call_later', action_date: '2026-02-31T10:00:00+01:00' }] }, 'leads.0.action_date'],
-      ['PUT', '/leads', { leads: [{ reference: ref, status: 'call_later', action_date: '2026-04-31T10:00:00+01:00' }] }, 'leads.0.action_date'],
+      [
+        'PUT',
+        '/leads',
+        { leads: [{ reference: ref, status: 'call_later', action_date: '2026-02-31T10:00:00+01:00' }] },
+        'leads.0.action_date',
+      ],
+      [
+        'PUT',
+        '/leads',
+        { leads: [{ reference: ref, status: 'call_later', action_date: '2026-04-31T10:00:00+01:00' }] },
+        'leads.0.action_date',
+      ],
     ];
     for (const [method, path, body, field] of bad) {
       const res = await call(method, path, body);
@@ -75,15 +110,27 @@ describe('bad input', () => {
     }
     // The dashboard's list filters (session routes).
     const seller = await login(web.url, acc.seller.email, acc.seller.password);
-    for (const q of ['created_from=2026-02-31', 'created_to=1969-12-31T23:59:59Z', 'created_from=-271821-04-20T00:00:00.000Z']) {
+    for (const q of [
+      'created_from=2026-02-31',
+      'created_to=1969-12-31T23:59:59Z',
+      'created_from=-271821-04-20T00:00:00.000Z',
+    ]) {
       const res = await seller.json('GET', `/leads?${q}`);
       expect(res.status, q).to.equal(422);
       expect(res.body.errors, q).to.have.property(q.split('=')[0]);
     }
     expect((await seller.json('GET', '/leads?created_from=2024-02-29')).status).to.equal(200);
     expect((await call('GET', '/lead-histories?since=2026-01-01T00:00:00.000Z')).status).to.equal(200);
-    expect((await call('PUT', '/leads', { leads: [{ reference: ref, status: 'call_later', action_date: '2028-02-29T10:00:00+01:00' }] })).status).to.equal(200);
-    expect((await getCtx().models.Lead.findOne({ where: { reference: ref } }))!.action_date!.toISOString()).to.equal('2028-02-29T09:00:00.000Z');
+    expect(
+      (
+        await call('PUT', '/leads', {
+          leads: [{ reference: ref, status: 'call_later', action_date: '2028-02-29T10:00:00+01:00' }],
+        })
+      ).status,
+    ).to.equal(200);
+    expect((await getCtx().models.Lead.findOne({ where: { reference: ref } }))!.action_date!.toISOString()).to.equal(
+      '2028-02-29T09:00:00.000Z',
+    );
   });
 
   it('answers every route that takes an id or reference in its path with 4xx, never 5xx, for ids that name no row', async () => {
@@ -95,9 +142,10 @@ describe('bad input', () => {
     for (const { method, path, mount } of routes) {
       for (const bad of ['abc', '99999999999', '0', '-1', '1e3', '%00', '1.5', 'x'.repeat(300)]) {
         const url = path.replace(/:[a-z_]+/gi, bad);
-        const res = mount === '/api/web/1.0'
-          ? await restClient(web.url, token)(method.toUpperCase(), url, method === 'get' ? undefined : {})
-          : await seller.json(method.toUpperCase(), url, method === 'get' ? undefined : {});
+        const res =
+          mount === '/api/web/1.0'
+            ? await restClient(web.url, token)(method.toUpperCase(), url, method === 'get' ? undefined : {})
+            : await seller.json(method.toUpperCase(), url, method === 'get' ? undefined : {});
         expect(res.status, `${method} ${mount}${url}`).to.be.within(400, 499);
       }
     }
@@ -105,22 +153,40 @@ describe('bad input', () => {
 
   it('When a CSV row after the first 64 KB holds a NUL byte, Then that row is reported, the rest imported and the upload removed; a failed run removes its upload too', async () => {
     const acc = await makeAccount(getCtx());
-    const rows = ['phone,full_name,sku', ...Array.from({ length: 3000 }, (_, i) => `+2126${String(i).padStart(8, '0')},Buyer number ${i},${acc.skus.active[0]}`)];
+    const rows = [
+      'phone,full_name,sku',
+      ...Array.from(
+        { length: 3000 },
+        (_, i) => `+2126${String(i).padStart(8, '0')},Buyer number ${i},${acc.skus.active[0]}`,
+      ),
+    ];
     rows[2500] = `+212699999999,Bad\u0000Row,${acc.skus.active[0]}`;
     const file = path.join(os.tmpdir(), `nul-${Date.now()}.csv`);
     fs.writeFileSync(file, rows.join('\n'));
-    const run = await getCtx().services.imports.start(acc.seller.actor, { path: file, originalname: 'nul.csv', size: fs.statSync(file).size });
+    const run = await getCtx().services.imports.start(acc.seller.actor, {
+      path: file,
+      originalname: 'nul.csv',
+      size: fs.statSync(file).size,
+    });
     const stored = (await getCtx().models.ImportRun.findByPk(run.id))!.file_path;
     await getCtx().services.imports.run(run.id);
     const done = (await getCtx().models.ImportRun.findByPk(run.id))!;
-    expect({ status: done.status, written: done.rows_written, failed: done.rows_failed }).to.deep.equal({ status: 'completed', written: 2999, failed: 1 });
+    expect({ status: done.status, written: done.rows_written, failed: done.rows_failed }).to.deep.equal({
+      status: 'completed',
+      written: 2999,
+      failed: 1,
+    });
     const report = await getCtx().services.imports.errors(acc.seller.actor, run.id);
     expect(JSON.stringify(report)).to.include('must not contain control characters');
     expect(fs.existsSync(stored)).to.equal(false);
 
     const empty = path.join(os.tmpdir(), `empty-${Date.now()}.csv`);
     fs.writeFileSync(empty, 'name,city\nx,y\n');
-    const bad = await getCtx().services.imports.start(acc.seller.actor, { path: empty, originalname: 'cols.csv', size: fs.statSync(empty).size });
+    const bad = await getCtx().services.imports.start(acc.seller.actor, {
+      path: empty,
+      originalname: 'cols.csv',
+      size: fs.statSync(empty).size,
+    });
     const badStored = (await getCtx().models.ImportRun.findByPk(bad.id))!.file_path;
     await getCtx().services.imports.run(bad.id);
     expect((await getCtx().models.ImportRun.findByPk(bad.id))!.status).to.equal('failed');
@@ -131,14 +197,28 @@ describe('bad input', () => {
     this.timeout(60_000);
     const acc = await makeAccount(getCtx());
     const zip = new JSZip();
-    zip.file('[Content_Types].xml', '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>');
+    zip.file(
+      '[Content_Types].xml',
+      '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+    );
     zip.file('xl/workbook.xml', '<workbook/>');
-    zip.file('xl/sharedStrings.xml', `<sst>${'<si><t>aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa</t></si>'.repeat(2_000_000)}</sst>`);
+    zip.file(
+      'xl/sharedStrings.xml',
+      `<sst>${'<si><t>aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa</t></si>'.repeat(2_000_000)}</sst>`,
+    );
     const file = path.join(os.tmpdir(), `bomb-${Date.now()}.xlsx`);
-    fs.writeFileSync(file, await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 9 } }));
+    fs.writeFileSync(
+      file,
+      await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 9 } }),
+    );
     expect(fs.statSync(file).size).to.be.below(1024 * 1024);
     const rssBefore = process.memoryUsage().rss;
-    const err = await getCtx().services.imports.start(acc.seller.actor, { path: file, originalname: 'bomb.xlsx', size: fs.statSync(file).size }).then(() => null, (e) => e);
+    const err = await getCtx()
+      .services.imports.start(acc.seller.actor, { path: file, originalname: 'bomb.xlsx', size: fs.statSync(file).size })
+      .then(
+        () => null,
+        (e) => e,
+      );
     expect(process.memoryUsage().rss - rssBefore).to.be.below(32 * 1024 * 1024);
     expect(err?.errors?.file?.[0]).to.match(/decompression bomb|shared strings expand/);
     expect(await getCtx().models.ImportRun.count({ where: { account_id: acc.id } })).to.equal(0);
@@ -146,7 +226,11 @@ describe('bad input', () => {
   });
 });
 
-type Layer = { route?: { path: string; methods: Record<string, boolean> }; handle?: { stack?: Layer[] }; regexp?: RegExp };
+type Layer = {
+  route?: { path: string; methods: Record<string, boolean> };
+  handle?: { stack?: Layer[] };
+  regexp?: RegExp;
+};
 
 /** The (method, path) of every route Express knows, with the REST mount told apart; the app's own list, not a copy. */
 function expressRoutes(app: { _router: { stack: Layer[] } }): { method: string; path: string; mount: string }[] {
@@ -154,7 +238,8 @@ function expressRoutes(app: { _router: { stack: Layer[] } }): { method: string; 
   const walk = (stack: Layer[], mount: string) => {
     for (const layer of stack) {
       if (layer.route) {
-        for (const m of Object.keys(layer.route.methods)) if (m !== '_all') out.push({ method: m, path: layer.route.path, mount });
+        for (const m of Object.keys(layer.route.methods))
+          if (m !== '_all') out.push({ method: m, path: layer.route.path, mount });
       } else if (layer.handle?.stack) {
         walk(layer.handle.stack, String(layer.regexp).includes('api\\/web') ? '/api/web/1.0' : mount);
       }

@@ -15,15 +15,37 @@ async function listen(answer: (res: http.ServerResponse) => void) {
     answer(res);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { hits, port: (server.address() as AddressInfo).port, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    hits,
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 describe('carrier endpoints (SSRF)', () => {
   it('tells public addresses from loopback, private, link-local, CGNAT, multicast and IPv4-mapped ones', () => {
-    for (const a of ['127.0.0.1', '127.9.9.9', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '::1', '::', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'not-an-ip']) {
+    for (const a of [
+      '127.0.0.1',
+      '127.9.9.9',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '::1',
+      '::',
+      'fd00::1',
+      'fe80::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      'not-an-ip',
+    ]) {
       expect(isPublicAddress(a), a).to.equal(false);
     }
-    for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isPublicAddress(a), a).to.equal(true);
+    for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8'])
+      expect(isPublicAddress(a), a).to.equal(true);
   });
 
   it('When private addresses are not allowed, Then a seller cannot point a carrier at loopback, private or link-local hosts, on create or on edit', async () => {
@@ -31,20 +53,45 @@ describe('carrier endpoints (SSRF)', () => {
     const shipping = createShippingService({ ...ctx, config: { ...ctx.config, shippingAllowPrivateUrls: false } });
     const acc = await makeAccount(ctx);
     const base = { code: 'ssrf', name: 'SSRF', hmac_secret: 'secret-0123456789abcdef' };
-    for (const url of ['http://127.0.0.1:8080/', 'http://localhost/', 'http://10.1.2.3/', 'http://[::1]/', 'http://169.254.169.254/latest/meta-data', 'http://0.0.0.0/', 'ftp://93.184.216.34/', 'http://user:pass@93.184.216.34/']) {
-      const err = await shipping.createCompany(acc.seller.actor, { ...base, endpoint_url: url }).then(() => null, (e) => e);
+    for (const url of [
+      'http://127.0.0.1:8080/',
+      'http://localhost/',
+      'http://10.1.2.3/',
+      'http://[::1]/',
+      'http://169.254.169.254/latest/meta-data',
+      'http://0.0.0.0/',
+      'ftp://93.184.216.34/',
+      'http://user:pass@93.184.216.34/',
+    ]) {
+      const err = await shipping.createCompany(acc.seller.actor, { ...base, endpoint_url: url }).then(
+        () => null,
+        (e) => e,
+      );
       expect(err?.errors, url).to.have.property('endpoint_url');
     }
-    const created = await shipping.createCompany(acc.seller.actor, { ...base, endpoint_url: 'https://93.184.216.34/orders' });
-    const edit = await shipping.updateCompany(acc.seller.actor, created.id, { endpoint_url: 'http://127.0.0.1:6379/' }).then(() => null, (e) => e);
+    const created = await shipping.createCompany(acc.seller.actor, {
+      ...base,
+      endpoint_url: 'https://93.184.216.34/orders',
+    });
+    const edit = await shipping
+      .updateCompany(acc.seller.actor, created.id, { endpoint_url: 'http://127.0.0.1:6379/' })
+      .then(
+        () => null,
+        (e) => e,
+      );
     expect(edit?.errors).to.have.property('endpoint_url');
-    expect((await ctx.models.ShippingCompany.findByPk(created.id))!.endpoint_url).to.equal('https://93.184.216.34/orders');
+    expect((await ctx.models.ShippingCompany.findByPk(created.id))!.endpoint_url).to.equal(
+      'https://93.184.216.34/orders',
+    );
   });
 
   it('refuses to connect to a host that resolves to a private address at push time, so a later DNS change cannot reach inside', async () => {
     const inside = await listen((res) => res.end('{"secret":"local"}'));
     try {
-      const err = await postToCarrier(`http://localhost:${inside.port}/`, {}, '{}', 2000, false).then(() => null, (e) => e);
+      const err = await postToCarrier(`http://localhost:${inside.port}/`, {}, '{}', 2000, false).then(
+        () => null,
+        (e) => e,
+      );
       expect(err).to.be.instanceOf(CarrierAddressError);
       expect(inside.hits).to.deep.equal([]);
     } finally {
@@ -55,16 +102,35 @@ describe('carrier endpoints (SSRF)', () => {
   it('does not follow redirects, and keeps only the status and a reason of ours in last_push_error, never the answer body', async () => {
     const ctx = getCtx();
     const target = await listen((res) => res.end('{"tracking_number":"FROM-REDIRECT"}'));
-    const redirecting = await listen((res) => res.writeHead(302, { location: `http://127.0.0.1:${target.port}/` }).end());
+    const redirecting = await listen((res) =>
+      res.writeHead(302, { location: `http://127.0.0.1:${target.port}/` }).end(),
+    );
     const leaking = await listen((res) => res.writeHead(500).end('internal token: LOCAL-SECRET-VALUE'));
     try {
       const acc = await makeAccount(ctx);
-      for (const [code, port] of [['redir', redirecting.port], ['leak', leaking.port]] as const) {
-        await ctx.services.shipping.createCompany(systemActor(), { account_id: acc.id, code, name: code, endpoint_url: `http://127.0.0.1:${port}/`, hmac_secret: 'secret-0123456789abcdef' });
+      for (const [code, port] of [
+        ['redir', redirecting.port],
+        ['leak', leaking.port],
+      ] as const) {
+        await ctx.services.shipping.createCompany(systemActor(), {
+          account_id: acc.id,
+          code,
+          name: code,
+          endpoint_url: `http://127.0.0.1:${port}/`,
+          hmac_secret: 'secret-0123456789abcdef',
+        });
       }
       const errors: Record<string, string | null> = {};
       for (const code of ['redir', 'leak']) {
-        const { references } = await ctx.services.orders.createMany(acc.seller.actor, { orders: [{ phone: '+212600111222', full_name: 'Some Buyer', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] }] });
+        const { references } = await ctx.services.orders.createMany(acc.seller.actor, {
+          orders: [
+            {
+              phone: '+212600111222',
+              full_name: 'Some Buyer',
+              products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
+            },
+          ],
+        });
         await ctx.services.orders.push(acc.seller.actor, { references, shipping_company: code });
         const order = (await ctx.models.Order.findOne({ where: { reference: references[0] } }))!;
         await ctx.services.orders.pushOne(order.id, 'test', null).catch(() => {});

@@ -7,7 +7,8 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
   const url = getCtx().db.url;
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: 'fast' }, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: 'fast' },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
@@ -26,11 +27,45 @@ describe('operator CLI', function () {
     expect(acc.code).to.equal(0);
     const { id } = JSON.parse(acc.stdout);
     const email = `cli-${Date.now()}@test.local`;
-    const user = await cli(['user:create', '--account', String(id), '--role', 'seller', '--email', email, '--password', 'cli-password-1', '--name', 'Cli Seller', '--json']);
+    const user = await cli([
+      'user:create',
+      '--account',
+      String(id),
+      '--role',
+      'seller',
+      '--email',
+      email,
+      '--password',
+      'cli-password-1',
+      '--name',
+      'Cli Seller',
+      '--json',
+    ]);
     expect(JSON.parse(user.stdout)).to.include({ account_id: id, role: 'seller', email });
-    const product = await cli(['product:create', '--account', String(id), '--sku', 'CLI-1', '--name', 'Cli Product', '--price', '120', '--inactive', '--json']);
+    const product = await cli([
+      'product:create',
+      '--account',
+      String(id),
+      '--sku',
+      'CLI-1',
+      '--name',
+      'Cli Product',
+      '--price',
+      '120',
+      '--inactive',
+      '--json',
+    ]);
     expect(JSON.parse(product.stdout)).to.include({ sku: 'CLI-1', price: 120, active: false });
-    const token = await cli(['token:create', '--email', email, '--name', 'shop', '--scopes', 'CREATE LEADS,VIEW LEADS', '--json']);
+    const token = await cli([
+      'token:create',
+      '--email',
+      email,
+      '--name',
+      'shop',
+      '--scopes',
+      'CREATE LEADS,VIEW LEADS',
+      '--json',
+    ]);
     const t = JSON.parse(token.stdout);
     expect(t.token).to.match(/^\d+\|[A-Za-z0-9_-]{40}$/);
     expect(t.scopes).to.deep.equal(['CREATE LEADS', 'VIEW LEADS']);

@@ -12,7 +12,10 @@ type Server = Awaited<ReturnType<typeof startTestServer>>;
 function lastMailTo(email: string): { subject: string; text: string } | null {
   const dir = path.join(getCtx().config.dataDir, 'outbox');
   if (!fs.existsSync(dir)) return null;
-  const mails = fs.readdirSync(dir).sort().map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
+  const mails = fs
+    .readdirSync(dir)
+    .sort()
+    .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
   return mails.filter((m) => m.to === email).pop() ?? null;
 }
 
@@ -43,10 +46,15 @@ describe('dashboard sessions', () => {
     const first = await c.fetch('/csrf-token');
     c.csrf = (await first.json()).token;
     const before = c.cookies.get('leadflow.sid');
-    const res = await c.fetch('/login', { method: 'POST', json: { email: acc.seller.email, password: acc.seller.password } });
+    const res = await c.fetch('/login', {
+      method: 'POST',
+      json: { email: acc.seller.email, password: acc.seller.password },
+    });
     expect(res.status).to.equal(200);
     const setCookie = res.headers.getSetCookie().find((s) => s.startsWith('leadflow.sid='))!;
-    expect(setCookie).to.match(/HttpOnly/i).and.match(/SameSite=Lax/i);
+    expect(setCookie)
+      .to.match(/HttpOnly/i)
+      .and.match(/SameSite=Lax/i);
     expect(c.cookies.get('leadflow.sid')).to.not.equal(before);
   });
 
@@ -55,7 +63,8 @@ describe('dashboard sessions', () => {
     const c = sessionClient(web.url);
     c.csrf = (await c.json('GET', '/csrf-token')).body.token;
     const statuses = [];
-    for (let i = 0; i < 6; i++) statuses.push((await c.json('POST', '/login', { email: acc.agent.email, password: 'nope-nope' })).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await c.json('POST', '/login', { email: acc.agent.email, password: 'nope-nope' })).status);
     expect(statuses).to.deep.equal([401, 401, 401, 401, 401, 429]);
     const blocked = await c.json('POST', '/login', { email: acc.agent.email, password: acc.agent.password });
     expect(blocked.status).to.equal(429);
@@ -69,7 +78,9 @@ describe('dashboard sessions', () => {
     const c = await login(web.url, acc.seller.email, acc.seller.password);
     const oldCookie = c.cookies.get('leadflow.sid')!;
     expect((await c.json('POST', '/logout')).status).to.equal(200);
-    const replay = await fetch(`${web.url}/leads`, { headers: { cookie: `leadflow.sid=${oldCookie}`, accept: 'application/json' } });
+    const replay = await fetch(`${web.url}/leads`, {
+      headers: { cookie: `leadflow.sid=${oldCookie}`, accept: 'application/json' },
+    });
     expect(replay.status).to.equal(401);
     expect(await getCtx().models.Session.count({ where: { user_id: acc.seller.id } })).to.equal(0);
   });
@@ -77,11 +88,18 @@ describe('dashboard sessions', () => {
   it('rejects a mutation without the CSRF token with 403 and changes nothing', async () => {
     const acc = await makeAccount(getCtx());
     const c = await login(web.url, acc.seller.email, acc.seller.password);
-    const res = await c.fetch('/leads/store', { method: 'POST', json: { name: '0612345678', status: 'new' }, headers: { 'x-csrf-token': 'forged' } });
+    const res = await c.fetch('/leads/store', {
+      method: 'POST',
+      json: { name: '0612345678', status: 'new' },
+      headers: { 'x-csrf-token': 'forged' },
+    });
     expect(res.status).to.equal(403);
     expect(await res.json()).to.deep.equal({ message: 'CSRF token mismatch.' });
     expect(await getCtx().models.Lead.count({ where: { account_id: acc.id } })).to.equal(0);
-    const noToken = await fetch(`${web.url}/logout`, { method: 'POST', headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; '), accept: 'application/json' } });
+    const noToken = await fetch(`${web.url}/logout`, {
+      method: 'POST',
+      headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; '), accept: 'application/json' },
+    });
     expect(noToken.status).to.equal(403);
   });
 
@@ -119,17 +137,30 @@ describe('dashboard sessions', () => {
 
       const session = await login(web.url, acc.agent.email, acc.agent.password);
       expect((await fetch(`${web.url}/reset-password/${token}`)).status).to.equal(200);
-      const mismatch = await c.json('POST', `/reset-password/${token}`, { password: 'new-password-1', password_confirmation: 'other-password' });
+      const mismatch = await c.json('POST', `/reset-password/${token}`, {
+        password: 'new-password-1',
+        password_confirmation: 'other-password',
+      });
       expect(mismatch.status).to.equal(422);
-      const ok = await c.json('POST', `/reset-password/${token}`, { password: 'new-password-1', password_confirmation: 'new-password-1' });
+      const ok = await c.json('POST', `/reset-password/${token}`, {
+        password: 'new-password-1',
+        password_confirmation: 'new-password-1',
+      });
       expect(ok.status).to.equal(200);
-      const again = await c.json('POST', `/reset-password/${token}`, { password: 'new-password-2', password_confirmation: 'new-password-2' });
+      const again = await c.json('POST', `/reset-password/${token}`, {
+        password: 'new-password-2',
+        password_confirmation: 'new-password-2',
+      });
       expect(again.status).to.equal(422);
       expect((await fetch(`${web.url}/reset-password/${token}`)).status).to.equal(410);
       expect((await session.json('GET', '/leads')).status).to.equal(401);
       await login(web.url, acc.agent.email, 'new-password-1');
       let failed = false;
-      try { await login(web.url, acc.agent.email, acc.agent.password); } catch { failed = true; }
+      try {
+        await login(web.url, acc.agent.email, acc.agent.password);
+      } catch {
+        failed = true;
+      }
       expect(failed).to.equal(true);
     });
 
@@ -139,8 +170,14 @@ describe('dashboard sessions', () => {
       c.csrf = (await c.json('GET', '/csrf-token')).body.token;
       await c.json('POST', '/reset-password', { email: acc.seller.email });
       const token = /\/reset-password\/([A-Za-z0-9_-]+)/.exec(lastMailTo(acc.seller.email)!.text)![1];
-      await getCtx().models.PasswordReset.update({ expires_at: new Date(Date.now() - 1000) }, { where: { user_id: acc.seller.id } });
-      const res = await c.json('POST', `/reset-password/${token}`, { password: 'new-password-1', password_confirmation: 'new-password-1' });
+      await getCtx().models.PasswordReset.update(
+        { expires_at: new Date(Date.now() - 1000) },
+        { where: { user_id: acc.seller.id } },
+      );
+      const res = await c.json('POST', `/reset-password/${token}`, {
+        password: 'new-password-1',
+        password_confirmation: 'new-password-1',
+      });
       expect(res.status).to.equal(422);
       expect(res.body.errors).to.have.property('token');
     });
@@ -156,7 +193,18 @@ describe('dashboard sessions', () => {
       expect(token).to.match(/^\d+\|[A-Za-z0-9_-]{40}$/);
       const list = await c.json('GET', '/settings/api-keys');
       expect(list.body.data).to.have.length(1);
-      expect(list.body.data[0]).to.include({ name: 'shop' }).and.to.have.keys('id', 'account_id', 'name', 'scopes', 'created_by', 'last_used_at', 'expires_at', 'created_at');
+      expect(list.body.data[0])
+        .to.include({ name: 'shop' })
+        .and.to.have.keys(
+          'id',
+          'account_id',
+          'name',
+          'scopes',
+          'created_by',
+          'last_used_at',
+          'expires_at',
+          'created_at',
+        );
       expect(JSON.stringify(list.body)).to.not.include(token.split('|')[1]);
       const rest = restClient(web.url, token);
       expect((await rest('GET', '/leads')).status).to.equal(200);
@@ -174,14 +222,18 @@ describe('dashboard sessions', () => {
       expect((await rest('GET', '/leads')).status).to.equal(401);
     });
 
-    it('validates name and scopes, and hides other accounts\' keys', async () => {
+    it("validates name and scopes, and hides other accounts' keys", async () => {
       const acc = await makeAccount(getCtx());
       const other = await makeAccount(getCtx());
       await other.token();
       const otherId = (await getCtx().models.ApiToken.findOne({ where: { account_id: other.id } }))!.id;
       const c = await login(web.url, acc.seller.email, acc.seller.password);
-      expect((await c.json('POST', '/settings/api-keys/generate', { name: '', scopes: ['VIEW LEADS'] })).status).to.equal(422);
-      expect((await c.json('POST', '/settings/api-keys/generate', { name: 'x', scopes: ['ROOT'] })).body.errors).to.have.property('scopes.0');
+      expect(
+        (await c.json('POST', '/settings/api-keys/generate', { name: '', scopes: ['VIEW LEADS'] })).status,
+      ).to.equal(422);
+      expect(
+        (await c.json('POST', '/settings/api-keys/generate', { name: 'x', scopes: ['ROOT'] })).body.errors,
+      ).to.have.property('scopes.0');
       expect((await c.json('POST', '/settings/api-keys/generate', { name: 'x', scopes: [] })).status).to.equal(422);
       expect((await c.json('GET', '/settings/api-keys')).body.data).to.have.length(0);
       expect((await c.json('DELETE', `/settings/api-keys/${otherId}/delete`)).status).to.equal(404);
@@ -192,7 +244,9 @@ describe('dashboard sessions', () => {
       const acc = await makeAccount(getCtx());
       const c = await login(web.url, acc.agent.email, acc.agent.password);
       expect((await c.json('GET', '/settings/api-keys')).status).to.equal(403);
-      expect((await c.json('POST', '/settings/api-keys/generate', { name: 'x', scopes: ['VIEW LEADS'] })).status).to.equal(403);
+      expect(
+        (await c.json('POST', '/settings/api-keys/generate', { name: 'x', scopes: ['VIEW LEADS'] })).status,
+      ).to.equal(403);
     });
   });
 });

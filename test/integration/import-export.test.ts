@@ -29,10 +29,27 @@ async function xlsxBuffer(rows: unknown[][]): Promise<Buffer> {
 
 /** An account's leads as comparable values (what an export carries), by phone. */
 async function leadShape(accountId: number, keep: (l: { full_name: string }) => boolean = () => true) {
-  const rows = await getCtx().models.Lead.findAll({ where: { account_id: accountId }, include: ['products'], order: [['phone', 'ASC'], ['products', 'position', 'ASC']] });
+  const rows = await getCtx().models.Lead.findAll({
+    where: { account_id: accountId },
+    include: ['products'],
+    order: [
+      ['phone', 'ASC'],
+      ['products', 'position', 'ASC'],
+    ],
+  });
   return rows.filter(keep).map((l) => ({
-    phone: l.phone, full_name: l.full_name, city: l.city, area: l.area, address: l.address, data: l.data, total: Number(l.total),
-    products: (l as unknown as { products: { sku: string; quantity: number; price: number }[] }).products.map((p) => [p.sku, p.quantity, Number(p.price)]),
+    phone: l.phone,
+    full_name: l.full_name,
+    city: l.city,
+    area: l.area,
+    address: l.address,
+    data: l.data,
+    total: Number(l.total),
+    products: (l as unknown as { products: { sku: string; quantity: number; price: number }[] }).products.map((p) => [
+      p.sku,
+      p.quantity,
+      Number(p.price),
+    ]),
   }));
 }
 
@@ -69,7 +86,10 @@ describe('import and export', () => {
     expect(run).to.include({ status: 'completed', rows_read: 5, rows_written: 2, rows_failed: 3, rows_total: 5 });
     const { Lead, LeadHistory } = getCtx().models;
     const leads = await Lead.findAll({ where: { account_id: acc.id }, order: [['import_row', 'ASC']] });
-    expect(leads.map((l) => [l.phone, l.full_name, l.import_row])).to.deep.equal([['+212600100001', 'Nadia Ouali', 2], ['+212600100005', 'Default Price', 6]]);
+    expect(leads.map((l) => [l.phone, l.full_name, l.import_row])).to.deep.equal([
+      ['+212600100001', 'Nadia Ouali', 2],
+      ['+212600100005', 'Default Price', 6],
+    ]);
     expect(leads[0].data).to.deep.equal([{ key: 'utm_source', value: 'facebook' }]);
     expect(Number(leads[1].total)).to.equal(200);
     expect((await LeadHistory.findOne({ where: { lead_id: leads[0].id } }))!.changed_by).to.equal(acc.seller.name);
@@ -87,7 +107,9 @@ describe('import and export', () => {
     const res = await upload(c, 'leads.csv', 'phone,full_name\n+212600000009,No Sku Column\n');
     const run = await runImport(res.body.id);
     expect(run!.status).to.equal('failed');
-    expect(run!.error).to.equal('The file has no sku column (the first row must name the columns; phone and sku are required).');
+    expect(run!.error).to.equal(
+      'The file has no sku column (the first row must name the columns; phone and sku are required).',
+    );
     expect(await getCtx().models.Lead.count({ where: { account_id: acc.id } })).to.equal(0);
   });
 
@@ -96,7 +118,10 @@ describe('import and export', () => {
     const c = await login(web.url, acc.seller.email, acc.seller.password);
     const incoming = path.join(getCtx().config.dataDir, 'uploads', 'incoming');
     const leftBefore = fs.readdirSync(incoming).length;
-    const book = await xlsxBuffer([['phone', 'sku', 'full_name'], ['+212600200001', acc.skus.active[2], 'Sheet Person']]);
+    const book = await xlsxBuffer([
+      ['phone', 'sku', 'full_name'],
+      ['+212600200001', acc.skus.active[2], 'Sheet Person'],
+    ]);
     const ok = await upload(c, 'leads.xlsx', book);
     expect(ok.status).to.equal(202);
     expect(await runImport(ok.body.id)).to.include({ status: 'completed', rows_written: 1 });
@@ -113,11 +138,16 @@ describe('import and export', () => {
     this.timeout(60_000);
     const acc = await makeAccount(getCtx());
     const total = 30_000;
-    const rows = ['phone,sku', ...Array.from({ length: total }, (_, i) => `+2126${String(i).padStart(8, '0')},${acc.skus.active[0]}`), '1,bad'];
+    const rows = [
+      'phone,sku',
+      ...Array.from({ length: total }, (_, i) => `+2126${String(i).padStart(8, '0')},${acc.skus.active[0]}`),
+      '1,bad',
+    ];
     const run = await getCtx().services.imports.start(acc.seller.actor, await tmpFile('crash.csv', rows.join('\n')));
     const { ImportRun, Lead, ImportRunError } = getCtx().models;
     const worker = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/import-worker.ts', String(run.id)], {
-      env: { ...process.env, DATABASE_URL: getCtx().db.url }, stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, DATABASE_URL: getCtx().db.url },
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise((resolve) => worker.once('exit', resolve));
     let cursor = 0;
@@ -136,12 +166,18 @@ describe('import and export', () => {
     await getCtx().services.imports.run(run.id);
     expect(await Lead.count({ where: { account_id: acc.id } })).to.equal(total);
     const [{ rows: distinct }] = await getCtx().db.sequelize.query<{ rows: number }>(
-      'SELECT count(DISTINCT import_row)::int AS rows FROM leads WHERE account_id = $1', { bind: [acc.id], type: QueryTypes.SELECT },
+      'SELECT count(DISTINCT import_row)::int AS rows FROM leads WHERE account_id = $1',
+      { bind: [acc.id], type: QueryTypes.SELECT },
     );
     expect(distinct).to.equal(total);
     const errors = await ImportRunError.findAll({ where: { import_run_id: run.id } });
     expect(new Set(errors.map((e) => e.row_number))).to.deep.equal(new Set([total + 2]));
-    expect((await ImportRun.findByPk(run.id))!.toJSON()).to.include({ status: 'completed', rows_read: total + 1, rows_written: total, rows_failed: 1 });
+    expect((await ImportRun.findByPk(run.id))!.toJSON()).to.include({
+      status: 'completed',
+      rows_read: total + 1,
+      rows_written: total,
+      rows_failed: 1,
+    });
   });
 
   it('writes each row once when two attempts of a run overlap, and finds duplicates across batches written at once', async function () {
@@ -151,14 +187,31 @@ describe('import and export', () => {
     const phone = (i: number) => `+2126${String(i).padStart(8, '0')}`;
     // Rows 6,000 and 11,000 share a phone; they fall in the third and fourth batches (1,000, 2,000, 4,000, 5,000 rows),
     // which are written at once.
-    const rows = ['phone,sku', ...Array.from({ length: total }, (_, i) => `${phone(i === 5998 || i === 10998 ? 0 : i + 1)},${acc.skus.active[0]}`)];
+    const rows = [
+      'phone,sku',
+      ...Array.from(
+        { length: total },
+        (_, i) => `${phone(i === 5998 || i === 10998 ? 0 : i + 1)},${acc.skus.active[0]}`,
+      ),
+    ];
     const run = await getCtx().services.imports.start(acc.seller.actor, await tmpFile('twice.csv', rows.join('\n')));
     await Promise.all([getCtx().services.imports.run(run.id), getCtx().services.imports.run(run.id)]);
     const { ImportRun, Lead } = getCtx().models;
-    expect((await ImportRun.findByPk(run.id))!.toJSON()).to.include({ status: 'completed', rows_read: total, rows_written: total, rows_failed: 0 });
+    expect((await ImportRun.findByPk(run.id))!.toJSON()).to.include({
+      status: 'completed',
+      rows_read: total,
+      rows_written: total,
+      rows_failed: 0,
+    });
     expect(await Lead.count({ where: { account_id: acc.id } })).to.equal(total);
-    const repeated = await Lead.findAll({ where: { account_id: acc.id, phone: phone(0) }, order: [['import_row', 'ASC']] });
-    expect(repeated.map((l) => [l.import_row, l.status])).to.deep.equal([[6000, 'new'], [11000, 'duplicate']]);
+    const repeated = await Lead.findAll({
+      where: { account_id: acc.id, phone: phone(0) },
+      order: [['import_row', 'ASC']],
+    });
+    expect(repeated.map((l) => [l.import_row, l.status])).to.deep.equal([
+      [6000, 'new'],
+      [11000, 'duplicate'],
+    ]);
   });
 
   it('denies agents import and export with 403', async () => {
@@ -172,12 +225,35 @@ describe('import and export', () => {
   it('exports with the list filters and round-trips: importing the export into a fresh account gives the same leads', async () => {
     const acc = await makeAccount(getCtx());
     const leads = getCtx().services.leads;
-    await leads.createMany(acc.seller.actor, { leads: [
-      { phone: '+212600400001', full_name: '=HYPERLINK("x")', city: 'Rabat', area: 'Agdal', address: '1 Avenue Fal', data: [{ key: 'utm', value: 'fb' }],
-        products: [{ sku: acc.skus.active[0], quantity: 2, price: 120 }, { sku: acc.skus.active[1], quantity: 1, price: 80.5 }] },
-      { phone: '0600400002', full_name: '-Second Lead', city: 'Fes', area: '@Agdal', products: [{ sku: acc.skus.active[1], quantity: 1, price: 80 }] },
-      { phone: '0600400003', full_name: 'Filtered Out', city: 'Fes', products: [{ sku: acc.skus.active[1], quantity: 1, price: 80 }] },
-    ] });
+    await leads.createMany(acc.seller.actor, {
+      leads: [
+        {
+          phone: '+212600400001',
+          full_name: '=HYPERLINK("x")',
+          city: 'Rabat',
+          area: 'Agdal',
+          address: '1 Avenue Fal',
+          data: [{ key: 'utm', value: 'fb' }],
+          products: [
+            { sku: acc.skus.active[0], quantity: 2, price: 120 },
+            { sku: acc.skus.active[1], quantity: 1, price: 80.5 },
+          ],
+        },
+        {
+          phone: '0600400002',
+          full_name: '-Second Lead',
+          city: 'Fes',
+          area: '@Agdal',
+          products: [{ sku: acc.skus.active[1], quantity: 1, price: 80 }],
+        },
+        {
+          phone: '0600400003',
+          full_name: 'Filtered Out',
+          city: 'Fes',
+          products: [{ sku: acc.skus.active[1], quantity: 1, price: 80 }],
+        },
+      ],
+    });
     const c = await login(web.url, acc.seller.email, acc.seller.password);
     expect((await c.json('POST', '/leads/export', { file_extension: 'pdf' })).status).to.equal(422);
     const res = await c.json('POST', '/leads/export', { file_extension: 'csv', search: 'a' });
@@ -189,46 +265,80 @@ describe('import and export', () => {
     expect(text).to.include(`'=HYPERLINK`).and.include("'-Second Lead,Fes,'@Agdal");
     expect(text).to.not.include('Filtered Out');
     expect(text.trim().split('\n')).to.have.length(3);
-    const hostile = await c.json('POST', '/leads/export', { file_extension: 'csv', search: "x'); DELETE FROM leads; -- \\'" });
+    const hostile = await c.json('POST', '/leads/export', {
+      file_extension: 'csv',
+      search: "x'); DELETE FROM leads; -- \\'",
+    });
     await getCtx().services.exports.run(hostile.body.id);
-    expect((await getCtx().models.ExportRun.findByPk(hostile.body.id))!.toJSON()).to.include({ status: 'completed', rows_written: 0 });
+    expect((await getCtx().models.ExportRun.findByPk(hostile.body.id))!.toJSON()).to.include({
+      status: 'completed',
+      rows_written: 0,
+    });
     expect(await getCtx().models.Lead.count({ where: { account_id: acc.id } })).to.equal(3);
 
     const fresh = await makeAccount(getCtx());
-    for (const sku of acc.skus.active) await getCtx().services.catalogue.createProduct(systemActor(), { account_id: fresh.id, sku, name: sku, price: 1 });
+    for (const sku of acc.skus.active)
+      await getCtx().services.catalogue.createProduct(systemActor(), {
+        account_id: fresh.id,
+        sku,
+        name: sku,
+        price: 1,
+      });
     const run = await getCtx().services.imports.start(fresh.seller.actor, await tmpFile('roundtrip.csv', text));
     await getCtx().services.imports.run(run.id);
     const shape = await leadShape(fresh.id, (l) => l.full_name !== 'Filtered Out');
     expect(shape).to.deep.equal(await leadShape(acc.id, (l) => l.full_name !== 'Filtered Out'));
-    expect(shape.find((l) => l.phone === '+212600400001')!.products).to.deep.equal([[acc.skus.active[0], 2, 120], [acc.skus.active[1], 1, 80.5]]);
+    expect(shape.find((l) => l.phone === '+212600400001')!.products).to.deep.equal([
+      [acc.skus.active[0], 2, 120],
+      [acc.skus.active[1], 1, 80.5],
+    ]);
 
     // An edited first product (sku, quantity or price no longer the first entry of `products`) wins alone.
     const [a, b] = acc.skus.active;
-    const edited = await getCtx().services.imports.start(fresh.seller.actor, await tmpFile('edited.csv',
-      `phone,sku,quantity,price,products\n0600400007,${b},3,80,${a} x2 @ 120; ${b} x1 @ 80\n0600400008,${a},2,120,"${a} x2 @ 120; ${b} x1 @ 80"\n`));
+    const edited = await getCtx().services.imports.start(
+      fresh.seller.actor,
+      await tmpFile(
+        'edited.csv',
+        `phone,sku,quantity,price,products\n0600400007,${b},3,80,${a} x2 @ 120; ${b} x1 @ 80\n0600400008,${a},2,120,"${a} x2 @ 120; ${b} x1 @ 80"\n`,
+      ),
+    );
     expect((await runImport(edited.id))!.toJSON()).to.include({ status: 'completed', rows_written: 2 });
     const byPhone = new Map((await leadShape(fresh.id)).map((l) => [l.phone, l.products]));
     expect(byPhone.get('0600400007')).to.deep.equal([[b, 3, 80]]);
-    expect(byPhone.get('0600400008')).to.deep.equal([[a, 2, 120], [b, 1, 80]]);
+    expect(byPhone.get('0600400008')).to.deep.equal([
+      [a, 2, 120],
+      [b, 1, 80],
+    ]);
   });
 
   it('writes a CSV export newest first with every lead once, across the two halves it is formatted in', async () => {
     const acc = await makeAccount(getCtx());
-    const leads = Array.from({ length: 9 }, (_, i) => ({ phone: `+2126006000${String(i).padStart(2, '0')}`, full_name: `Spread ${i}`, products: [{ sku: acc.skus.active[0], quantity: 1, price: 5 }] }));
+    const leads = Array.from({ length: 9 }, (_, i) => ({
+      phone: `+2126006000${String(i).padStart(2, '0')}`,
+      full_name: `Spread ${i}`,
+      products: [{ sku: acc.skus.active[0], quantity: 1, price: 5 }],
+    }));
     await getCtx().services.leads.createMany(acc.seller.actor, { leads });
     // created_at spread over days, with ties at the middle of the span (both sides of the split point)
     await getCtx().db.sequelize.query(
       `UPDATE leads SET created_at = timestamptz '2026-01-01' + make_interval(days => CASE WHEN substr(phone, 12)::int BETWEEN 3 AND 5 THEN 4 ELSE substr(phone, 12)::int END)
-        WHERE account_id = $1`, { bind: [acc.id] },
+        WHERE account_id = $1`,
+      { bind: [acc.id] },
     );
-    const expected = (await getCtx().db.sequelize.query<{ reference: string }>(
-      'SELECT reference FROM leads WHERE account_id = $1 ORDER BY created_at DESC, id DESC', { bind: [acc.id], type: QueryTypes.SELECT },
-    )).map((r) => r.reference);
+    const expected = (
+      await getCtx().db.sequelize.query<{ reference: string }>(
+        'SELECT reference FROM leads WHERE account_id = $1 ORDER BY created_at DESC, id DESC',
+        { bind: [acc.id], type: QueryTypes.SELECT },
+      )
+    ).map((r) => r.reference);
     const run = await getCtx().services.exports.start(acc.seller.actor, { file_extension: 'csv' });
     await getCtx().services.exports.run(run.id);
     const done = (await getCtx().models.ExportRun.findByPk(run.id))!;
     expect(done.toJSON()).to.include({ status: 'completed', rows_written: 9 });
-    const lines = (await fs.promises.readFile(done.file_path!, 'utf8')).replace(/^\uFEFF/, '').trim().split('\n');
+    const lines = (await fs.promises.readFile(done.file_path!, 'utf8'))
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\n');
     expect(lines[0]).to.match(/^reference,status,phone/);
     expect(lines.slice(1).map((l) => l.split(',')[0])).to.deep.equal(expected);
     expect(fs.existsSync(`${done.file_path}.older`)).to.equal(false);
@@ -236,7 +346,15 @@ describe('import and export', () => {
 
   it('fails an export whose file cannot be written, with the reason, and the next export still works', async () => {
     const acc = await makeAccount(getCtx());
-    await getCtx().services.leads.createMany(acc.seller.actor, { leads: [{ phone: '+212600600001', full_name: 'Blocked Export', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }] }] });
+    await getCtx().services.leads.createMany(acc.seller.actor, {
+      leads: [
+        {
+          phone: '+212600600001',
+          full_name: 'Blocked Export',
+          products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
+        },
+      ],
+    });
     const { ExportRun } = getCtx().models;
     const blocked = await getCtx().services.exports.start(acc.seller.actor, { file_extension: 'csv' });
     // A directory where the file should go: the write fails while COPY is streaming.
@@ -261,11 +379,28 @@ describe('import and export', () => {
   it('writes xlsx exports that round-trip, serves them only to their account and answers 410 once expired', async () => {
     const acc = await makeAccount(getCtx());
     const other = await makeAccount(getCtx());
-    await getCtx().services.leads.createMany(acc.seller.actor, { leads: [
-      { phone: '+212600500001', full_name: 'Excel Lead', products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }, { sku: acc.skus.active[1], quantity: 3, price: 0.5 + 1 }, { sku: acc.skus.active[0], quantity: 2, price: 99.99 }] },
-      { phone: '0600500002', full_name: 'Back\\slash \\N Zoé', city: 'Tab\tCity', area: '=SUM(A1)', address: 'Line 1\nLine 2',
-        data: [{ key: 'note', value: 'a\tb\\c' }], products: [{ sku: acc.skus.active[1], quantity: 2, price: 12.5 }] },
-    ] });
+    await getCtx().services.leads.createMany(acc.seller.actor, {
+      leads: [
+        {
+          phone: '+212600500001',
+          full_name: 'Excel Lead',
+          products: [
+            { sku: acc.skus.active[0], quantity: 1, price: 10 },
+            { sku: acc.skus.active[1], quantity: 3, price: 0.5 + 1 },
+            { sku: acc.skus.active[0], quantity: 2, price: 99.99 },
+          ],
+        },
+        {
+          phone: '0600500002',
+          full_name: 'Back\\slash \\N Zoé',
+          city: 'Tab\tCity',
+          area: '=SUM(A1)',
+          address: 'Line 1\nLine 2',
+          data: [{ key: 'note', value: 'a\tb\\c' }],
+          products: [{ sku: acc.skus.active[1], quantity: 2, price: 12.5 }],
+        },
+      ],
+    });
     const c = await login(web.url, acc.seller.email, acc.seller.password);
     const res = await c.json('POST', '/leads/export', { file_extension: 'xlsx' });
     await getCtx().services.exports.run(res.body.id);
@@ -277,17 +412,36 @@ describe('import and export', () => {
     const ws = wb.worksheets[0];
     const excel = [2, 3].map((r) => ws.getRow(r)).find((r) => r.getCell(4).value === 'Excel Lead')!;
     expect(excel.getCell(3).value).to.equal("'+212600500001");
-    expect([excel.getCell(9).value, excel.getCell(10).value, excel.getCell(12).value, excel.getCell(6).value]).to.deep.equal([1, 10, 214.48, null]);
+    expect([
+      excel.getCell(9).value,
+      excel.getCell(10).value,
+      excel.getCell(12).value,
+      excel.getCell(6).value,
+    ]).to.deep.equal([1, 10, 214.48, null]);
     const fresh = await makeAccount(getCtx());
-    for (const sku of acc.skus.active) await getCtx().services.catalogue.createProduct(systemActor(), { account_id: fresh.id, sku, name: sku, price: 1 });
+    for (const sku of acc.skus.active)
+      await getCtx().services.catalogue.createProduct(systemActor(), {
+        account_id: fresh.id,
+        sku,
+        name: sku,
+        price: 1,
+      });
     const file = path.join(os.tmpdir(), `${Date.now()}-roundtrip.xlsx`);
     await fs.promises.writeFile(file, book);
-    const again = await getCtx().services.imports.start(fresh.seller.actor, { path: file, originalname: 'roundtrip.xlsx', size: (await fs.promises.stat(file)).size });
+    const again = await getCtx().services.imports.start(fresh.seller.actor, {
+      path: file,
+      originalname: 'roundtrip.xlsx',
+      size: (await fs.promises.stat(file)).size,
+    });
     await getCtx().services.imports.run(again.id);
     expect(await leadShape(fresh.id)).to.deep.equal(await leadShape(acc.id));
     const stranger = await login(web.url, other.seller.email, other.seller.password);
     expect((await stranger.fetch(`/exports/${res.body.id}/download`)).status).to.equal(404);
-    expect((await c.json('GET', '/exports')).body.data[0]).to.include({ id: res.body.id, status: 'completed', rows_written: 2 });
+    expect((await c.json('GET', '/exports')).body.data[0]).to.include({
+      id: res.body.id,
+      status: 'completed',
+      rows_written: 2,
+    });
     await getCtx().models.ExportRun.update({ expires_at: new Date(Date.now() - 1000) }, { where: { id: res.body.id } });
     expect(await getCtx().services.exports.removeExpired()).to.be.greaterThan(0);
     expect((await c.fetch(`/exports/${res.body.id}/download`)).status).to.equal(410);

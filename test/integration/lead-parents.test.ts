@@ -15,11 +15,24 @@ describe('lead inserts: parent checks per batch', () => {
   const sql = <T extends object>(q: string, bind: unknown[] = [], transaction?: Transaction) =>
     getCtx().db.sequelize.query<T>(q, { bind, type: QueryTypes.SELECT, transaction });
   const prepared = (acc: TestAccount, productId: number, phone: string): PreparedLead => ({
-    phone, phone_normalized: phone, full_name: 'Parent Check', city: null, city_id: null, area: null, address: null, data: [],
-    products: [{ product_id: productId, sku: acc.skus.active[0], name: 'x', quantity: 1, price: 5 }], total: 5,
+    phone,
+    phone_normalized: phone,
+    full_name: 'Parent Check',
+    city: null,
+    city_id: null,
+    area: null,
+    address: null,
+    data: [],
+    products: [{ product_id: productId, sku: acc.skus.active[0], name: 'x', quantity: 1, price: 5 }],
+    total: 5,
   });
   const productId = async (acc: TestAccount) =>
-    (await sql<{ id: number }>('SELECT id FROM products WHERE account_id = $1 AND sku = $2', [acc.id, acc.skus.active[0]]))[0].id;
+    (
+      await sql<{ id: number }>('SELECT id FROM products WHERE account_id = $1 AND sku = $2', [
+        acc.id,
+        acc.skus.active[0],
+      ])
+    )[0].id;
   const rowChecked = (): LeadService => {
     const ctx = getCtx();
     return createLeadService({ ...ctx, config: { ...ctx.config, leadParentChecks: 'row' } });
@@ -32,10 +45,15 @@ describe('lead inserts: parent checks per batch', () => {
         WHERE c.contype = 'f' AND c.conrelid IN ('leads'::regclass, 'lead_products'::regclass, 'lead_histories'::regclass) ORDER BY 1`,
     );
     expect(fks.map((f) => f.fk)).to.deep.equal([
-      'lead_histories.changed_by_user_id -> users', 'lead_histories.lead_id -> leads',
-      'lead_products.lead_id -> leads', 'lead_products.product_id -> products',
-      'leads.account_id -> accounts', 'leads.city_id -> cities', 'leads.created_by_token_id -> api_tokens',
-      'leads.created_by_user_id -> users', 'leads.import_run_id -> import_runs',
+      'lead_histories.changed_by_user_id -> users',
+      'lead_histories.lead_id -> leads',
+      'lead_products.lead_id -> leads',
+      'lead_products.product_id -> products',
+      'leads.account_id -> accounts',
+      'leads.city_id -> cities',
+      'leads.created_by_token_id -> api_tokens',
+      'leads.created_by_user_id -> users',
+      'leads.import_run_id -> import_runs',
     ]);
     // Every trigger that fires on INSERT into these tables (internal ones included, e.g. a deferrable unique
     // constraint's) is skipped by a batch-checked insert: only the nine foreign-key checks above may exist.
@@ -43,15 +61,20 @@ describe('lead inserts: parent checks per batch', () => {
       `SELECT tgfoid::regproc::text AS fn, count(*)::int AS n FROM pg_trigger
         WHERE tgrelid IN ('leads'::regclass, 'lead_products'::regclass, 'lead_histories'::regclass) AND tgtype & 4 <> 0 GROUP BY 1`,
     );
-    expect(onInsert, 'a trigger on these tables would not fire for batch-checked inserts').to.deep.equal([{ fn: '"RI_FKey_check_ins"', n: 9 }]);
+    expect(onInsert, 'a trigger on these tables would not fire for batch-checked inserts').to.deep.equal([
+      { fn: '"RI_FKey_check_ins"', n: 9 },
+    ]);
   });
 
   it('runs per batch here, and leaves the rest of the transaction with its triggers on', async () => {
     const acc = await makeAccount(getCtx());
     const pid = await productId(acc);
     const role = await getCtx().db.sequelize.transaction(async (transaction) => {
-      await getCtx().services.leads.insertLeads(acc.seller.actor, [prepared(acc, pid, '+212600700001')], { transaction });
-      return (await sql<{ r: string }>("SELECT current_setting('session_replication_role') AS r", [], transaction))[0].r;
+      await getCtx().services.leads.insertLeads(acc.seller.actor, [prepared(acc, pid, '+212600700001')], {
+        transaction,
+      });
+      return (await sql<{ r: string }>("SELECT current_setting('session_replication_role') AS r", [], transaction))[0]
+        .r;
     });
     expect(role).to.equal('origin');
   });
@@ -63,10 +86,15 @@ describe('lead inserts: parent checks per batch', () => {
               (SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()) AS owner`,
     );
     expect(role).to.deep.equal({ name: 'leadflow_app', superuser: 'off', owner: 'leadflow_app' });
-    const refused = await sql('CREATE ROLE leadflow_never LOGIN').then(() => null, (e: { original?: { code?: string } }) => e.original?.code);
+    const refused = await sql('CREATE ROLE leadflow_never LOGIN').then(
+      () => null,
+      (e: { original?: { code?: string } }) => e.original?.code,
+    );
     expect(refused, 'the application role may not create roles').to.equal('42501');
     // the batch path needs session_replication_role, granted to this role alone
-    await getCtx().db.sequelize.transaction((transaction) => sql("SET LOCAL session_replication_role = replica", [], transaction));
+    await getCtx().db.sequelize.transaction((transaction) =>
+      sql('SET LOCAL session_replication_role = replica', [], transaction),
+    );
   });
 
   for (const mode of ['batch', 'row'] as const) {
@@ -75,9 +103,18 @@ describe('lead inserts: parent checks per batch', () => {
       const pid = await productId(acc);
       const leads = mode === 'row' ? rowChecked() : getCtx().services.leads;
       const batch = [prepared(acc, pid, '+212600700010'), prepared(acc, 2_000_000_000, '+212600700011')];
-      const err = await getCtx().db.sequelize.transaction((transaction) => leads.insertLeads(acc.seller.actor, batch, { transaction })).then(() => null, (e: Error) => e);
+      const err = await getCtx()
+        .db.sequelize.transaction((transaction) => leads.insertLeads(acc.seller.actor, batch, { transaction }))
+        .then(
+          () => null,
+          (e: Error) => e,
+        );
       expect(err).to.be.an('error');
-      if (mode === 'batch') expect(err).to.be.instanceOf(ConflictError).and.have.property('message').that.match(/product/);
+      if (mode === 'batch')
+        expect(err)
+          .to.be.instanceOf(ConflictError)
+          .and.have.property('message')
+          .that.match(/product/);
       else expect(err).to.have.property('name', 'SequelizeForeignKeyConstraintError');
       expect(await getCtx().models.Lead.count({ where: { account_id: acc.id } })).to.equal(0);
     });
@@ -99,10 +136,18 @@ describe('lead inserts: parent checks per batch', () => {
     const plain = new Sequelize(url.toString(), { dialect: 'postgres', logging: false });
     try {
       const leads = createLeadService({ ...ctx, db: { ...ctx.db, sequelize: plain } });
-      const refs = await plain.transaction((transaction) => leads.insertLeads(acc.seller.actor, [prepared(acc, pid, '+212600700030')], { transaction }));
+      const refs = await plain.transaction((transaction) =>
+        leads.insertLeads(acc.seller.actor, [prepared(acc, pid, '+212600700030')], { transaction }),
+      );
       expect(refs).to.have.length(1);
-      const bad = await plain.transaction((transaction) => leads.insertLeads(acc.seller.actor, [prepared(acc, 2_000_000_000, '+212600700031')], { transaction }))
-        .then(() => null, (e: Error) => e.name);
+      const bad = await plain
+        .transaction((transaction) =>
+          leads.insertLeads(acc.seller.actor, [prepared(acc, 2_000_000_000, '+212600700031')], { transaction }),
+        )
+        .then(
+          () => null,
+          (e: Error) => e.name,
+        );
       expect(bad).to.equal('SequelizeForeignKeyConstraintError');
       expect(await ctx.models.Lead.count({ where: { account_id: acc.id } })).to.equal(1);
     } finally {
@@ -117,25 +162,37 @@ describe('lead inserts: parent checks per batch', () => {
     const pid = await productId(acc);
     const { sequelize } = getCtx().db;
     let release!: () => void;
-    const held = new Promise<void>((r) => { release = r; });
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
     let inserted!: () => void;
-    const written = new Promise<void>((r) => { inserted = r; });
+    const written = new Promise<void>((r) => {
+      inserted = r;
+    });
     const insert = sequelize.transaction(async (transaction) => {
-      await getCtx().services.leads.insertLeads(acc.seller.actor, [prepared(acc, pid, '+212600700020')], { transaction });
+      await getCtx().services.leads.insertLeads(acc.seller.actor, [prepared(acc, pid, '+212600700020')], {
+        transaction,
+      });
       inserted();
       await held;
     });
     await written;
-    const blocked = await sequelize.transaction(async (transaction) => {
-      await sequelize.query("SET LOCAL lock_timeout = '300ms'", { transaction });
-      await sequelize.query('DELETE FROM products WHERE id = $1', { bind: [pid], transaction });
-    }).then(() => null, (e: { original?: { code?: string } }) => e.original?.code);
+    const blocked = await sequelize
+      .transaction(async (transaction) => {
+        await sequelize.query("SET LOCAL lock_timeout = '300ms'", { transaction });
+        await sequelize.query('DELETE FROM products WHERE id = $1', { bind: [pid], transaction });
+      })
+      .then(
+        () => null,
+        (e: { original?: { code?: string } }) => e.original?.code,
+      );
     expect(blocked, 'the delete waited for the lock (lock_not_available)').to.equal('55P03');
     release();
     await insert;
     await sequelize.query('DELETE FROM products WHERE id = $1', { bind: [pid] });
     const rows = await sql<{ product_id: number | null }>(
-      'SELECT lp.product_id FROM lead_products lp JOIN leads l ON l.id = lp.lead_id WHERE l.account_id = $1', [acc.id],
+      'SELECT lp.product_id FROM lead_products lp JOIN leads l ON l.id = lp.lead_id WHERE l.account_id = $1',
+      [acc.id],
     );
     expect(rows).to.deep.equal([{ product_id: null }]);
   });

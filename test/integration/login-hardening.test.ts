@@ -14,8 +14,12 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 describe('login hardening', () => {
   let web: Server;
-  before(async () => { web = await startTestServer(); });
-  after(async () => { await web.close(); });
+  before(async () => {
+    web = await startTestServer();
+  });
+  after(async () => {
+    await web.close();
+  });
 
   it('refuses an unknown email in the time a known one takes (argon2id at the production cost, within a factor of 2)', async function () {
     this.timeout(60_000);
@@ -23,7 +27,10 @@ describe('login hardening', () => {
     // The login check as production runs it: hashes at the normal cost, the account service the login route calls.
     const accounts = createAccountService({ ...ctx, config: { ...ctx.config, passwordHashCost: 'normal' } });
     const acc = await makeAccount(ctx);
-    await ctx.models.User.update({ password_hash: await hashPassword('the-real-password', 'normal') }, { where: { id: acc.agent.id } });
+    await ctx.models.User.update(
+      { password_hash: await hashPassword('the-real-password', 'normal') },
+      { where: { id: acc.agent.id } },
+    );
     const known: number[] = [];
     const unknown: number[] = [];
     await accounts.verifyCredentials('warm-up@nowhere.test', 'warm-up');
@@ -36,7 +43,10 @@ describe('login hardening', () => {
       unknown.push(performance.now() - t);
     }
     const ratio = median(known) / median(unknown);
-    expect(ratio, `known ${median(known).toFixed(1)} ms, unknown ${median(unknown).toFixed(1)} ms`).to.be.within(0.5, 2);
+    expect(ratio, `known ${median(known).toFixed(1)} ms, unknown ${median(unknown).toFixed(1)} ms`).to.be.within(
+      0.5,
+      2,
+    );
   });
 
   it('verifies hashes made by the argon2 package used before, and replaces a hash made with other parameters at the next login', async function () {
@@ -69,18 +79,41 @@ describe('login hardening', () => {
     const c = sessionClient(web.url);
     c.csrf = (await c.json('GET', '/csrf-token')).body.token;
     const query = `?email=${encodeURIComponent(acc.agent.email)}&password=${encodeURIComponent(acc.agent.password)}`;
-    for (const body of [{}, { email: 0, password: acc.agent.password }, { email: [acc.agent.email], password: acc.agent.password }, { email: acc.agent.email, password: [acc.agent.password] }]) {
+    for (const body of [
+      {},
+      { email: 0, password: acc.agent.password },
+      { email: [acc.agent.email], password: acc.agent.password },
+      { email: acc.agent.email, password: [acc.agent.password] },
+    ]) {
       const res = await c.json('POST', `/login${query}`, body);
       expect(res.status, JSON.stringify(body)).to.equal(401);
     }
     expect((await c.json('GET', '/leads')).status).to.equal(401);
     // Five wrong passwords for the agent block the sixth try of that email, whatever the query string says.
     for (let i = 0; i < 5; i++) await c.json('POST', '/login', { email: acc.agent.email, password: 'wrong-password' });
-    expect((await c.json('POST', `/login${query}`, { email: ` ${acc.agent.email.toUpperCase()} `, password: acc.agent.password })).status).to.equal(429);
+    expect(
+      (
+        await c.json('POST', `/login${query}`, {
+          email: ` ${acc.agent.email.toUpperCase()} `,
+          password: acc.agent.password,
+        })
+      ).status,
+    ).to.equal(429);
   });
 
   it('follows next only to a path on this site', async () => {
-    for (const bad of ['/\\evil.example', '//evil.example', '/\\/evil.example', 'https://evil.example/', '/%5Cevil', 'javascript:alert(1)', '/\tevil', '', undefined, ['/leads']]) {
+    for (const bad of [
+      '/\\evil.example',
+      '//evil.example',
+      '/\\/evil.example',
+      'https://evil.example/',
+      '/%5Cevil',
+      'javascript:alert(1)',
+      '/\tevil',
+      '',
+      undefined,
+      ['/leads'],
+    ]) {
       expect(safeNext(bad), String(bad)).to.equal(bad === '/%5Cevil' ? '/%5Cevil' : '/admin');
     }
     expect(safeNext('/leads?status=new#top')).to.equal('/leads?status=new#top');
@@ -98,11 +131,15 @@ describe('login hardening', () => {
     await c.fetch('/login', { headers: { accept: 'text/html' } });
     c.csrf = (await c.json('GET', '/csrf-token')).body.token;
     expect((await c.json('POST', '/reset-password', { email: 'nobody@nowhere.test' })).status).to.equal(200);
-    expect((await c.json('POST', '/login', { email: acc.seller.email, password: 'wrong-password' })).status).to.equal(401);
+    expect((await c.json('POST', '/login', { email: acc.seller.email, password: 'wrong-password' })).status).to.equal(
+      401,
+    );
     for (let i = 0; i < 5; i++) await fetch(`${web.url}/login`);
     expect(await Session.count()).to.equal(before);
     // The anonymous token still guards the login form, and the session starts at login.
-    expect((await c.json('POST', '/login', { email: acc.seller.email, password: acc.seller.password })).status).to.equal(200);
+    expect(
+      (await c.json('POST', '/login', { email: acc.seller.email, password: acc.seller.password })).status,
+    ).to.equal(200);
     expect(await Session.count()).to.equal(before + 1);
     c.csrf = (await c.json('GET', '/csrf-token')).body.token;
     expect((await c.json('POST', '/logout', {})).status).to.be.below(400);

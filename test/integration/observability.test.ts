@@ -30,32 +30,66 @@ describe('observability: /metrics, access lines and request ids', () => {
     }
   });
 
-  it('counts requests, jobs, queue, transfer rows, pool, refusals and carrier pushes behind the operator token; one request\'s access and service lines share its id', async function () {
+  it("counts requests, jobs, queue, transfer rows, pool, refusals and carrier pushes behind the operator token; one request's access and service lines share its id", async function () {
     this.timeout(120_000);
     const db = await freshDatabase('observability');
     const carrier = http.createServer((req, res) => {
       let body = '';
       req.on('data', (d) => (body += d));
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ tracking_number: `TRK-${JSON.parse(body).reference}` })));
+      req.on('end', () =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ tracking_number: `TRK-${JSON.parse(body).reference}` })),
+      );
     });
     await new Promise<void>((r) => carrier.listen(0, '127.0.0.1', r));
     const metricsToken = 'metrics-token-0123456789';
-    const env = { DATABASE_URL: db.url, HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '12', METRICS_TOKEN: metricsToken, LOG_LEVEL: 'info' };
-    const { token, accountId, password } = await sellerToken(env, 'CREATE LEADS,VIEW LEADS,CREATE ORDERS,VIEW ORDERS,UPDATE ORDERS');
-    await runCli(env, ['shipping:create', '--account', String(accountId), '--code', 'local', '--name', 'Local Carrier',
-      '--url', `http://127.0.0.1:${(carrier.address() as net.AddressInfo).port}/orders`, '--secret', 'carrier-secret-0123456789']);
+    const env = {
+      DATABASE_URL: db.url,
+      HOST: '127.0.0.1',
+      RATE_LIMIT_PER_MINUTE: '12',
+      METRICS_TOKEN: metricsToken,
+      LOG_LEVEL: 'info',
+    };
+    const { token, accountId, password } = await sellerToken(
+      env,
+      'CREATE LEADS,VIEW LEADS,CREATE ORDERS,VIEW ORDERS,UPDATE ORDERS',
+    );
+    await runCli(env, [
+      'shipping:create',
+      '--account',
+      String(accountId),
+      '--code',
+      'local',
+      '--name',
+      'Local Carrier',
+      '--url',
+      `http://127.0.0.1:${(carrier.address() as net.AddressInfo).port}/orders`,
+      '--secret',
+      'carrier-secret-0123456789',
+    ]);
     const port = randomPort();
     const metricsPort = randomPort();
     const app = runMain({ ...env, PORT: String(port), METRICS_PORT: String(metricsPort) });
     const base = `http://127.0.0.1:${port}`;
     try {
-      expect(await waitFor(async () => app.output.text.includes('LeadFlow listening'), 60_000), app.output.text).to.equal(true);
-      const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => fetch(`${base}/api/web/1.0${path}`, {
-        method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
-      });
+      expect(
+        await waitFor(async () => app.output.text.includes('LeadFlow listening'), 60_000),
+        app.output.text,
+      ).to.equal(true);
+      const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+        fetch(`${base}/api/web/1.0${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
       const phone = '+212600990001';
-      const created = await call('POST', '/leads', { leads: [{ phone, full_name: 'Metric Buyer', products: [{ sku: 'SERUM-01', quantity: 1, price: 199 }] }] },
-        { 'x-request-id': 'obs-lead-create.1' });
+      const created = await call(
+        'POST',
+        '/leads',
+        { leads: [{ phone, full_name: 'Metric Buyer', products: [{ sku: 'SERUM-01', quantity: 1, price: 199 }] }] },
+        { 'x-request-id': 'obs-lead-create.1' },
+      );
       expect(created.status).to.equal(201);
       expect(created.headers.get('x-request-id')).to.equal('obs-lead-create.1');
       // an unsafe id is not echoed (nor logged): a new one replaces it
@@ -64,12 +98,38 @@ describe('observability: /metrics, access lines and request ids', () => {
         expect(res.headers.get('x-request-id'), bad).to.match(/^[0-9a-f-]{36}$/);
       }
 
-      const orders = await (await call('POST', '/orders', { orders: [{ phone: '+212600990002', full_name: 'Order Buyer', city: 'Fes', address: '1 Rue', products: [{ sku: 'SERUM-01', quantity: 1, price: 199 }] }] })).json();
-      expect((await call('POST', '/orders/push', { references: orders.references, shipping_company: 'local' })).status).to.equal(202);
+      const orders = await (
+        await call('POST', '/orders', {
+          orders: [
+            {
+              phone: '+212600990002',
+              full_name: 'Order Buyer',
+              city: 'Fes',
+              address: '1 Rue',
+              products: [{ sku: 'SERUM-01', quantity: 1, price: 199 }],
+            },
+          ],
+        })
+      ).json();
+      expect(
+        (await call('POST', '/orders/push', { references: orders.references, shipping_company: 'local' })).status,
+      ).to.equal(202);
       const seller = await login(base, 'seller@demo.test', password);
       const form = new FormData();
-      form.append('file', new Blob([`phone,full_name,sku,quantity,price\n+212600990003,Import One,SERUM-01,1,199\n+212600990004,Import Two,NO-SUCH-SKU,1,199\n`], { type: 'text/csv' }), 'leads.csv');
-      expect((await seller.fetch('/leads/import', { method: 'POST', body: form, headers: { accept: 'application/json' } })).status).to.equal(202);
+      form.append(
+        'file',
+        new Blob(
+          [
+            `phone,full_name,sku,quantity,price\n+212600990003,Import One,SERUM-01,1,199\n+212600990004,Import Two,NO-SUCH-SKU,1,199\n`,
+          ],
+          { type: 'text/csv' },
+        ),
+        'leads.csv',
+      );
+      expect(
+        (await seller.fetch('/leads/import', { method: 'POST', body: form, headers: { accept: 'application/json' } }))
+          .status,
+      ).to.equal(202);
       expect((await seller.json('POST', '/leads/export', { file_extension: 'csv' })).status).to.equal(202);
       let limited = 0;
       for (let i = 0; i < 14; i++) if ((await call('GET', '/leads')).status === 429) limited++;
@@ -80,19 +140,44 @@ describe('observability: /metrics, access lines and request ids', () => {
         const res = await fetch(`${base}/metrics`, { headers: authorization ? { authorization } : {} });
         expect(res.status, String(authorization)).to.equal(401);
       }
-      const scrape = async () => (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
-      expect(await waitFor(async () => {
-        const page = await scrape();
-        return sample(page, 'leadflow_carrier_pushes_total', { outcome: 'sent' }) === 1
-          && sample(page, 'leadflow_transfer_rows_total', { kind: 'export', outcome: 'exported' }) !== null
-          && sample(page, 'leadflow_transfer_rows_total', { kind: 'import', outcome: 'imported' }) === 1;
-      }, 30_000), (await scrape()).split('\n').filter((l) => /^leadflow_(carrier|transfer|job_runs)/.test(l)).join('\n')).to.equal(true);
+      const scrape = async () =>
+        (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
+      expect(
+        await waitFor(async () => {
+          const page = await scrape();
+          return (
+            sample(page, 'leadflow_carrier_pushes_total', { outcome: 'sent' }) === 1 &&
+            sample(page, 'leadflow_transfer_rows_total', { kind: 'export', outcome: 'exported' }) !== null &&
+            sample(page, 'leadflow_transfer_rows_total', { kind: 'import', outcome: 'imported' }) === 1
+          );
+        }, 30_000),
+        (await scrape())
+          .split('\n')
+          .filter((l) => /^leadflow_(carrier|transfer|job_runs)/.test(l))
+          .join('\n'),
+      ).to.equal(true);
       const page = await scrape();
-      expect(sample(page, 'leadflow_http_requests_total', { method: 'POST', route: '/api/web/1.0/leads', status: '201' })).to.equal(1);
-      expect(sample(page, 'leadflow_http_request_duration_seconds_count', { method: 'POST', route: '/api/web/1.0/leads', status: '201' })).to.equal(1);
-      expect(sample(page, 'leadflow_http_requests_total', { method: 'GET', route: '/api/web/1.0/leads', status: '200' })).to.be.at.least(4);
-      expect(sample(page, 'leadflow_job_runs_total', { job: 'push-order', priority: 'URGENT', outcome: 'succeeded' })).to.equal(1);
-      for (const job of ['import-leads', 'export-leads']) expect(sample(page, 'leadflow_job_runs_total', { job, priority: 'IMPORTANT', outcome: 'succeeded' }), job).to.equal(1);
+      expect(
+        sample(page, 'leadflow_http_requests_total', { method: 'POST', route: '/api/web/1.0/leads', status: '201' }),
+      ).to.equal(1);
+      expect(
+        sample(page, 'leadflow_http_request_duration_seconds_count', {
+          method: 'POST',
+          route: '/api/web/1.0/leads',
+          status: '201',
+        }),
+      ).to.equal(1);
+      expect(
+        sample(page, 'leadflow_http_requests_total', { method: 'GET', route: '/api/web/1.0/leads', status: '200' }),
+      ).to.be.at.least(4);
+      expect(
+        sample(page, 'leadflow_job_runs_total', { job: 'push-order', priority: 'URGENT', outcome: 'succeeded' }),
+      ).to.equal(1);
+      for (const job of ['import-leads', 'export-leads'])
+        expect(
+          sample(page, 'leadflow_job_runs_total', { job, priority: 'IMPORTANT', outcome: 'succeeded' }),
+          job,
+        ).to.equal(1);
       expect(sample(page, 'leadflow_job_duration_seconds_count', { priority: 'URGENT' })).to.equal(1);
       for (const priority of ['URGENT', 'IMPORTANT', 'NORMAL']) {
         expect(sample(page, 'leadflow_job_queue_depth', { priority, state: 'waiting' }), priority).to.equal(0);
@@ -105,17 +190,27 @@ describe('observability: /metrics, access lines and request ids', () => {
       expect(page, 'no route values, tokens or customer data in labels').not.to.match(/\+2126|SERUM|Metric Buyer|\|/);
 
       // the port of its own: the same page (same token rule), and nothing else
-      const own = await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+      const own = await fetch(`http://127.0.0.1:${metricsPort}/metrics`, {
+        headers: { authorization: `Bearer ${metricsToken}` },
+      });
       expect(own.status).to.equal(200);
       expect(await own.text()).to.include('leadflow_job_runs_total');
       expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).to.equal(401);
       expect((await fetch(`http://127.0.0.1:${metricsPort}/api/web/1.0/leads`)).status).to.equal(404);
 
       // logs: the access line and the service's line of the lead creation carry its id; no token or phone anywhere
-      const records = app.output.text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+      const records = app.output.text
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l));
       const ofCreate = records.filter((r) => r.req_id === 'obs-lead-create.1');
       expect(ofCreate.map((r) => r.msg).sort()).to.deep.equal(['leads created', 'request']);
-      expect(ofCreate.find((r) => r.msg === 'request')).to.include({ method: 'POST', route: '/api/web/1.0/leads', status: 201, account_id: accountId });
+      expect(ofCreate.find((r) => r.msg === 'request')).to.include({
+        method: 'POST',
+        route: '/api/web/1.0/leads',
+        status: 201,
+        account_id: accountId,
+      });
       expect(ofCreate.find((r) => r.msg === 'request').duration_ms).to.be.a('number');
       expect(ofCreate.find((r) => r.msg === 'leads created')).to.include({ account_id: accountId, created: 1 });
       expect(records.filter((r) => r.msg === 'request').every((r) => SAFE_REQUEST_ID.test(r.req_id))).to.equal(true);

@@ -15,7 +15,12 @@ type Server = Awaited<ReturnType<typeof startTestServer>>;
 const SECRET = 'carrier-secret-0123456789';
 
 const order = (acc: TestAccount, over: Record<string, unknown> = {}) => ({
-  phone: '+212600000001', full_name: 'Karim Haddad', city: 'Fes', address: '3 Rue Talaa', products: [{ sku: acc.skus.active[1], quantity: 2, price: 200 }], ...over,
+  phone: '+212600000001',
+  full_name: 'Karim Haddad',
+  city: 'Fes',
+  address: '3 Rue Talaa',
+  products: [{ sku: acc.skus.active[1], quantity: 2, price: 200 }],
+  ...over,
 });
 
 /** A real carrier on 127.0.0.1: answers per a script of behaviours and records every call. */
@@ -25,16 +30,38 @@ async function startCarrier(script: ('ok' | '500' | 'slow')[]) {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      calls.push({ body, signature: String(req.headers['x-signature']), idempotency: String(req.headers['x-idempotency-key']) });
+      calls.push({
+        body,
+        signature: String(req.headers['x-signature']),
+        idempotency: String(req.headers['x-idempotency-key']),
+      });
       const step = script[Math.min(calls.length - 1, script.length - 1)];
-      if (step === '500') { res.writeHead(500); res.end('oops'); return; }
-      if (step === 'slow') { setTimeout(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"tracking_number":"LATE"}'); }, 1500); return; }
+      if (step === '500') {
+        res.writeHead(500);
+        res.end('oops');
+        return;
+      }
+      if (step === 'slow') {
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"tracking_number":"LATE"}');
+        }, 1500);
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ tracking_number: `TRK-${JSON.parse(body).reference}` }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/shipments`, calls, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/shipments`,
+    calls,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, ms = 10_000): Promise<T> {
@@ -68,18 +95,39 @@ describe('orders', () => {
       const o = await Order.findOne({ where: { reference: res.body.references[0] } });
       expect(Number(o!.total)).to.equal(400);
       const h = await OrderHistory.findAll({ where: { order_id: o!.id } });
-      expect(h.map((x) => [x.old_status, x.new_status, x.changed_by])).to.deep.equal([[null, 'new', `shop (${acc.seller.name})`]]);
-      expect((await call('POST', '/orders', { orders: Array.from({ length: 1001 }, () => order(acc)) })).status).to.equal(422);
-      const bad = await call('POST', '/orders', { orders: [order(acc), order(acc, { products: [{ sku: acc.skus.inactive, quantity: 1, price: 5 }] })] });
+      expect(h.map((x) => [x.old_status, x.new_status, x.changed_by])).to.deep.equal([
+        [null, 'new', `shop (${acc.seller.name})`],
+      ]);
+      expect(
+        (await call('POST', '/orders', { orders: Array.from({ length: 1001 }, () => order(acc)) })).status,
+      ).to.equal(422);
+      const bad = await call('POST', '/orders', {
+        orders: [order(acc), order(acc, { products: [{ sku: acc.skus.inactive, quantity: 1, price: 5 }] })],
+      });
       expect(bad.body.errors).to.have.property('orders.1.products.0.sku');
       expect(await Order.count({ where: { account_id: acc.id } })).to.equal(2);
     });
 
-    const scoped: [string, string, Scope][] = [['POST', '/orders', 'CREATE ORDERS'], ['GET', '/orders', 'VIEW ORDERS'], ['GET', '/orders/OR0000000000/show', 'VIEW ORDERS'], ['PUT', '/orders', 'UPDATE ORDERS'], ['DELETE', '/orders', 'DELETE ORDERS'], ['POST', '/orders/push', 'UPDATE ORDERS']];
+    const scoped: [string, string, Scope][] = [
+      ['POST', '/orders', 'CREATE ORDERS'],
+      ['GET', '/orders', 'VIEW ORDERS'],
+      ['GET', '/orders/OR0000000000/show', 'VIEW ORDERS'],
+      ['PUT', '/orders', 'UPDATE ORDERS'],
+      ['DELETE', '/orders', 'DELETE ORDERS'],
+      ['POST', '/orders/push', 'UPDATE ORDERS'],
+    ];
     for (const [method, path, scope] of scoped) {
       it(`answers 403 on ${method} ${path} without ${scope}`, async () => {
         const acc = await makeAccount(getCtx());
-        expect((await restClient(web.url, await acc.token(SCOPES.filter((s) => s !== scope)))(method, path, method === 'GET' ? undefined : {})).status).to.equal(403);
+        expect(
+          (
+            await restClient(web.url, await acc.token(SCOPES.filter((s) => s !== scope)))(
+              method,
+              path,
+              method === 'GET' ? undefined : {},
+            )
+          ).status,
+        ).to.equal(403);
       });
     }
 
@@ -89,13 +137,18 @@ describe('orders', () => {
       const refs = (await call('POST', '/orders', { orders: [order(acc), order(acc)] })).body.references;
       await call('PUT', '/orders', { orders: [{ reference: refs[0], status: 'canceled' }] });
       await getCtx().models.Order.update({ tracking_number: 'TRK-42' }, { where: { reference: refs[1] } });
-      expect((await call('GET', '/orders?status=canceled')).body.data.map((o: { reference: string }) => o.reference)).to.deep.equal([refs[0]]);
+      expect(
+        (await call('GET', '/orders?status=canceled')).body.data.map((o: { reference: string }) => o.reference),
+      ).to.deep.equal([refs[0]]);
       const found = await call('GET', '/orders?search_by=tracking_number&keyWord=TRK-42');
       expect(found.body.meta.total).to.equal(1);
       expect(found.body.data[0]).to.include({ reference: refs[1], tracking_number: 'TRK-42' });
       const show = await call('GET', `/orders/${refs[0]}/show`);
       expect(show.body.data).to.include({ reference: refs[0], status: 'canceled', total: 400 });
-      expect(show.body.data.history.map((h: { new_status: string }) => h.new_status)).to.deep.equal(['new', 'canceled']);
+      expect(show.body.data.history.map((h: { new_status: string }) => h.new_status)).to.deep.equal([
+        'new',
+        'canceled',
+      ]);
       expect((await call('GET', '/orders?search_by=email&keyWord=x')).status).to.equal(422);
     });
 
@@ -103,7 +156,12 @@ describe('orders', () => {
       const acc = await makeAccount(getCtx());
       const call = restClient(web.url, await acc.token());
       const refs = (await call('POST', '/orders', { orders: [order(acc), order(acc)] })).body.references;
-      const res = await call('PUT', '/orders', { orders: [{ reference: refs[0], status: 'canceled' }, { reference: refs[1], status: 'delivered' }] });
+      const res = await call('PUT', '/orders', {
+        orders: [
+          { reference: refs[0], status: 'canceled' },
+          { reference: refs[1], status: 'delivered' },
+        ],
+      });
       expect(res.status).to.equal(422);
       expect(res.body.errors['orders.1.status']).to.deep.equal([`Order ${refs[1]} cannot move from new to delivered.`]);
       expect((await getCtx().models.Order.findOne({ where: { reference: refs[0] } }))!.status).to.equal('new');
@@ -123,17 +181,26 @@ describe('orders', () => {
       expect(await getCtx().models.Order.count({ where: { account_id: acc.id } })).to.equal(1);
     });
 
-    it('treats another account\'s order as unknown on every endpoint', async () => {
+    it("treats another account's order as unknown on every endpoint", async () => {
       const acc = await makeAccount(getCtx());
       const other = await makeAccount(getCtx());
-      const [ref] = (await restClient(web.url, await other.token())('POST', '/orders', { orders: [order(other)] })).body.references;
-      await getCtx().services.shipping.createCompany(systemActor(), { account_id: acc.id, code: 'fastship', name: 'Fast Ship', endpoint_url: 'http://127.0.0.1:9/x', hmac_secret: SECRET });
+      const [ref] = (await restClient(web.url, await other.token())('POST', '/orders', { orders: [order(other)] })).body
+        .references;
+      await getCtx().services.shipping.createCompany(systemActor(), {
+        account_id: acc.id,
+        code: 'fastship',
+        name: 'Fast Ship',
+        endpoint_url: 'http://127.0.0.1:9/x',
+        hmac_secret: SECRET,
+      });
       const call = restClient(web.url, await acc.token());
       expect((await call('GET', `/orders/${ref}/show`)).status).to.equal(404);
       expect((await call('GET', `/orders?search_by=reference&keyWord=${ref}`)).body.meta.total).to.equal(0);
       expect((await call('PUT', '/orders', { orders: [{ reference: ref, status: 'canceled' }] })).status).to.equal(422);
       expect((await call('DELETE', '/orders', { references: [ref] })).status).to.equal(422);
-      expect((await call('POST', '/orders/push', { references: [ref], shipping_company: 'fastship' })).status).to.equal(422);
+      expect((await call('POST', '/orders/push', { references: [ref], shipping_company: 'fastship' })).status).to.equal(
+        422,
+      );
       expect((await getCtx().models.Order.findOne({ where: { reference: ref } }))!.status).to.equal('new');
     });
   });
@@ -142,8 +209,13 @@ describe('orders', () => {
     let jobs: JobSystem;
     const slowStarted: number[] = [];
     const slowJob: JobDefinition = {
-      name: 'test-slow-important', priority: 'IMPORTANT', concurrency: (ctx) => ctx.config.workerImportantConcurrency,
-      handler: async () => { slowStarted.push(Date.now()); await new Promise((r) => setTimeout(r, 3000)); },
+      name: 'test-slow-important',
+      priority: 'IMPORTANT',
+      concurrency: (ctx) => ctx.config.workerImportantConcurrency,
+      handler: async () => {
+        slowStarted.push(Date.now());
+        await new Promise((r) => setTimeout(r, 3000));
+      },
     };
     before(async () => {
       jobs = await createJobSystem(getCtx().config, getCtx().db.url, getCtx().logger, getCtx().metrics);
@@ -157,7 +229,14 @@ describe('orders', () => {
     async function setup(script: ('ok' | '500' | 'slow')[], timeoutMs = 2000) {
       const acc = await makeAccount(getCtx());
       const carrier = await startCarrier(script);
-      await getCtx().services.shipping.createCompany(systemActor(), { account_id: acc.id, code: 'fastship', name: 'Fast Ship', endpoint_url: carrier.url, hmac_secret: SECRET, timeout_ms: timeoutMs });
+      await getCtx().services.shipping.createCompany(systemActor(), {
+        account_id: acc.id,
+        code: 'fastship',
+        name: 'Fast Ship',
+        endpoint_url: carrier.url,
+        hmac_secret: SECRET,
+        timeout_ms: timeoutMs,
+      });
       const call = restClient(web.url, await acc.token());
       const [ref] = (await call('POST', '/orders', { orders: [order(acc)] })).body.references;
       return { acc, carrier, call, ref };
@@ -174,7 +253,10 @@ describe('orders', () => {
         const again = await call('POST', '/orders/push', { references: [ref], shipping_company: 'fastship' });
         expect(again.status).to.equal(202);
         expect(again.body).to.include({ queued: 0, skipped: 1 });
-        const o = await waitFor(async () => { const x = await orderOf(ref); return x?.status === 'pushed' && x; });
+        const o = await waitFor(async () => {
+          const x = await orderOf(ref);
+          return x?.status === 'pushed' && x;
+        });
         expect(o.tracking_number).to.equal(`TRK-${ref}`);
         await new Promise((r) => setTimeout(r, 500));
         expect(carrier.calls).to.have.length(1);
@@ -195,10 +277,16 @@ describe('orders', () => {
       const { carrier, call, ref } = await setup(['500', 'ok']);
       try {
         await call('POST', '/orders/push', { references: [ref], shipping_company: 'fastship' });
-        const failed = await waitFor(async () => { const x = await orderOf(ref); return x?.last_push_error ? x : null; });
+        const failed = await waitFor(async () => {
+          const x = await orderOf(ref);
+          return x?.last_push_error ? x : null;
+        });
         expect(failed.last_push_error).to.match(/HTTP 500/);
         expect(failed.status).to.equal('new');
-        const o = await waitFor(async () => { const x = await orderOf(ref); return x?.status === 'pushed' && x; }, 15_000);
+        const o = await waitFor(async () => {
+          const x = await orderOf(ref);
+          return x?.status === 'pushed' && x;
+        }, 15_000);
         expect(o.push_attempts).to.equal(2);
         expect(o.last_push_error).to.equal(null);
         expect(carrier.calls.map((c) => c.idempotency)).to.deep.equal([ref, ref]);
@@ -212,7 +300,10 @@ describe('orders', () => {
       const { carrier, call, ref } = await setup(['slow'], 200);
       try {
         await call('POST', '/orders/push', { references: [ref], shipping_company: 'fastship' });
-        const o = await waitFor(async () => { const x = await orderOf(ref); return x?.last_push_error ? x : null; });
+        const o = await waitFor(async () => {
+          const x = await orderOf(ref);
+          return x?.last_push_error ? x : null;
+        });
         expect(o.last_push_error).to.equal('carrier did not answer within 200 ms');
         expect(o.status).to.equal('new');
         expect(o.push_state).to.equal('failed');
@@ -243,10 +334,19 @@ describe('orders', () => {
   describe('carrier callback', () => {
     it('moves pushed orders to shipped then delivered with the company as actor; a bad signature is 401', async () => {
       const acc = await makeAccount(getCtx());
-      const company = await getCtx().services.shipping.createCompany(systemActor(), { account_id: acc.id, code: 'callship', name: 'Call Ship', endpoint_url: 'http://127.0.0.1:9/x', hmac_secret: SECRET });
+      const company = await getCtx().services.shipping.createCompany(systemActor(), {
+        account_id: acc.id,
+        code: 'callship',
+        name: 'Call Ship',
+        endpoint_url: 'http://127.0.0.1:9/x',
+        hmac_secret: SECRET,
+      });
       const call = restClient(web.url, await acc.token());
       const [ref] = (await call('POST', '/orders', { orders: [order(acc)] })).body.references;
-      await getCtx().models.Order.update({ status: 'pushed', shipping_company_id: company.id, tracking_number: 'CS-1' }, { where: { reference: ref } });
+      await getCtx().models.Order.update(
+        { status: 'pushed', shipping_company_id: company.id, tracking_number: 'CS-1' },
+        { where: { reference: ref } },
+      );
       const post = (body: unknown, secret = SECRET) => postCallback(web.url, 'callship', company.id, secret, body);
       const forged = await post({ orders: [{ reference: ref, status: 'delivered' }] }, 'wrong-secret-wrong-secret');
       expect(forged.status).to.equal(401);
@@ -257,20 +357,36 @@ describe('orders', () => {
       expect((await post({ orders: [{ reference: ref, status: 'delivered' }] })).status).to.equal(200);
       const illegal = await post({ orders: [{ reference: ref, status: 'returned' }] });
       expect(illegal.status).to.equal(422);
-      expect((await illegal.json()).errors['orders.0.status']).to.deep.equal([`Order ${ref} cannot move from delivered to returned.`]);
+      expect((await illegal.json()).errors['orders.0.status']).to.deep.equal([
+        `Order ${ref} cannot move from delivered to returned.`,
+      ]);
       expect((await post({ orders: [{ reference: 'ORNOSUCHORDR', status: 'shipped' }] })).status).to.equal(422);
       const h = await getCtx().models.OrderHistory.findAll({ where: { order_reference: ref }, order: [['id', 'ASC']] });
       expect(h.map((x) => [x.old_status, x.new_status, x.changed_by])).to.deep.equal([
-        [null, 'new', `${h[0].changed_by}`], ['pushed', 'shipped', 'Call Ship'], ['shipped', 'delivered', 'Call Ship'],
+        [null, 'new', `${h[0].changed_by}`],
+        ['pushed', 'shipped', 'Call Ship'],
+        ['shipped', 'delivered', 'Call Ship'],
       ]);
       expect((await orderOf(ref))!.status).to.equal('delivered');
     });
 
-    it('refuses a callback without the company id, with a stale or future timestamp (replay), another company\'s id, or a body over 256 KB', async () => {
+    it("refuses a callback without the company id, with a stale or future timestamp (replay), another company's id, or a body over 256 KB", async () => {
       const acc = await makeAccount(getCtx());
-      const company = await getCtx().services.shipping.createCompany(systemActor(), { account_id: acc.id, code: 'replay', name: 'Replay', endpoint_url: 'http://127.0.0.1:9/x', hmac_secret: SECRET });
+      const company = await getCtx().services.shipping.createCompany(systemActor(), {
+        account_id: acc.id,
+        code: 'replay',
+        name: 'Replay',
+        endpoint_url: 'http://127.0.0.1:9/x',
+        hmac_secret: SECRET,
+      });
       const other = await makeAccount(getCtx());
-      const twin = await getCtx().services.shipping.createCompany(systemActor(), { account_id: other.id, code: 'replay', name: 'Twin', endpoint_url: 'http://127.0.0.1:9/x', hmac_secret: SECRET });
+      const twin = await getCtx().services.shipping.createCompany(systemActor(), {
+        account_id: other.id,
+        code: 'replay',
+        name: 'Twin',
+        endpoint_url: 'http://127.0.0.1:9/x',
+        hmac_secret: SECRET,
+      });
       const body = { orders: [{ reference: 'ORNOSUCHORDR', status: 'shipped' }] };
       const now = Math.floor(Date.now() / 1000);
       expect((await postCallback(web.url, 'replay', company.id, SECRET, body)).status).to.equal(422); // accepted, unknown order
@@ -280,18 +396,36 @@ describe('orders', () => {
       // Same code and secret in another account: the id names one company; it answers for its own orders only.
       expect((await postCallback(web.url, 'replay', twin.id, SECRET, body)).status).to.equal(422);
       const raw = JSON.stringify(body);
-      const unsigned = await fetch(`${web.url}/api/web/1.0/shipping/replay/callback`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-timestamp': String(now), 'x-signature': signBody(SECRET, `${now}.${raw}`) }, body: raw });
+      const unsigned = await fetch(`${web.url}/api/web/1.0/shipping/replay/callback`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-timestamp': String(now),
+          'x-signature': signBody(SECRET, `${now}.${raw}`),
+        },
+        body: raw,
+      });
       expect(unsigned.status).to.equal(401);
-      const big = await postCallback(web.url, 'replay', company.id, SECRET, JSON.stringify({ orders: [], pad: 'x'.repeat(300 * 1024) }));
+      const big = await postCallback(
+        web.url,
+        'replay',
+        company.id,
+        SECRET,
+        JSON.stringify({ orders: [], pad: 'x'.repeat(300 * 1024) }),
+      );
       expect(big.status).to.equal(413);
     });
 
     it('limits callbacks per client address with a budget of their own', async () => {
       const ctx = getCtx();
-      const limited = await startTestServer({ ...ctx, config: { ...ctx.config, callbackRatePerMinute: 3, redisUrl: null } });
+      const limited = await startTestServer({
+        ...ctx,
+        config: { ...ctx.config, callbackRatePerMinute: 3, redisUrl: null },
+      });
       try {
         const statuses = [];
-        for (let i = 0; i < 4; i++) statuses.push((await postCallback(limited.url, 'nobody', 1, SECRET, { orders: [] })).status);
+        for (let i = 0; i < 4; i++)
+          statuses.push((await postCallback(limited.url, 'nobody', 1, SECRET, { orders: [] })).status);
         expect(statuses).to.deep.equal([401, 401, 401, 429]);
         // The REST budget is untouched.
         expect((await fetch(`${limited.url}/api/web/1.0/leads`)).status).to.equal(401);

@@ -15,9 +15,19 @@ async function snapshotOf(accountId: number): Promise<string> {
     `SELECT table_name AS t FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'account_id' ORDER BY 1`,
     { type: QueryTypes.SELECT },
   );
-  const parts = [JSON.stringify(await sequelize.query('SELECT * FROM accounts WHERE id = :id', { replacements: { id: accountId }, type: QueryTypes.SELECT }))];
+  const parts = [
+    JSON.stringify(
+      await sequelize.query('SELECT * FROM accounts WHERE id = :id', {
+        replacements: { id: accountId },
+        type: QueryTypes.SELECT,
+      }),
+    ),
+  ];
   for (const { t } of tables) {
-    const rows = await sequelize.query(`SELECT * FROM "${t}" WHERE account_id = :id ORDER BY 1`, { replacements: { id: accountId }, type: QueryTypes.SELECT });
+    const rows = await sequelize.query(`SELECT * FROM "${t}" WHERE account_id = :id ORDER BY 1`, {
+      replacements: { id: accountId },
+      type: QueryTypes.SELECT,
+    });
     parts.push(`${t}: ${JSON.stringify(rows)}`);
   }
   return parts.join('\n');
@@ -28,16 +38,34 @@ async function markersOf(b: number, a: number): Promise<string[]> {
   const { sequelize } = getCtx().db;
   const snapshot = async (id: number) => (await snapshotOf(id)).match(/"[^"]{10,}"/g) ?? [];
   const own = new Set(await snapshot(a));
-  return [...new Set((await snapshot(b)).filter((m) => !own.has(m) && !/^"\d{4}-\d\d-\d\dT/.test(m)).map((m) => JSON.parse(m) as string))]
-    .concat((await sequelize.query<{ name: string }>('SELECT name FROM accounts WHERE id = :b', { replacements: { b }, type: QueryTypes.SELECT }))[0].name);
+  return [
+    ...new Set(
+      (await snapshot(b))
+        .filter((m) => !own.has(m) && !/^"\d{4}-\d\d-\d\dT/.test(m))
+        .map((m) => JSON.parse(m) as string),
+    ),
+  ].concat(
+    (
+      await sequelize.query<{ name: string }>('SELECT name FROM accounts WHERE id = :b', {
+        replacements: { b },
+        type: QueryTypes.SELECT,
+      })
+    )[0].name,
+  );
 }
 
 /** Every record an AdminJS answer carries (record, records, and what they populate). */
 function recordsIn(body: unknown): { params: Json; populated?: Record<string, { params: Json } | null> }[] {
   if (!body || typeof body !== 'object') return [];
   const b = body as { record?: unknown; records?: unknown[] };
-  const own = [...(b.record ? [b.record] : []), ...(Array.isArray(b.records) ? b.records : [])] as { params: Json; populated?: Record<string, { params: Json } | null> }[];
-  return own.flatMap((r) => [r, ...Object.values(r.populated ?? {}).filter((p): p is { params: Json } => !!p && typeof p === 'object')]);
+  const own = [...(b.record ? [b.record] : []), ...(Array.isArray(b.records) ? b.records : [])] as {
+    params: Json;
+    populated?: Record<string, { params: Json } | null>;
+  }[];
+  return own.flatMap((r) => [
+    r,
+    ...Object.values(r.populated ?? {}).filter((p): p is { params: Json } => !!p && typeof p === 'object'),
+  ]);
 }
 
 /**
@@ -46,7 +74,7 @@ function recordsIn(body: unknown): { params: Json; populated?: Record<string, { 
  * every column, B's values as filters, foreign and mixed ids). Account B has rows in every table. Afterwards: no
  * answer carries a record of B, a marker of B's data or a secret, nothing answered 5xx, and B's rows are unchanged.
  */
-describe('admin panel tenancy (generated from the panel\'s resources and actions)', function () {
+describe("admin panel tenancy (generated from the panel's resources and actions)", function () {
   this.timeout(600_000);
   let web: Server;
   let a: FilledAccount;
@@ -73,46 +101,99 @@ describe('admin panel tenancy (generated from the panel\'s resources and actions
 
     const call = async (method: 'GET' | 'POST', url: string, body?: Json) => {
       requests += 1;
-      const res = await client.fetch(url, { method, headers: { origin: web.url, 'x-requested-with': 'XMLHttpRequest' }, ...(body ? { json: body } : {}) });
+      const res = await client.fetch(url, {
+        method,
+        headers: { origin: web.url, 'x-requested-with': 'XMLHttpRequest' },
+        ...(body ? { json: body } : {}),
+      });
       const text = await res.text();
       const where = `${label} ${method} ${url}`;
       if (res.status >= 500) problems.push(`${where}: ${res.status} ${text.slice(0, 200)}`);
       for (const s of secrets) if (text.includes(s)) problems.push(`${where}: secret ${s.slice(0, 12)}… in the answer`);
       for (const m of markers) if (text.includes(m)) problems.push(`${where}: B's "${m}" in the answer`);
       let parsed: unknown = null;
-      try { parsed = JSON.parse(text); } catch { /* HTML or empty: the text checks above still apply */ }
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* HTML or empty: the text checks above still apply */
+      }
       for (const r of recordsIn(parsed)) {
         if (Number(r.params.account_id) === b.id) problems.push(`${where}: a record of account B`);
       }
     };
 
     const tamperBody: Json = {
-      account_id: String(b.id), status: 'canceled', full_name: 'Tampered', name: 'Tampered', role: 'admin', active: 'false',
-      password: 'tampered-password-1', phone: '+212699999999', code: 'tampered', sku: 'TAMPERED', price: '1', scopes: 'DELETE LEADS',
+      account_id: String(b.id),
+      status: 'canceled',
+      full_name: 'Tampered',
+      name: 'Tampered',
+      role: 'admin',
+      active: 'false',
+      password: 'tampered-password-1',
+      phone: '+212699999999',
+      code: 'tampered',
+      sku: 'TAMPERED',
+      price: '1',
+      scopes: 'DELETE LEADS',
     };
     const shapes = [
-      '', 'filters=', 'filters=x', `filters[account_id]=${b.id}`, `filters.account_id=${b.id}`, `filters.account_id[]=${b.id}`,
-      `filters[account_id][]=${b.id}`, `filters.account_id.x=${b.id}`, `filters.account_id~~from=${b.id}`,
-      `filters=${encodeURIComponent(JSON.stringify({ account_id: b.id }))}`, `filters[]=${b.id}`, 'filters.__proto__.account_id=1',
-      'filters[constructor][prototype][x]=1', 'filters.created_at=zzz', 'filters.created_at~~from=zzz', 'perPage=-1', 'page=1e20',
-      'perPage=abc', 'perPage=500', 'direction=xyz', 'sortBy=nope', `filters.id=${b.leadIds[0]}`, 'filters.name=%00',
+      '',
+      'filters=',
+      'filters=x',
+      `filters[account_id]=${b.id}`,
+      `filters.account_id=${b.id}`,
+      `filters.account_id[]=${b.id}`,
+      `filters[account_id][]=${b.id}`,
+      `filters.account_id.x=${b.id}`,
+      `filters.account_id~~from=${b.id}`,
+      `filters=${encodeURIComponent(JSON.stringify({ account_id: b.id }))}`,
+      `filters[]=${b.id}`,
+      'filters.__proto__.account_id=1',
+      'filters[constructor][prototype][x]=1',
+      'filters.created_at=zzz',
+      'filters.created_at~~from=zzz',
+      'perPage=-1',
+      'page=1e20',
+      'perPage=abc',
+      'perPage=500',
+      'direction=xyz',
+      'sortBy=nope',
+      `filters.id=${b.leadIds[0]}`,
+      'filters.name=%00',
     ];
 
     for (const resource of admin.resources) {
       const rid = resource.id();
-      const model = (resource as unknown as { model: { getAttributes(): Json; findAll(o: object): Promise<{ toJSON(): Json }[]> } }).model;
+      const model = (
+        resource as unknown as { model: { getAttributes(): Json; findAll(o: object): Promise<{ toJSON(): Json }[]> } }
+      ).model;
       const columns = Object.keys(model.getAttributes());
       const hasAccount = columns.includes('account_id');
-      const foreign = hasAccount ? (await model.findAll({ where: { account_id: b.id }, limit: 2, order: [['id', 'ASC']] })).map((r) => r.toJSON())
-        : rid === 'accounts' ? [{ id: b.id }] : [];
-      const ownRow = hasAccount ? (await model.findAll({ where: { account_id: a.id }, limit: 1 }))[0]?.toJSON() : rid === 'accounts' ? { id: a.id } : undefined;
+      const foreign = hasAccount
+        ? (await model.findAll({ where: { account_id: b.id }, limit: 2, order: [['id', 'ASC']] })).map((r) =>
+            r.toJSON(),
+          )
+        : rid === 'accounts'
+          ? [{ id: b.id }]
+          : [];
+      const ownRow = hasAccount
+        ? (await model.findAll({ where: { account_id: a.id }, limit: 1 }))[0]?.toJSON()
+        : rid === 'accounts'
+          ? { id: a.id }
+          : undefined;
       if (hasAccount || rid === 'accounts') expect(foreign.length, `account B has rows in ${rid}`).to.be.greaterThan(0);
       const queries = [...shapes];
       for (const col of columns) {
         const value = foreign[0]?.[col];
-        const text = value instanceof Date ? value.toISOString() : value === null || value === undefined ? '' : String(value);
-        queries.push(`filters.${col}=${encodeURIComponent(text)}`, `filters[${col}]=${encodeURIComponent(text)}`, `sortBy=${col}&direction=desc`,
-          `searchProperty=${col}&perPage=500`, `filters.${col}~~from=${encodeURIComponent(text)}`);
+        const text =
+          value instanceof Date ? value.toISOString() : value === null || value === undefined ? '' : String(value);
+        queries.push(
+          `filters.${col}=${encodeURIComponent(text)}`,
+          `filters[${col}]=${encodeURIComponent(text)}`,
+          `sortBy=${col}&direction=desc`,
+          `searchProperty=${col}&perPage=500`,
+          `filters.${col}~~from=${encodeURIComponent(text)}`,
+        );
       }
 
       for (const [name, action] of Object.entries(resource.decorate().actions)) {
@@ -125,7 +206,11 @@ describe('admin panel tenancy (generated from the panel\'s resources and actions
           if (name === 'search') {
             for (const col of columns) {
               const value = foreign[0]?.[col];
-              if (typeof value === 'string' && value) await call('GET', `/admin/api/resources/${rid}/actions/search/${encodeURIComponent(value.slice(0, 3))}?searchProperty=${col}`);
+              if (typeof value === 'string' && value)
+                await call(
+                  'GET',
+                  `/admin/api/resources/${rid}/actions/search/${encodeURIComponent(value.slice(0, 3))}?searchProperty=${col}`,
+                );
             }
           }
         }
@@ -137,26 +222,44 @@ describe('admin panel tenancy (generated from the panel\'s resources and actions
           }
         }
         if (action.isBulkType()) {
-          const sets = [ids.join(','), ...(ownRow ? [`${ownRow.id},${ids[0]}`] : []), 'abc', `${ids[0]},abc`].map((set) => `recordIds=${set}`);
-          sets.push(`recordIds[]=${ids[0]}`, `recordIds=${ids[0]}&recordIds=${ownRow?.id}`, `recordIds[a]=${ids[0]}`, '');
+          const sets = [ids.join(','), ...(ownRow ? [`${ownRow.id},${ids[0]}`] : []), 'abc', `${ids[0]},abc`].map(
+            (set) => `recordIds=${set}`,
+          );
+          sets.push(
+            `recordIds[]=${ids[0]}`,
+            `recordIds=${ids[0]}&recordIds=${ownRow?.id}`,
+            `recordIds[a]=${ids[0]}`,
+            '',
+          );
           for (const set of sets) {
             await call('GET', `/admin/api/resources/${rid}/bulk/${name}?${set}`);
             await call('POST', `/admin/api/resources/${rid}/bulk/${name}?${set}`, tamperBody);
           }
         }
         // The same action at the addresses of the other kinds.
-        for (const url of [`actions/${name}`, `records/${foreign[0]?.id ?? 1}/${name}`, `bulk/${name}?recordIds=${foreign[0]?.id ?? 1}`]) {
+        for (const url of [
+          `actions/${name}`,
+          `records/${foreign[0]?.id ?? 1}/${name}`,
+          `bulk/${name}?recordIds=${foreign[0]?.id ?? 1}`,
+        ]) {
           await call('GET', `/admin/api/resources/${rid}/${url}`);
         }
       }
-      for (const url of ['actions/nope', `records/${foreign[0]?.id ?? 1}/nope`, `bulk/nope?recordIds=${foreign[0]?.id ?? 1}`]) {
+      for (const url of [
+        'actions/nope',
+        `records/${foreign[0]?.id ?? 1}/nope`,
+        `bulk/nope?recordIds=${foreign[0]?.id ?? 1}`,
+      ]) {
         await call('GET', `/admin/api/resources/${rid}/${url}`);
         await call('POST', `/admin/api/resources/${rid}/${url}`, tamperBody);
       }
     }
     await call('GET', '/admin/api/resources/nope/actions/list');
     await call('GET', '/admin/api/resources/nope/records/1/show');
-    expect(await ctx.models.Lead.count({ where: { id: a.leadIds } }), 'a bulk action with a foreign id left A\'s leads in place').to.equal(2);
+    expect(
+      await ctx.models.Lead.count({ where: { id: a.leadIds } }),
+      "a bulk action with a foreign id left A's leads in place",
+    ).to.equal(2);
     return { requests, problems };
   }
 

@@ -33,8 +33,18 @@ function writeLoad(base: string, token: string) {
       const phone = `+2126${String(Date.now() % 1e8).padStart(8, '0')}`;
       try {
         const res = await fetch(`${base}/api/web/1.0/leads`, {
-          method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ leads: [{ phone, full_name: `Load ${n++}`, city: 'Fes', products: [{ sku: 'SERUM-01', quantity: 1, price: 199 }] }] }),
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            leads: [
+              {
+                phone,
+                full_name: `Load ${n++}`,
+                city: 'Fes',
+                products: [{ sku: 'SERUM-01', quantity: 1, price: 199 }],
+              },
+            ],
+          }),
         });
         const body = await res.json().catch(() => null);
         answers.push({ at: Date.now(), status: res.status, retryAfter: res.headers.get('retry-after'), body });
@@ -45,7 +55,14 @@ function writeLoad(base: string, token: string) {
       await new Promise((r) => setTimeout(r, 10));
     }
   })();
-  return { answers, acknowledged, stop: async () => { running = false; await loop; } };
+  return {
+    answers,
+    acknowledged,
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
 }
 
 async function referencesIn(url: string, refs: string[]): Promise<number> {
@@ -76,7 +93,10 @@ async function startProxy(target: URL) {
   return {
     port,
     async cut() {
-      await new Promise<void>((r) => { server.close(() => r()); for (const s of sockets) s.destroy(); });
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        for (const s of sockets) s.destroy();
+      });
     },
     async restore() {
       await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
@@ -102,14 +122,20 @@ describe('reliability', () => {
       const app = runMain({ ...LOAD_ENV, DATABASE_URL: viaProxy.toString(), PORT: String(port) });
       const base = `http://127.0.0.1:${port}`;
       try {
-        expect(await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000), app.output.text).to.equal(true);
+        expect(
+          await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000),
+          app.output.text,
+        ).to.equal(true);
         const seller = await login(base, 'seller@demo.test', password);
         const load = writeLoad(base, token);
         await new Promise((r) => setTimeout(r, 1500));
         // An administrator's restart first: every server connection of the app is terminated while idle or busy.
         const admin = new pg.Client({ connectionString: db.url });
         await admin.connect();
-        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [target.pathname.slice(1)]);
+        await admin.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [target.pathname.slice(1)],
+        );
         await admin.end();
         await new Promise((r) => setTimeout(r, 1000));
         const cutAt = Date.now();
@@ -126,7 +152,9 @@ describe('reliability', () => {
         await new Promise((r) => setTimeout(r, 1500));
         const restoredAt = Date.now();
         await proxy.restore();
-        expect(await waitFor(async () => load.answers.some((a) => a.at > restoredAt && a.status === 201), 20_000)).to.equal(true);
+        expect(
+          await waitFor(async () => load.answers.some((a) => a.at > restoredAt && a.status === 201), 20_000),
+        ).to.equal(true);
         await new Promise((r) => setTimeout(r, 1000));
         await load.stop();
 
@@ -158,18 +186,26 @@ describe('reliability', () => {
       const app = runMain({ ...LOAD_ENV, DATA_DIR: dataDir, PORT: String(port) });
       const base = `http://127.0.0.1:${port}`;
       try {
-        expect(await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000), app.output.text).to.equal(true);
+        expect(
+          await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000),
+          app.output.text,
+        ).to.equal(true);
         const load = writeLoad(base, token);
         await new Promise((r) => setTimeout(r, 1500));
         const postmaster = Number(fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
         const killedAt = Date.now();
         process.kill(postmaster, 'SIGKILL');
-        expect(await waitFor(async () => load.answers.some((a) => a.at > killedAt + 500 && a.status === 201), 30_000)).to.equal(true);
+        expect(
+          await waitFor(async () => load.answers.some((a) => a.at > killedAt + 500 && a.status === 201), 30_000),
+        ).to.equal(true);
         await new Promise((r) => setTimeout(r, 1000));
         await load.stop();
 
         expect(app.exitCode, app.output.text).to.equal(null);
-        expect(load.answers.filter((a) => a.status !== 201 && a.status !== 503), 'only successes and 503s').to.deep.equal([]);
+        expect(
+          load.answers.filter((a) => a.status !== 201 && a.status !== 503),
+          'only successes and 503s',
+        ).to.deep.equal([]);
         const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'pg-credentials.json'), 'utf8'));
         const restartedPid = Number(fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
         expect(restartedPid).to.not.equal(postmaster);
@@ -197,13 +233,25 @@ describe('reliability', () => {
           const { reference } = JSON.parse(body);
           calls.push({ reference, key: String(req.headers['x-idempotency-key']), at: Date.now() });
           if (state.hold) return; // the worker's request hangs until its process goes
-          setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ tracking_number: `TRK-${reference}` })), delayMs);
+          setTimeout(
+            () =>
+              res
+                .writeHead(200, { 'content-type': 'application/json' })
+                .end(JSON.stringify({ tracking_number: `TRK-${reference}` })),
+            delayMs,
+          );
         });
       });
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       return {
-        url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/orders`, calls, state,
-        close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+        url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/orders`,
+        calls,
+        state,
+        close: () =>
+          new Promise<void>((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
       };
     }
 
@@ -212,16 +260,39 @@ describe('reliability', () => {
       const db = await freshDatabase(suffix);
       const env = { ...LOAD_ENV, DATABASE_URL: db.url, WORKER_URGENT_CONCURRENCY: '4' };
       const { token, accountId } = await sellerToken(env, 'CREATE ORDERS,VIEW ORDERS,UPDATE ORDERS');
-      await runCli(env, ['shipping:create', '--account', String(accountId), '--code', 'local', '--name', 'Local Carrier', '--url', carrierUrl, '--secret', 'carrier-secret-0123456789', '--timeout-ms', '60000']);
+      await runCli(env, [
+        'shipping:create',
+        '--account',
+        String(accountId),
+        '--code',
+        'local',
+        '--name',
+        'Local Carrier',
+        '--url',
+        carrierUrl,
+        '--secret',
+        'carrier-secret-0123456789',
+        '--timeout-ms',
+        '60000',
+      ]);
       const port = randomPort();
       const web = runMain({ ...env, PORT: String(port) }, ['--role', 'web']);
       const base = `http://127.0.0.1:${port}`;
-      expect(await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000), web.output.text).to.equal(true);
-      const call = (method: string, p: string, body: unknown) => fetch(`${base}/api/web/1.0${p}`, {
-        method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-      }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      expect(
+        await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000),
+        web.output.text,
+      ).to.equal(true);
+      const call = (method: string, p: string, body: unknown) =>
+        fetch(`${base}/api/web/1.0${p}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }).then(async (r) => ({ status: r.status, body: await r.json() }));
       const orders = Array.from({ length: count }, (_, i) => ({
-        phone: `+2126${String(i).padStart(8, '0')}`, full_name: `Buyer ${i}`, city: 'Fes', address: `${i} Rue Talaa`,
+        phone: `+2126${String(i).padStart(8, '0')}`,
+        full_name: `Buyer ${i}`,
+        city: 'Fes',
+        address: `${i} Rue Talaa`,
         products: [{ sku: 'SERUM-01', quantity: 1, price: 199 }],
       }));
       const created = await call('POST', '/orders', { orders });
@@ -231,13 +302,18 @@ describe('reliability', () => {
         await client.connect();
         return {
           async count() {
-            return (await client.query("SELECT count(*)::int AS n FROM orders WHERE status = 'pushed'")).rows[0].n as number;
+            return (await client.query("SELECT count(*)::int AS n FROM orders WHERE status = 'pushed'")).rows[0]
+              .n as number;
           },
           end: () => client.end(),
         };
       })();
       return {
-        env, web, db, pushed, references: created.body.references as string[],
+        env,
+        web,
+        db,
+        pushed,
+        references: created.body.references as string[],
         push: () => call('POST', '/orders/push', { references: created.body.references, shipping_company: 'local' }),
         async close() {
           await pushed.end();
@@ -248,7 +324,8 @@ describe('reliability', () => {
       };
     }
 
-    const workerReady = (w: ReturnType<typeof runMain>) => waitFor(async () => w.output.text.includes('LeadFlow worker'), 60_000);
+    const workerReady = (w: ReturnType<typeof runMain>) =>
+      waitFor(async () => w.output.text.includes('LeadFlow worker'), 60_000);
 
     it('When one of two workers is SIGKILLed mid-push of 120 orders, Then every order is pushed within 60 s of the kill, each under one idempotency key', async function () {
       this.timeout(240_000);
@@ -263,12 +340,18 @@ describe('reliability', () => {
         workers[0].kill('SIGKILL');
         const killedAt = Date.now();
         await exited(workers[0]);
-        expect(await waitFor(async () => (await setup.pushed.count()) === 120, 60_000), `pushed ${await setup.pushed.count()} of 120`).to.equal(true);
+        expect(
+          await waitFor(async () => (await setup.pushed.count()) === 120, 60_000),
+          `pushed ${await setup.pushed.count()} of 120`,
+        ).to.equal(true);
         expect(Date.now() - killedAt).to.be.below(60_000);
         const keys = new Map<string, Set<string>>();
         for (const c of carrier.calls) keys.set(c.reference, (keys.get(c.reference) ?? new Set()).add(c.key));
         expect(keys.size).to.equal(120);
-        expect([...keys.entries()].filter(([ref, k]) => k.size !== 1 || !k.has(ref)), 'one idempotency key per order').to.deep.equal([]);
+        expect(
+          [...keys.entries()].filter(([ref, k]) => k.size !== 1 || !k.has(ref)),
+          'one idempotency key per order',
+        ).to.deep.equal([]);
         workers[1].kill('SIGTERM');
         expect(await exited(workers[1])).to.equal(0);
       } finally {
@@ -298,7 +381,10 @@ describe('reliability', () => {
         expect(await exited(first), first.output.text).to.equal(0);
         expect(Date.now() - termAt).to.be.below(10_000);
         // Far sooner than the 30 s lock lifetime: the locks were handed back.
-        expect(await waitFor(async () => (await setup.pushed.count()) === 4, 10_000), `pushed ${await setup.pushed.count()} of 4`).to.equal(true);
+        expect(
+          await waitFor(async () => (await setup.pushed.count()) === 4, 10_000),
+          `pushed ${await setup.pushed.count()} of 4`,
+        ).to.equal(true);
         expect(Date.now() - termAt).to.be.below(20_000);
         second.kill('SIGTERM');
         expect(await exited(second)).to.equal(0);
@@ -316,16 +402,27 @@ describe('reliability', () => {
       const ctx = getCtx();
       const state = { down: true };
       const sequelize = new Proxy(ctx.db.sequelize, {
-        get: (target, key) => (key === 'query' && state.down ? () => Promise.reject(new ConnectionRefusedError(new Error('connect ECONNREFUSED'))) : Reflect.get(target, key)),
+        get: (target, key) =>
+          key === 'query' && state.down
+            ? () => Promise.reject(new ConnectionRefusedError(new Error('connect ECONNREFUSED')))
+            : Reflect.get(target, key),
       });
       const name = `test-flaky-${Date.now()}`;
       const jobs = await createJobSystem(ctx.config, ctx.db.url, ctx.logger, ctx.metrics);
-      await jobs.startWorker({ ...ctx, db: { ...ctx.db, sequelize } }, [{ name, priority: 'URGENT', concurrency: () => 1, retries: 0, handler }]);
+      await jobs.startWorker({ ...ctx, db: { ...ctx.db, sequelize } }, [
+        { name, priority: 'URGENT', concurrency: () => 1, retries: 0, handler },
+      ]);
       await jobs.queue.enqueue(name, {}, { priority: 'URGENT' });
-      const row = async () => (await ctx.db.sequelize.query<{ fail_count: number | null; last_finished_at: Date | null }>(
-        'SELECT fail_count, last_finished_at FROM agenda_jobs WHERE name = $1', { bind: [name], type: QueryTypes.SELECT }))[0];
+      const row = async () =>
+        (
+          await ctx.db.sequelize.query<{ fail_count: number | null; last_finished_at: Date | null }>(
+            'SELECT fail_count, last_finished_at FROM agenda_jobs WHERE name = $1',
+            { bind: [name], type: QueryTypes.SELECT },
+          )
+        )[0];
       return {
-        state, row,
+        state,
+        row,
         async close() {
           await jobs.close();
           await ctx.db.sequelize.query('DELETE FROM agenda_jobs WHERE name = $1', { bind: [name] });
@@ -380,10 +477,20 @@ describe('reliability', () => {
       await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
       const port = (blocker.address() as net.AddressInfo).port;
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadflow-port-'));
-      const app = runMain({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) }, ['--role', 'web']);
+      const app = runMain(
+        {
+          DATA_DIR: dataDir,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+        },
+        ['--role', 'web'],
+      );
       try {
         expect(await exited(app)).to.equal(1);
-        expect(oneLine(app.output.text)).to.deep.equal([`Invalid environment variable PORT: 127.0.0.1:${port} is already in use; choose another port`]);
+        expect(oneLine(app.output.text)).to.deep.equal([
+          `Invalid environment variable PORT: 127.0.0.1:${port} is already in use; choose another port`,
+        ]);
       } finally {
         blocker.close();
         fs.rmSync(dataDir, { recursive: true, force: true });
@@ -399,9 +506,17 @@ describe('reliability', () => {
       const port = await randomPort();
       const app = runMain({ DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1' });
       try {
-        expect(await waitFor(async () => /still starting after \d+ s: applying migrations/.test(app.output.text), 25_000), app.output.text).to.equal(true);
+        expect(
+          await waitFor(async () => /still starting after \d+ s: applying migrations/.test(app.output.text), 25_000),
+          app.output.text,
+        ).to.equal(true);
         await holder.query('SELECT pg_advisory_unlock(727001)');
-        expect(await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => null))?.status === 200, 20_000)).to.equal(true);
+        expect(
+          await waitFor(
+            async () => (await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => null))?.status === 200,
+            20_000,
+          ),
+        ).to.equal(true);
         app.kill('SIGTERM');
         expect(await exited(app)).to.equal(0);
       } finally {
@@ -415,7 +530,9 @@ describe('reliability', () => {
       this.timeout(30_000);
       const app = runMain({ DATA_DIR: '/etc/hostname/data', PORT: '0' });
       expect(await exited(app)).to.equal(1);
-      expect(oneLine(app.output.text)).to.deep.equal(['Invalid environment variable DATA_DIR: cannot write /etc/hostname/data (ENOTDIR); set it to a writable directory']);
+      expect(oneLine(app.output.text)).to.deep.equal([
+        'Invalid environment variable DATA_DIR: cannot write /etc/hostname/data (ENOTDIR); set it to a writable directory',
+      ]);
     });
 
     it('When root starts the embedded database under a directory only root may enter, Then one line says what to do', async function () {
@@ -431,7 +548,11 @@ describe('reliability', () => {
         expect(await exited(app)).to.equal(1);
         const lines = oneLine(app.output.text);
         expect(lines).to.have.length(1);
-        expect(lines[0]).to.match(new RegExp(`^Embedded PostgreSQL cannot run as root here: .*cannot enter ${parent}\\. .*DATA_DIR.*DATABASE_URL`));
+        expect(lines[0]).to.match(
+          new RegExp(
+            `^Embedded PostgreSQL cannot run as root here: .*cannot enter ${parent}\\. .*DATA_DIR.*DATABASE_URL`,
+          ),
+        );
       } finally {
         fs.rmSync(parent, { recursive: true, force: true });
       }

@@ -38,7 +38,9 @@ describe('REST leads', () => {
       expect((await restClient(web.url, `999999|${'x'.repeat(40)}`)('GET', '/leads')).status).to.equal(401);
       const [id] = token.split('|');
       expect((await restClient(web.url, `${id}|${'y'.repeat(40)}`)('GET', '/leads')).status).to.equal(401);
-      expect((await restClient(web.url)('GET', `/leads?access_token=${encodeURIComponent(token)}`)).status).to.equal(401);
+      expect((await restClient(web.url)('GET', `/leads?access_token=${encodeURIComponent(token)}`)).status).to.equal(
+        401,
+      );
       expect((await restClient(web.url, token)('GET', '/leads')).status).to.equal(200);
       await getCtx().services.tokens.revokeToken(acc.seller.actor, Number(id));
       expect((await restClient(web.url, token)('GET', '/leads')).status).to.equal(401);
@@ -68,7 +70,16 @@ describe('REST leads', () => {
     it('creates leads atomically, returns references in request order and writes creation history', async () => {
       const acc = await makeAccount(getCtx());
       const call = restClient(web.url, await acc.token(['CREATE LEADS'], 'landing'));
-      const items = [lead(acc, { full_name: 'First One', data: [{ key: 'utm', value: 'fb' }] }), lead(acc, { full_name: 'Second One', products: [{ sku: acc.skus.active[1], quantity: 3, price: 10.5 }, { sku: acc.skus.active[2], quantity: 1, price: 99 }] })];
+      const items = [
+        lead(acc, { full_name: 'First One', data: [{ key: 'utm', value: 'fb' }] }),
+        lead(acc, {
+          full_name: 'Second One',
+          products: [
+            { sku: acc.skus.active[1], quantity: 3, price: 10.5 },
+            { sku: acc.skus.active[2], quantity: 1, price: 99 },
+          ],
+        }),
+      ];
       const res = await call('POST', '/leads', { leads: items });
       expect(res.status).to.equal(201);
       expect(res.body.message).to.equal('2 leads created.');
@@ -76,12 +87,17 @@ describe('REST leads', () => {
       for (const r of res.body.references) expect(r).to.match(/^LD[0-9A-HJKMNP-TV-Z]{10}$/);
       const { Lead, LeadHistory, LeadProduct } = getCtx().models;
       const rows = await Lead.findAll({ where: { account_id: acc.id }, order: [['id', 'ASC']] });
-      expect(rows.map((r) => [r.reference, r.full_name, r.status])).to.deep.equal([[res.body.references[0], 'First One', 'new'], [res.body.references[1], 'Second One', 'new']]);
+      expect(rows.map((r) => [r.reference, r.full_name, r.status])).to.deep.equal([
+        [res.body.references[0], 'First One', 'new'],
+        [res.body.references[1], 'Second One', 'new'],
+      ]);
       expect(rows[0].data).to.deep.equal([{ key: 'utm', value: 'fb' }]);
       expect(Number(rows[1].total)).to.equal(130.5);
       expect(await LeadProduct.count({ where: { lead_id: rows[1].id } })).to.equal(2);
       const history = await LeadHistory.findAll({ where: { lead_id: rows[0].id } });
-      expect(history.map((h) => [h.old_status, h.new_status, h.changed_by])).to.deep.equal([[null, 'new', `landing (${acc.seller.name})`]]);
+      expect(history.map((h) => [h.old_status, h.new_status, h.changed_by])).to.deep.equal([
+        [null, 'new', `landing (${acc.seller.name})`],
+      ]);
       expect(Date.now() - history[0].changed_at.getTime()).to.be.below(60_000);
     });
 
@@ -102,13 +118,31 @@ describe('REST leads', () => {
       ['address of 4 chars', (a) => lead(a, { address: 'abcd' }), 422],
       ['address of 5 chars', (a) => lead(a, { address: 'abcde' }), 201],
       ['address of 101 chars', (a) => lead(a, { address: 'a'.repeat(101) }), 422],
-      ['100 data pairs', (a) => lead(a, { data: Array.from({ length: 100 }, (_, i) => ({ key: `k${i}`, value: 'v' })) }), 201],
-      ['101 data pairs', (a) => lead(a, { data: Array.from({ length: 101 }, (_, i) => ({ key: `k${i}`, value: 'v' })) }), 422],
+      [
+        '100 data pairs',
+        (a) => lead(a, { data: Array.from({ length: 100 }, (_, i) => ({ key: `k${i}`, value: 'v' })) }),
+        201,
+      ],
+      [
+        '101 data pairs',
+        (a) => lead(a, { data: Array.from({ length: 101 }, (_, i) => ({ key: `k${i}`, value: 'v' })) }),
+        422,
+      ],
       ['data key of 101 chars', (a) => lead(a, { data: [{ key: 'k'.repeat(101), value: 'v' }] }), 422],
       ['data value of 100 chars', (a) => lead(a, { data: [{ key: 'k', value: 'v'.repeat(100) }] }), 201],
       ['no products', (a) => lead(a, { products: [] }), 422],
-      ['100 products', (a) => lead(a, { products: Array.from({ length: 100 }, () => ({ sku: a.skus.active[0], quantity: 1, price: 1 })) }), 201],
-      ['101 products', (a) => lead(a, { products: Array.from({ length: 101 }, () => ({ sku: a.skus.active[0], quantity: 1, price: 1 })) }), 422],
+      [
+        '100 products',
+        (a) =>
+          lead(a, { products: Array.from({ length: 100 }, () => ({ sku: a.skus.active[0], quantity: 1, price: 1 })) }),
+        201,
+      ],
+      [
+        '101 products',
+        (a) =>
+          lead(a, { products: Array.from({ length: 101 }, () => ({ sku: a.skus.active[0], quantity: 1, price: 1 })) }),
+        422,
+      ],
       ['quantity 0', (a) => lead(a, { products: [{ sku: a.skus.active[0], quantity: 0, price: 10 }] }), 422],
       ['quantity 1', (a) => lead(a, { products: [{ sku: a.skus.active[0], quantity: 1, price: 10 }] }), 201],
       ['quantity 999', (a) => lead(a, { products: [{ sku: a.skus.active[0], quantity: 999, price: 10 }] }), 201],
@@ -116,8 +150,19 @@ describe('REST leads', () => {
       ['price 0', (a) => lead(a, { products: [{ sku: a.skus.active[0], quantity: 1, price: 0 }] }), 422],
       ['price 1', (a) => lead(a, { products: [{ sku: a.skus.active[0], quantity: 1, price: 1 }] }), 201],
       ['price 999,999', (a) => lead(a, { products: [{ sku: a.skus.active[0], quantity: 1, price: 999_999 }] }), 201],
-      ['price 1,000,000', (a) => lead(a, { products: [{ sku: a.skus.active[0], quantity: 1, price: 1_000_000 }] }), 422],
-      ['missing phone', (a) => { const { phone: _p, ...rest } = lead(a); return rest; }, 422],
+      [
+        'price 1,000,000',
+        (a) => lead(a, { products: [{ sku: a.skus.active[0], quantity: 1, price: 1_000_000 }] }),
+        422,
+      ],
+      [
+        'missing phone',
+        (a) => {
+          const { phone: _p, ...rest } = lead(a);
+          return rest;
+        },
+        422,
+      ],
       ['missing products[].price', (a) => lead(a, { products: [{ sku: a.skus.active[0], quantity: 1 }] }), 422],
     ];
     for (const [name, build, status] of boundaries) {
@@ -154,16 +199,31 @@ describe('REST leads', () => {
       const other = await makeAccount(getCtx());
       const call = restClient(web.url, await acc.token());
       for (const sku of [acc.skus.inactive, other.skus.active[0], 'NO-SUCH-SKU']) {
-        const res = await call('POST', '/leads', { leads: [lead(acc), lead(acc, { products: [{ sku: acc.skus.active[0], quantity: 1, price: 5 }, { sku, quantity: 1, price: 5 }] })] });
+        const res = await call('POST', '/leads', {
+          leads: [
+            lead(acc),
+            lead(acc, {
+              products: [
+                { sku: acc.skus.active[0], quantity: 1, price: 5 },
+                { sku, quantity: 1, price: 5 },
+              ],
+            }),
+          ],
+        });
         expect(res.status).to.equal(422);
-        expect(res.body).to.deep.equal({ message: 'The selected leads.1.products.1.sku is invalid.', errors: { 'leads.1.products.1.sku': ['The selected leads.1.products.1.sku is invalid.'] } });
+        expect(res.body).to.deep.equal({
+          message: 'The selected leads.1.products.1.sku is invalid.',
+          errors: { 'leads.1.products.1.sku': ['The selected leads.1.products.1.sku is invalid.'] },
+        });
       }
       expect(await leadCount(acc.id)).to.equal(0);
     });
 
     it('summarises several errors in the Laravel message shape', async () => {
       const acc = await makeAccount(getCtx());
-      const res = await restClient(web.url, await acc.token())('POST', '/leads', { leads: [{ phone: '1', full_name: 'x', products: [] }] });
+      const res = await restClient(web.url, await acc.token())('POST', '/leads', {
+        leads: [{ phone: '1', full_name: 'x', products: [] }],
+      });
       expect(res.status).to.equal(422);
       expect(res.body.message).to.equal('The leads.0.phone field must be at least 7 characters. (and 2 more errors)');
       expect(res.body.errors).to.have.all.keys('leads.0.phone', 'leads.0.full_name', 'leads.0.products');
@@ -174,16 +234,32 @@ describe('REST leads', () => {
       const other = await makeAccount(getCtx());
       const call = restClient(web.url, await acc.token());
       await call('POST', '/leads', { leads: [lead(acc, { phone: '+212 600-111-222' })] });
-      await restClient(web.url, await other.token())('POST', '/leads', { leads: [lead(other, { phone: '+212600111333' })] });
-      const res = await call('POST', '/leads', { leads: [lead(acc, { phone: '+212600111222' }), lead(acc, { phone: '+212600111333' }), lead(acc, { phone: '+212600111333' })] });
+      await restClient(web.url, await other.token())('POST', '/leads', {
+        leads: [lead(other, { phone: '+212600111333' })],
+      });
+      const res = await call('POST', '/leads', {
+        leads: [
+          lead(acc, { phone: '+212600111222' }),
+          lead(acc, { phone: '+212600111333' }),
+          lead(acc, { phone: '+212600111333' }),
+        ],
+      });
       const { Lead, LeadHistory } = getCtx().models;
-      const rows = await Promise.all(res.body.references.map((reference: string) => Lead.findOne({ where: { account_id: acc.id, reference } })));
+      const rows = await Promise.all(
+        res.body.references.map((reference: string) => Lead.findOne({ where: { account_id: acc.id, reference } })),
+      );
       expect(rows.map((r) => r!.status)).to.deep.equal(['duplicate', 'new', 'duplicate']);
       const h = await LeadHistory.findOne({ where: { lead_id: rows[0]!.id } });
       expect([h!.old_status, h!.new_status, h!.changed_by]).to.deep.equal([null, 'duplicate', 'system']);
-      await Lead.update({ created_at: new Date(Date.now() - 31 * 86_400_000) }, { where: { account_id: acc.id }, silent: true });
+      await Lead.update(
+        { created_at: new Date(Date.now() - 31 * 86_400_000) },
+        { where: { account_id: acc.id }, silent: true },
+      );
       const later = await call('POST', '/leads', { leads: [lead(acc, { phone: '+212600111222' })] });
-      expect((await Lead.findOne({ where: { account_id: acc.id, reference: later.body.references[0] } }))!.status, 'seen 31 days ago only').to.equal('new');
+      expect(
+        (await Lead.findOne({ where: { account_id: acc.id, reference: later.body.references[0] } }))!.status,
+        'seen 31 days ago only',
+      ).to.equal('new');
     });
 
     it('writes 1,000 leads × 3 products and 10 × 100 with the same small number of statements', async function () {
@@ -193,7 +269,9 @@ describe('REST leads', () => {
         const seq = getCtx().db.sequelize as unknown as { options: { logging: unknown } };
         let n = 0;
         const previous = seq.options.logging;
-        seq.options.logging = () => { n++; };
+        seq.options.logging = () => {
+          n++;
+        };
         try {
           await getCtx().services.leads.createMany(acc.seller.actor, { leads: items });
         } finally {
@@ -201,8 +279,18 @@ describe('REST leads', () => {
         }
         return n;
       };
-      const big = await count(Array.from({ length: 1000 }, () => lead(acc, { products: acc.skus.active.map((sku) => ({ sku, quantity: 1, price: 5 })) })));
-      const wide = await count(Array.from({ length: 10 }, () => lead(acc, { products: Array.from({ length: 100 }, () => ({ sku: acc.skus.active[1], quantity: 1, price: 5 })) })));
+      const big = await count(
+        Array.from({ length: 1000 }, () =>
+          lead(acc, { products: acc.skus.active.map((sku) => ({ sku, quantity: 1, price: 5 })) }),
+        ),
+      );
+      const wide = await count(
+        Array.from({ length: 10 }, () =>
+          lead(acc, {
+            products: Array.from({ length: 100 }, () => ({ sku: acc.skus.active[1], quantity: 1, price: 5 })),
+          }),
+        ),
+      );
       expect(big).to.equal(wide);
       expect(big).to.be.below(12);
       expect(await getCtx().models.LeadProduct.count({ where: { account_id: acc.id } })).to.equal(4000);
@@ -216,21 +304,34 @@ describe('REST leads', () => {
       this.timeout(60_000);
       const acc = await makeAccount(getCtx());
       const { sequelize } = getCtx().db;
-      await getCtx().services.leads.createMany(acc.seller.actor, { leads: Array.from({ length: 50 }, (_, i) => lead(acc, { phone: `+2127${String(i).padStart(8, '0')}` })) });
+      await getCtx().services.leads.createMany(acc.seller.actor, {
+        leads: Array.from({ length: 50 }, (_, i) => lead(acc, { phone: `+2127${String(i).padStart(8, '0')}` })),
+      });
       const sent: { sql: string; bind: unknown[] }[] = [];
       const seq = sequelize as unknown as { options: { logging: unknown } };
       const previous = seq.options.logging;
-      seq.options.logging = (msg: string, opts: { bind?: unknown[] }) => { sent.push({ sql: msg.replace(/^Executing \([^)]*\): /, ''), bind: opts.bind ?? [] }); };
+      seq.options.logging = (msg: string, opts: { bind?: unknown[] }) => {
+        sent.push({ sql: msg.replace(/^Executing \([^)]*\): /, ''), bind: opts.bind ?? [] });
+      };
       try {
-        await getCtx().services.leads.createMany(acc.seller.actor, { leads: Array.from({ length: 100 }, (_, i) => lead(acc, { phone: `+2127${String(i * 3).padStart(8, '0')}` })) });
+        await getCtx().services.leads.createMany(acc.seller.actor, {
+          leads: Array.from({ length: 100 }, (_, i) => lead(acc, { phone: `+2127${String(i * 3).padStart(8, '0')}` })),
+        });
       } finally {
         seq.options.logging = previous;
       }
       const at = sent.findIndex((s) => s.sql.includes('INSERT INTO leads'));
       const plan = await sequelize.transaction(async (transaction) => {
-        await sequelize.query('SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off', { transaction });
-        for (const s of sent.slice(0, at).filter((x) => x.sql.startsWith('SET LOCAL'))) await sequelize.query(s.sql, { transaction });
-        const rows = await sequelize.query<Record<string, string>>(`EXPLAIN ${sent[at].sql}`, { bind: sent[at].bind, transaction, type: QueryTypes.SELECT });
+        await sequelize.query('SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off', {
+          transaction,
+        });
+        for (const s of sent.slice(0, at).filter((x) => x.sql.startsWith('SET LOCAL')))
+          await sequelize.query(s.sql, { transaction });
+        const rows = await sequelize.query<Record<string, string>>(`EXPLAIN ${sent[at].sql}`, {
+          bind: sent[at].bind,
+          transaction,
+          type: QueryTypes.SELECT,
+        });
         return rows.map((r) => Object.values(r)[0]).join('\n');
       });
       expect(plan).to.include('Scan on leads');
@@ -242,15 +343,32 @@ describe('REST leads', () => {
     it('lists newest first in the paginator envelope, with working links', async () => {
       const acc = await makeAccount(getCtx());
       const call = restClient(web.url, await acc.token());
-      const created = (await call('POST', '/leads', { leads: Array.from({ length: 5 }, (_, i) => lead(acc, { full_name: `Lead number ${i}` })) })).body.references;
-      await getCtx().models.Lead.update({ created_at: new Date(Date.now() - 3600_000) }, { where: { reference: created[0] } });
+      const created = (
+        await call('POST', '/leads', {
+          leads: Array.from({ length: 5 }, (_, i) => lead(acc, { full_name: `Lead number ${i}` })),
+        })
+      ).body.references;
+      await getCtx().models.Lead.update(
+        { created_at: new Date(Date.now() - 3600_000) },
+        { where: { reference: created[0] } },
+      );
       const p1 = await call('GET', '/leads?per_page=2');
       expect(p1.status).to.equal(200);
       expect(p1.body.meta).to.include({ current_page: 1, per_page: 2, total: 5, last_page: 3, from: 1, to: 2 });
       expect(p1.body.links.prev).to.equal(null);
       expect(p1.body.links.next).to.match(/\/api\/web\/1\.0\/leads\?per_page=2&page=2$/);
-      expect(Object.keys(p1.body.data[0])).to.have.members(['reference', 'full_name', 'phone', 'city', 'status', 'created_at']);
-      const p3 = await restClient(web.url, await acc.token())('GET', new URL(p1.body.links.last).pathname.replace('/api/web/1.0', '') + new URL(p1.body.links.last).search);
+      expect(Object.keys(p1.body.data[0])).to.have.members([
+        'reference',
+        'full_name',
+        'phone',
+        'city',
+        'status',
+        'created_at',
+      ]);
+      const p3 = await restClient(web.url, await acc.token())(
+        'GET',
+        new URL(p1.body.links.last).pathname.replace('/api/web/1.0', '') + new URL(p1.body.links.last).search,
+      );
       expect(p3.body.data.map((d: { reference: string }) => d.reference)).to.deep.equal([created[0]]);
       expect(p3.body.links.next).to.equal(null);
       expect(p3.body.links.prev).to.match(/page=2$/);
@@ -259,8 +377,16 @@ describe('REST leads', () => {
     it('searches by reference, phone digits, name and city, and validates search_by and per_page', async () => {
       const acc = await makeAccount(getCtx());
       const call = restClient(web.url, await acc.token());
-      const refs = (await call('POST', '/leads', { leads: [lead(acc, { phone: '+212 611-223344', full_name: 'Youssef Alaoui', city: 'Marrakesh' }), lead(acc, { phone: '0699887766', full_name: 'Sara Idrissi', city: 'Rabat' })] })).body.references;
-      const find = async (q: string) => (await call('GET', `/leads?${q}`)).body.data.map((d: { reference: string }) => d.reference);
+      const refs = (
+        await call('POST', '/leads', {
+          leads: [
+            lead(acc, { phone: '+212 611-223344', full_name: 'Youssef Alaoui', city: 'Marrakesh' }),
+            lead(acc, { phone: '0699887766', full_name: 'Sara Idrissi', city: 'Rabat' }),
+          ],
+        })
+      ).body.references;
+      const find = async (q: string) =>
+        (await call('GET', `/leads?${q}`)).body.data.map((d: { reference: string }) => d.reference);
       expect(await find(`search_by=reference&keyWord=${refs[1]}`)).to.deep.equal([refs[1]]);
       expect(await find('search_by=phone&keyWord=1122')).to.deep.equal([refs[0]]);
       expect(await find('search_by=full_name&keyWord=sara')).to.deep.equal([refs[1]]);
@@ -273,7 +399,11 @@ describe('REST leads', () => {
     it('never shows another account: its leads are absent from the list and its reference is 404 on show', async () => {
       const acc = await makeAccount(getCtx());
       const other = await makeAccount(getCtx());
-      const otherRef = (await restClient(web.url, await other.token())('POST', '/leads', { leads: [lead(other, { full_name: 'Hidden Person' })] })).body.references[0];
+      const otherRef = (
+        await restClient(web.url, await other.token())('POST', '/leads', {
+          leads: [lead(other, { full_name: 'Hidden Person' })],
+        })
+      ).body.references[0];
       const call = restClient(web.url, await acc.token());
       const list = await call('GET', `/leads?search_by=reference&keyWord=${otherRef}`);
       expect(list.body.meta.total).to.equal(0);
@@ -287,11 +417,29 @@ describe('REST leads', () => {
     it('shows one lead with products, data, total, order reference and history', async () => {
       const acc = await makeAccount(getCtx());
       const call = restClient(web.url, await acc.token());
-      const [ref] = (await call('POST', '/leads', { leads: [lead(acc, { area: 'Maarif', address: '12 Rue Atlas', data: [{ key: 'utm_source', value: 'tiktok' }] })] })).body.references;
+      const [ref] = (
+        await call('POST', '/leads', {
+          leads: [
+            lead(acc, { area: 'Maarif', address: '12 Rue Atlas', data: [{ key: 'utm_source', value: 'tiktok' }] }),
+          ],
+        })
+      ).body.references;
       const res = await call('GET', `/leads/${ref}/show`);
       expect(res.status).to.equal(200);
-      expect(res.body.data).to.include({ reference: ref, full_name: 'Amina Benali', city: 'Casablanca', area: 'Maarif', address: '12 Rue Atlas', status: 'new', total: 300, order_reference: null, action_date: null });
-      expect(res.body.data.products).to.deep.equal([{ sku: acc.skus.active[0], name: `Product ${acc.skus.active[0]}`, quantity: 2, price: 150 }]);
+      expect(res.body.data).to.include({
+        reference: ref,
+        full_name: 'Amina Benali',
+        city: 'Casablanca',
+        area: 'Maarif',
+        address: '12 Rue Atlas',
+        status: 'new',
+        total: 300,
+        order_reference: null,
+        action_date: null,
+      });
+      expect(res.body.data.products).to.deep.equal([
+        { sku: acc.skus.active[0], name: `Product ${acc.skus.active[0]}`, quantity: 2, price: 150 },
+      ]);
       expect(res.body.data.data).to.deep.equal([{ key: 'utm_source', value: 'tiktok' }]);
       expect(res.body.data.history).to.have.length(1);
       expect(res.body.data).to.not.have.any.keys('id', 'account_id');
@@ -303,7 +451,12 @@ describe('REST leads', () => {
       const acc = await makeAccount(getCtx());
       const call = restClient(web.url, await acc.token(SCOPES.slice(), 'crm'));
       const refs = (await call('POST', '/leads', { leads: [lead(acc), lead(acc)] })).body.references;
-      const res = await call('PUT', '/leads', { leads: [{ reference: refs[0], status: 'call_later', action_date: '2026-12-01T14:30:00+01:00' }, { reference: refs[1], status: 'no_answer' }] });
+      const res = await call('PUT', '/leads', {
+        leads: [
+          { reference: refs[0], status: 'call_later', action_date: '2026-12-01T14:30:00+01:00' },
+          { reference: refs[1], status: 'no_answer' },
+        ],
+      });
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({ message: '2 leads updated.', updated: 2 });
       const { Lead, LeadHistory } = getCtx().models;
@@ -311,8 +464,13 @@ describe('REST leads', () => {
       expect(l0!.status).to.equal('call_later');
       expect(l0!.action_date!.toISOString()).to.equal('2026-12-01T13:30:00.000Z');
       const h = await LeadHistory.findAll({ where: { lead_id: l0!.id }, order: [['id', 'ASC']] });
-      expect(h.map((x) => [x.old_status, x.new_status, x.changed_by])).to.deep.equal([[null, 'new', `crm (${acc.seller.name})`], ['new', 'call_later', `crm (${acc.seller.name})`]]);
-      await call('PUT', '/leads', { leads: [{ reference: refs[0], status: 'call_later', action_date: '2026-12-02T09:00:00+00:00' }] });
+      expect(h.map((x) => [x.old_status, x.new_status, x.changed_by])).to.deep.equal([
+        [null, 'new', `crm (${acc.seller.name})`],
+        ['new', 'call_later', `crm (${acc.seller.name})`],
+      ]);
+      await call('PUT', '/leads', {
+        leads: [{ reference: refs[0], status: 'call_later', action_date: '2026-12-02T09:00:00+00:00' }],
+      });
       expect(await LeadHistory.count({ where: { lead_id: l0!.id } })).to.equal(2);
       expect((await Lead.findByPk(l0!.id))!.action_date!.toISOString()).to.equal('2026-12-02T09:00:00.000Z');
     });
@@ -321,28 +479,46 @@ describe('REST leads', () => {
       const acc = await makeAccount(getCtx());
       const call = restClient(web.url, await acc.token());
       const [ref] = (await call('POST', '/leads', { leads: [lead(acc)] })).body.references;
-      for (const item of [{ reference: ref, status: 'call_later' }, { reference: ref, status: 'call_later', action_date: '2026-12-01 14:30' }, { reference: ref, status: 'call_later', action_date: '2026-12-01T14:30:00Z' }]) {
+      for (const item of [
+        { reference: ref, status: 'call_later' },
+        { reference: ref, status: 'call_later', action_date: '2026-12-01 14:30' },
+        { reference: ref, status: 'call_later', action_date: '2026-12-01T14:30:00Z' },
+      ]) {
         const res = await call('PUT', '/leads', { leads: [item] });
         expect(res.status).to.equal(422);
         expect(res.body.errors).to.have.property('leads.0.action_date');
       }
-      expect((await call('PUT', '/leads', { leads: [{ reference: ref, status: 'bogus' }] })).body.errors).to.have.property('leads.0.status');
+      expect(
+        (await call('PUT', '/leads', { leads: [{ reference: ref, status: 'bogus' }] })).body.errors,
+      ).to.have.property('leads.0.status');
       expect((await getCtx().models.Lead.findOne({ where: { reference: ref } }))!.status).to.equal('new');
     });
 
-    it('rejects the whole batch when a reference is unknown or another account\'s, changing nothing', async () => {
+    it("rejects the whole batch when a reference is unknown or another account's, changing nothing", async () => {
       const acc = await makeAccount(getCtx());
       const other = await makeAccount(getCtx());
-      const [otherRef] = (await restClient(web.url, await other.token())('POST', '/leads', { leads: [lead(other)] })).body.references;
+      const [otherRef] = (await restClient(web.url, await other.token())('POST', '/leads', { leads: [lead(other)] }))
+        .body.references;
       const call = restClient(web.url, await acc.token());
       const [ref] = (await call('POST', '/leads', { leads: [lead(acc)] })).body.references;
-      const res = await call('PUT', '/leads', { leads: [{ reference: ref, status: 'wrong' }, { reference: otherRef, status: 'wrong' }] });
+      const res = await call('PUT', '/leads', {
+        leads: [
+          { reference: ref, status: 'wrong' },
+          { reference: otherRef, status: 'wrong' },
+        ],
+      });
       expect(res.status).to.equal(422);
       expect(res.body.errors).to.deep.equal({ 'leads.1.reference': ['The selected leads.1.reference is invalid.'] });
       const { Lead } = getCtx().models;
       expect((await Lead.findOne({ where: { reference: ref } }))!.status).to.equal('new');
       expect((await Lead.findOne({ where: { reference: otherRef } }))!.status).to.equal('new');
-      expect((await call('PUT', '/leads', { leads: Array.from({ length: 1001 }, () => ({ reference: ref, status: 'wrong' })) })).status).to.equal(422);
+      expect(
+        (
+          await call('PUT', '/leads', {
+            leads: Array.from({ length: 1001 }, () => ({ reference: ref, status: 'wrong' })),
+          })
+        ).status,
+      ).to.equal(422);
     });
 
     it('creates the order of a confirmed lead exactly once, also after a round trip', async () => {
@@ -366,10 +542,14 @@ describe('REST leads', () => {
       const acc = await makeAccount(getCtx());
       const call = restClient(web.url, await acc.token());
       const [ref] = (await call('POST', '/leads', { leads: [lead(acc)] })).body.references;
-      const results = await Promise.all(Array.from({ length: 5 }, () => call('PUT', '/leads', { leads: [{ reference: ref, status: 'confirmed' }] })));
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => call('PUT', '/leads', { leads: [{ reference: ref, status: 'confirmed' }] })),
+      );
       expect(results.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200]);
       expect(await getCtx().models.Order.count({ where: { account_id: acc.id } })).to.equal(1);
-      expect(await getCtx().models.LeadHistory.count({ where: { lead_reference: ref, new_status: 'confirmed' } })).to.equal(1);
+      expect(
+        await getCtx().models.LeadHistory.count({ where: { lead_reference: ref, new_status: 'confirmed' } }),
+      ).to.equal(1);
     });
   });
 
@@ -385,10 +565,11 @@ describe('REST leads', () => {
       expect(await leadCount(acc.id)).to.equal(2);
     });
 
-    it('deletes leads with their history and products; another account\'s reference is 422', async () => {
+    it("deletes leads with their history and products; another account's reference is 422", async () => {
       const acc = await makeAccount(getCtx());
       const other = await makeAccount(getCtx());
-      const [otherRef] = (await restClient(web.url, await other.token())('POST', '/leads', { leads: [lead(other)] })).body.references;
+      const [otherRef] = (await restClient(web.url, await other.token())('POST', '/leads', { leads: [lead(other)] }))
+        .body.references;
       const call = restClient(web.url, await acc.token());
       const refs = (await call('POST', '/leads', { leads: [lead(acc), lead(acc), lead(acc)] })).body.references;
       expect((await call('DELETE', '/leads', { references: [refs[0], otherRef] })).status).to.equal(422);
@@ -407,7 +588,8 @@ describe('REST leads', () => {
     it('lists lead and order history newest first, filtered by reference and since, scoped to the account', async () => {
       const acc = await makeAccount(getCtx());
       const other = await makeAccount(getCtx());
-      const otherRef = (await restClient(web.url, await other.token())('POST', '/leads', { leads: [lead(other)] })).body.references[0];
+      const otherRef = (await restClient(web.url, await other.token())('POST', '/leads', { leads: [lead(other)] })).body
+        .references[0];
       const call = restClient(web.url, await acc.token());
       const refs = (await call('POST', '/leads', { leads: [lead(acc), lead(acc)] })).body.references;
       const before = new Date().toISOString();
@@ -417,7 +599,13 @@ describe('REST leads', () => {
       expect(all.status).to.equal(200);
       expect(all.body.meta.total).to.equal(3);
       expect(all.body.data[0]).to.include({ lead_reference: refs[0], old_status: 'new', new_status: 'confirmed' });
-      expect(Object.keys(all.body.data[0])).to.have.members(['lead_reference', 'old_status', 'new_status', 'changed_by', 'changed_at']);
+      expect(Object.keys(all.body.data[0])).to.have.members([
+        'lead_reference',
+        'old_status',
+        'new_status',
+        'changed_by',
+        'changed_at',
+      ]);
       const byRef = await call('GET', `/lead-histories?lead_reference=${refs[1].toLowerCase()}`);
       expect(byRef.body.meta.total).to.equal(1);
       expect(byRef.body.data[0]).to.include({ lead_reference: refs[1], new_status: 'new' });
@@ -427,7 +615,9 @@ describe('REST leads', () => {
       expect(orders.body.meta.total).to.equal(1);
       expect(orders.body.data[0]).to.include({ old_status: null, new_status: 'new' });
       expect(orders.body.data[0].order_reference).to.match(/^OR/);
-      expect((await call('GET', `/order-histories?order_reference=${orders.body.data[0].order_reference}`)).body.meta.total).to.equal(1);
+      expect(
+        (await call('GET', `/order-histories?order_reference=${orders.body.data[0].order_reference}`)).body.meta.total,
+      ).to.equal(1);
       expect((await call('GET', '/order-histories?order_reference=OR0000000000')).body.meta.total).to.equal(0);
       expect((await call('GET', '/lead-histories?per_page=101')).status).to.equal(422);
     });
@@ -452,8 +642,14 @@ describe('REST leads', () => {
     it('serves the OpenAPI 3.1 document and a docs page built from it', async () => {
       const doc = await (await fetch(`${web.url}/api/web/1.0/openapi.json`)).json();
       expect(doc.openapi).to.equal('3.1.0');
-      expect(doc.paths['/leads'].post.requestBody.content['application/json'].schema.properties.leads.maxItems).to.equal(1000);
-      expect(doc.paths['/leads'].get.parameters.map((p: { name: string }) => p.name)).to.include.members(['search_by', 'keyWord', 'per_page']);
+      expect(
+        doc.paths['/leads'].post.requestBody.content['application/json'].schema.properties.leads.maxItems,
+      ).to.equal(1000);
+      expect(doc.paths['/leads'].get.parameters.map((p: { name: string }) => p.name)).to.include.members([
+        'search_by',
+        'keyWord',
+        'per_page',
+      ]);
       const page = await fetch(`${web.url}/api/docs`);
       expect(page.headers.get('content-type')).to.match(/text\/html/);
       expect(await page.text()).to.include('/api/web/1.0/leads');

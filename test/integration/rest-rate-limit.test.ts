@@ -69,7 +69,12 @@ describe('REST rate limit', () => {
     try {
       const callA = restClient(`http://127.0.0.1:${a.port}`, token);
       const callB = restClient(`http://127.0.0.1:${b.port}`, token);
-      const statuses = [(await callA('GET', '/leads')).status, (await callB('GET', '/leads')).status, (await callA('GET', '/leads')).status, (await callB('GET', '/leads')).status];
+      const statuses = [
+        (await callA('GET', '/leads')).status,
+        (await callB('GET', '/leads')).status,
+        (await callA('GET', '/leads')).status,
+        (await callB('GET', '/leads')).status,
+      ];
       expect(statuses).to.deep.equal([200, 200, 200, 200]);
       const fifth = await callA('GET', '/leads');
       expect(fifth.status).to.equal(429);

@@ -8,11 +8,27 @@ describe('architecture: the layer rule fails lint when broken', () => {
     (await eslint.lintText(code, { filePath }))[0].messages.map((m) => m.ruleId);
 
   const cases: [string, string, string][] = [
-    ['src/leads/zz-probe.ts', "import { route } from '../../http/async.js';\nexport const x = route;\n", 'import-x/no-restricted-paths'],
+    [
+      'src/leads/zz-probe.ts',
+      "import { route } from '../../http/async.js';\nexport const x = route;\n",
+      'import-x/no-restricted-paths',
+    ],
     ['src/zz-probe.ts', "import express from 'express';\nexport const x = express;\n", 'no-restricted-imports'],
-    ['api/routes/zz-probe.ts', "import { mountDashboard } from '../../admin/router.js';\nexport const x = mountDashboard;\n", 'import-x/no-restricted-paths'],
-    ['admin/routes/zz-probe.ts', "import { createRestRouter } from '../../api/routes/index.js';\nexport const x = createRestRouter;\n", 'import-x/no-restricted-paths'],
-    ['jobs/zz-probe.ts', "import { createApp } from '../app/web.js';\nexport const x = createApp;\n", 'import-x/no-restricted-paths'],
+    [
+      'api/routes/zz-probe.ts',
+      "import { mountDashboard } from '../../admin/router.js';\nexport const x = mountDashboard;\n",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'admin/routes/zz-probe.ts',
+      "import { createRestRouter } from '../../api/routes/index.js';\nexport const x = createRestRouter;\n",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'jobs/zz-probe.ts',
+      "import { createApp } from '../app/web.js';\nexport const x = createApp;\n",
+      'import-x/no-restricted-paths',
+    ],
   ];
   for (const [file, code, rule] of cases) {
     it(`refuses ${file.split('/')[0]}/ importing ${/from '([^']+)'/.exec(code)![1]}`, async function () {
@@ -23,6 +39,11 @@ describe('architecture: the layer rule fails lint when broken', () => {
 
   it('allows what the layers may import', async function () {
     this.timeout(30_000);
-    expect(await problems('api/routes/zz-probe.ts', "import { route } from '../../http/async.js';\nexport const x = route;\n")).to.deep.equal([]);
+    expect(
+      await problems(
+        'api/routes/zz-probe.ts',
+        "import { route } from '../../http/async.js';\nexport const x = route;\n",
+      ),
+    ).to.deep.equal([]);
   });
 });

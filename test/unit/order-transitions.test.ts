@@ -4,7 +4,13 @@ import { canMove, DELETABLE_ORDER_STATUSES } from '../../src/orders/order.transi
 
 /** decisions.md "Orders", written out as the allowed (from → to) pairs. */
 const ALLOWED = new Set([
-  'new>pushed', 'pushed>shipped', 'shipped>delivered', 'shipped>returned', 'new>canceled', 'pushed>canceled', 'pushed>new',
+  'new>pushed',
+  'pushed>shipped',
+  'shipped>delivered',
+  'shipped>returned',
+  'new>canceled',
+  'pushed>canceled',
+  'pushed>new',
 ]);
 
 describe('order transitions', () => {

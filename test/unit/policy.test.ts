@@ -15,12 +15,24 @@ function expected(role: Role, ability: Ability, resource: Resource): boolean {
     return false;
   }
   switch (resource) {
-    case 'lead': case 'order': return true;
-    case 'leadHistory': case 'orderHistory': case 'city': return read;
-    case 'product': case 'user': case 'shippingCompany': return !['import', 'export'].includes(ability);
-    case 'token': return ['viewAny', 'view', 'create', 'delete'].includes(ability);
-    case 'account': return ability === 'view';
-    case 'importRun': case 'exportRun': return read || ability === 'create';
+    case 'lead':
+    case 'order':
+      return true;
+    case 'leadHistory':
+    case 'orderHistory':
+    case 'city':
+      return read;
+    case 'product':
+    case 'user':
+    case 'shippingCompany':
+      return !['import', 'export'].includes(ability);
+    case 'token':
+      return ['viewAny', 'view', 'create', 'delete'].includes(ability);
+    case 'account':
+      return ability === 'view';
+    case 'importRun':
+    case 'exportRun':
+      return read || ability === 'create';
   }
   return false;
 }
@@ -49,7 +61,15 @@ describe('policy', () => {
   });
 
   it('grants REST tokens exactly their scopes', () => {
-    const token = (scopes: string[]): Actor => ({ kind: 'token', tokenId: 1, userId: 1, accountId: 1, role: 'seller', scopes: scopes as never, name: 't' });
+    const token = (scopes: string[]): Actor => ({
+      kind: 'token',
+      tokenId: 1,
+      userId: 1,
+      accountId: 1,
+      role: 'seller',
+      scopes: scopes as never,
+      name: 't',
+    });
     expect(can(token(['VIEW LEADS']), 'viewAny', 'lead')).to.equal(true);
     expect(can(token(['VIEW LEADS']), 'create', 'lead')).to.equal(false);
     expect(can(token(['VIEW LEADS']), 'viewAny', 'leadHistory')).to.equal(true);
