@@ -2,6 +2,7 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ConflictError, ValidationError, type FieldErrors } from '../errors.js';
+import { insertHistory } from '../histories/history.repository.js';
 import { createOrdersFromLeads } from '../orders/from-leads.js';
 import { offsetOf, type Page } from '../pagination.js';
 import { accountScope, authorize, isSystemWide } from '../policy.js';
@@ -72,7 +73,8 @@ export function createLeadService(core: Core) {
       const digits = search.replace(/\D/g, '');
       const like = p(likeContains(search));
       conds.push(
-        `(${alias}.reference = ${p(search.toUpperCase())} OR ${alias}.full_name ILIKE ${like} OR ${alias}.city ILIKE ${like}` +
+        `(${alias}.reference = ${p(search.toUpperCase())} OR ${alias}.full_name ILIKE ${like}
+          OR ${alias}.city ILIKE ${like}` +
           (digits.length >= 3 ? ` OR ${alias}.phone_normalized LIKE ${p(likeContains(digits))})` : ')'),
       );
     }
@@ -87,7 +89,8 @@ export function createLeadService(core: Core) {
   async function activeProducts(accountId: number, skus?: string[]): Promise<Catalogue> {
     if (skus && skus.length === 0) return new Map();
     const products = await select<CatalogueProduct>(
-      `SELECT id, sku, name, price::float8 AS price FROM products WHERE account_id = $1 AND active${skus ? ' AND sku = ANY($2::text[])' : ''}`,
+      `SELECT id, sku, name, price::float8 AS price FROM products
+        WHERE account_id = $1 AND active${skus ? ' AND sku = ANY($2::text[])' : ''}`,
       skus ? [accountId, skus] : [accountId],
     );
     return new Map(products.map((p) => [p.sku, p]));
@@ -143,7 +146,8 @@ export function createLeadService(core: Core) {
             r AS (SELECT 'import run'::text FROM import_runs WHERE id = $4 FOR KEY SHARE),
             p AS (SELECT 'product'::text FROM products WHERE id = ANY($5::int[]) FOR KEY SHARE),
             c AS (SELECT 'city'::text FROM cities WHERE id = ANY($6::int[]) FOR KEY SHARE)
-       SELECT kind, count(*)::int AS n FROM (TABLE a UNION ALL TABLE u UNION ALL TABLE t UNION ALL TABLE r UNION ALL TABLE p UNION ALL TABLE c) x
+       SELECT kind, count(*)::int AS n FROM (TABLE a UNION ALL TABLE u UNION ALL TABLE t UNION ALL TABLE r UNION
+         ALL TABLE p UNION ALL TABLE c) x
         GROUP BY kind`,
       [p.account, p.user, p.token, p.importRun, p.products, p.cities],
       transaction,
@@ -219,8 +223,8 @@ export function createLeadService(core: Core) {
         cities: [...new Set(prepared.flatMap((l) => (l.city_id ? [l.city_id] : [])))],
       });
     }
-    // unnest's row estimates put a big batch's statement over jit_above_cost on servers built with JIT, and compiling it
-    // (≈ 80 ms for 5,000 leads) costs more than running it. Bitmap scans are off for the statement because the only
+    // unnest's row estimates put a big batch's statement over jit_above_cost on servers built with JIT, and compiling
+    // it (≈ 80 ms for 5,000 leads) costs more than running it. Bitmap scans are off for the statement because the only
     // thing they could serve in it is the duplicate check through a trigram GIN index (pg_trgm answers equality too):
     // PostgreSQL 15, once its statistics give the account some thousands of leads, probed leads_phone_trgm_idx once
     // per phone, ≈ 15 ms each (78 s for a 5,000-lead batch), where leads_account_phone_idx takes microseconds.
@@ -228,27 +232,33 @@ export function createLeadService(core: Core) {
     // insert, so nothing else in the transaction runs without triggers or bitmap scans. Set whatever the batch size,
     // so the statement count does not depend on it.
     await sequelize.query(
-      `SET LOCAL jit = off; SET LOCAL enable_bitmapscan = off${perBatch ? '; SET LOCAL session_replication_role = replica' : ''}`,
+      'SET LOCAL jit = off; SET LOCAL enable_bitmapscan = off' +
+        (perBatch ? '; SET LOCAL session_replication_role = replica' : ''),
       { transaction },
     );
     const rows = await select<{ id: number; reference: string; status: string }>(
       `WITH v AS (
-         SELECT * FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[],
+         SELECT * FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[],
+           $12::text[],
                               $13::text[], $14::text[], $15::timestamptz[], $16::numeric[], $17::int[])
-           WITH ORDINALITY AS v(reference, phone, phone_normalized, full_name, city, city_id, area, address, data, status, action_date, total, import_row, ord)
+           WITH ORDINALITY AS v(reference, phone, phone_normalized, full_name, city, city_id, area, address, data,
+             status, action_date, total, import_row, ord)
        ), earlier AS (
          SELECT DISTINCT phone_normalized FROM leads
           WHERE account_id = $1 AND phone_normalized IN (SELECT phone_normalized FROM v)
             AND created_at >= now() - make_interval(days => $18)
          UNION SELECT unnest($27::text[])
        ), s AS (
-         SELECT v.*, CASE WHEN $18 > 0 AND (e.phone_normalized IS NOT NULL OR row_number() OVER (PARTITION BY v.phone_normalized ORDER BY v.ord) > 1)
+         SELECT v.*, CASE WHEN $18 > 0 AND (e.phone_normalized IS NOT NULL OR row_number() OVER (PARTITION BY
+           v.phone_normalized ORDER BY v.ord) > 1)
                           THEN 'duplicate' ELSE coalesce(v.status, 'new') END AS final_status
            FROM v LEFT JOIN earlier e USING (phone_normalized)
        ), ins AS (
-         INSERT INTO leads (account_id, reference, phone, phone_normalized, full_name, city, city_id, area, address, data, status,
+         INSERT INTO leads (account_id, reference, phone, phone_normalized, full_name, city, city_id, area,
+           address, data, status,
                             action_date, total, created_by_user_id, created_by_token_id, import_run_id, import_row)
-         SELECT $1, s.reference, s.phone, s.phone_normalized, s.full_name, s.city, s.city_id, s.area, s.address, s.data::jsonb,
+         SELECT $1, s.reference, s.phone, s.phone_normalized, s.full_name, s.city, s.city_id, s.area, s.address,
+           s.data::jsonb,
                 s.final_status, s.action_date, s.total, $2, $3, $4, s.import_row
            FROM s ORDER BY s.ord
          RETURNING id, reference, status
@@ -259,9 +269,11 @@ export function createLeadService(core: Core) {
                 AS x(reference, product_id, sku, name, quantity, price, position)
            JOIN ins ON ins.reference = x.reference
        ), history AS (
-         INSERT INTO lead_histories (account_id, lead_id, lead_reference, old_status, new_status, changed_by, changed_by_user_id)
+         INSERT INTO lead_histories (account_id, lead_id, lead_reference, old_status, new_status, changed_by,
+           changed_by_user_id)
          SELECT $1, ins.id, ins.reference, NULL, ins.status,
-                CASE WHEN ins.status = 'duplicate' THEN 'system' ELSE $26 END, CASE WHEN ins.status = 'duplicate' THEN NULL ELSE $2::int END
+                CASE WHEN ins.status = 'duplicate' THEN 'system' ELSE $26 END, CASE WHEN ins.status = 'duplicate'
+                  THEN NULL ELSE $2::int END
            FROM ins
        )
        SELECT id, reference, status FROM ins`,
@@ -337,25 +349,7 @@ export function createLeadService(core: Core) {
       },
     );
     const moved = changes.filter((c) => c.old !== c.status);
-    if (moved.length) {
-      await sequelize.query(
-        `INSERT INTO lead_histories (account_id, lead_id, lead_reference, old_status, new_status, changed_by, changed_by_user_id)
-         SELECT v.account_id, v.id, v.ref, v.old, v.new, $6, $7
-           FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[]) AS v(account_id, id, ref, old, new)`,
-        {
-          bind: [
-            moved.map((c) => c.account_id),
-            moved.map((c) => c.id),
-            moved.map((c) => c.reference),
-            moved.map((c) => c.old),
-            moved.map((c) => c.status),
-            actor.name,
-            actorUserId(actor),
-          ],
-          transaction,
-        },
-      );
-    }
+    await insertHistory(sequelize, transaction, 'lead', moved, actor);
     await createOrdersFromLeads(
       sequelize,
       transaction,
@@ -372,7 +366,9 @@ export function createLeadService(core: Core) {
     insertLeads,
     listQuery,
 
-    /** REST bulk create: ≤ 1,000 items, atomic (any invalid item or sku rejects the whole request), references in order. */
+    /**
+     * REST bulk create: ≤ 1,000 items, atomic (any invalid item or sku rejects the whole request), references in order.
+     */
     async createMany(actor: Actor, body: unknown): Promise<{ references: string[] }> {
       authorize(actor, 'create', 'lead');
       const { leads } = validate<{ leads: unknown[] }>(createBodySchema('leads'), body);
@@ -506,7 +502,8 @@ export function createLeadService(core: Core) {
         .transaction(async (transaction) => {
           const refs = leads.map((l) => l.reference.toUpperCase());
           const found = await select<{ id: number; reference: string; account_id: number; status: string }>(
-            `SELECT id, reference, account_id, status FROM leads WHERE account_id = $1 AND reference = ANY($2::text[]) ORDER BY id FOR UPDATE`,
+            `SELECT id, reference, account_id, status FROM leads WHERE account_id = $1 AND reference =
+              ANY($2::text[]) ORDER BY id FOR UPDATE`,
             [actor.accountId, refs],
             transaction,
           );
@@ -544,7 +541,9 @@ export function createLeadService(core: Core) {
         });
     },
 
-    /** Dashboard edit of one lead (status, name, phone, city); a status change writes history like every entry point. */
+    /**
+     * Dashboard edit of one lead (status, name, phone, city); a status change writes history like every entry point.
+     */
     async update(actor: Actor, id: number, input: DashboardUpdateInput) {
       authorize(actor, 'update', 'lead');
       const v = validate<DashboardUpdateInput>(dashboardUpdateSchema, input);
@@ -571,7 +570,8 @@ export function createLeadService(core: Core) {
             full_name: v.full_name,
             phone: v.phone,
             phone_normalized,
-            // Only a changed city_id rewrites the city: a form that sends the same (or no) city_id keeps a free-text city.
+            // Only a changed city_id rewrites the city: a form that sends the same (or no) city_id keeps a free-text
+            // city.
             ...(v.city_id !== undefined && cityId !== lead.city_id
               ? { city_id: city?.id ?? null, city: city?.name ?? null }
               : {}),
@@ -613,7 +613,8 @@ export function createLeadService(core: Core) {
           const scope = accountScope(actor);
           const column = by === 'references' ? 'reference' : 'id';
           const found = await select<{ id: number; reference: string; status: string }>(
-            `SELECT id, reference, status FROM leads WHERE ${column} = ANY($1::${by === 'references' ? 'text' : 'bigint'}[])
+            `SELECT id, reference, status FROM leads WHERE ${column} =
+              ANY($1::${by === 'references' ? 'text' : 'bigint'}[])
              ${scope.account_id ? 'AND account_id = $2' : ''} FOR UPDATE`,
             scope.account_id ? [keys, scope.account_id] : [keys],
             transaction,

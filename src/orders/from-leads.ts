@@ -1,5 +1,6 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { actorUserId, type Actor } from '../actor.js';
+import { insertHistory } from '../histories/history.repository.js';
 import { newReferences } from '../references.js';
 
 /**
@@ -35,10 +36,12 @@ export async function createOrdersFromLeads(
       WHERE o.id = ANY($1::bigint[])`,
     { bind: [orderIds], transaction },
   );
-  await sequelize.query(
-    `INSERT INTO order_histories (account_id, order_id, order_reference, old_status, new_status, changed_by, changed_by_user_id)
-     SELECT account_id, id, reference, NULL, 'new', $2, $3 FROM orders WHERE id = ANY($1::bigint[])`,
-    { bind: [orderIds, actor.name, actorUserId(actor)], transaction },
+  await insertHistory(
+    sequelize,
+    transaction,
+    'order',
+    created.map((o) => ({ account_id: o.account_id, id: o.id, reference: o.reference, old: null, status: 'new' })),
+    actor,
   );
   return created.map((o) => o.reference);
 }

@@ -2,6 +2,7 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ValidationError, type FieldErrors } from '../errors.js';
+import { insertHistory, type StatusMove } from '../histories/history.repository.js';
 import { createBodySchema, deleteBodySchema } from '../leads/lead.schemas.js';
 import type { LeadService, PreparedLead } from '../leads/lead.service.js';
 import { offsetOf, type Page } from '../pagination.js';
@@ -43,30 +44,8 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
     return sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT, transaction });
   }
 
-  async function writeHistory(
-    transaction: Transaction,
-    rows: { account_id: number; id: number; reference: string; old: string | null; status: string }[],
-    changedBy: string,
-    userId: number | null,
-  ) {
-    if (!rows.length) return;
-    await sequelize.query(
-      `INSERT INTO order_histories (account_id, order_id, order_reference, old_status, new_status, changed_by, changed_by_user_id)
-       SELECT v.a, v.id, v.ref, v.old, v.new, $6, $7 FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[]) AS v(a, id, ref, old, new)`,
-      {
-        bind: [
-          rows.map((r) => r.account_id),
-          rows.map((r) => r.id),
-          rows.map((r) => r.reference),
-          rows.map((r) => r.old),
-          rows.map((r) => r.status),
-          changedBy,
-          userId,
-        ],
-        transaction,
-      },
-    );
-  }
+  const writeHistory = (transaction: Transaction, moves: StatusMove[], changedBy: string, userId: number | null) =>
+    insertHistory(sequelize, transaction, 'order', moves, { name: changedBy, userId });
 
   /** Locks the named orders of one account; unknown references become 422 errors at `${path}.${i}${suffix}`. */
   async function lockByReference(
@@ -77,7 +56,8 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
     suffix = '',
   ) {
     const found = await select<Row>(
-      'SELECT id, account_id, reference, status, tracking_number, push_state FROM orders WHERE account_id = $1 AND reference = ANY($2::text[]) ORDER BY id FOR UPDATE',
+      `SELECT id, account_id, reference, status, tracking_number, push_state FROM orders
+        WHERE account_id = $1 AND reference = ANY($2::text[]) ORDER BY id FOR UPDATE`,
       [accountId, refs],
       transaction,
     );
@@ -103,7 +83,8 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
     }
     if (Object.keys(errors).length) throw new ValidationError(errors);
     await sequelize.query(
-      `UPDATE orders o SET status = v.status, tracking_number = COALESCE(v.tracking, o.tracking_number), updated_at = now()
+      `UPDATE orders o
+          SET status = v.status, tracking_number = COALESCE(v.tracking, o.tracking_number), updated_at = now()
          FROM unnest($1::bigint[], $2::text[], $3::text[]) AS v(id, status, tracking) WHERE o.id = v.id`,
       {
         bind: [moves.map((m) => m.row.id), moves.map((m) => m.status), moves.map((m) => m.tracking_number ?? null)],
@@ -141,9 +122,11 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
       return sequelize.transaction(async (transaction) => {
         const col = <K extends keyof PreparedLead>(k: K) => items.map((l) => l[k] ?? null);
         const rows = await select<{ id: number; reference: string }>(
-          `INSERT INTO orders (account_id, reference, phone, phone_normalized, full_name, city, area, address, data, total, status, created_by_user_id)
+          `INSERT INTO orders (account_id, reference, phone, phone_normalized, full_name, city, area, address,
+            data, total, status, created_by_user_id)
            SELECT $1, v.ref, v.phone, v.pn, v.name, v.city, v.area, v.address, v.data::jsonb, v.total, 'new', $2
-             FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::numeric[])
+             FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+               $10::text[], $11::numeric[])
                   AS v(ref, phone, pn, name, city, area, address, data, total)
            RETURNING id, reference`,
           [
@@ -167,7 +150,8 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
         );
         await sequelize.query(
           `INSERT INTO order_products (account_id, order_id, product_id, sku, name, quantity, price, position)
-           SELECT $1, * FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::int[], $7::numeric[], $8::smallint[])`,
+           SELECT $1, * FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::int[], $7::numeric[],
+             $8::smallint[])`,
           {
             bind: [
               accountId,
@@ -210,7 +194,8 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
       const n = params.length;
       const [rows, [{ total }]] = await Promise.all([
         select<Record<string, unknown> & { created_at: Date; total: string }>(
-          `SELECT o.id, o.account_id, o.reference, o.lead_reference, o.full_name, o.phone, o.city, o.status, o.total, o.tracking_number,
+          `SELECT o.id, o.account_id, o.reference, o.lead_reference, o.full_name, o.phone, o.city, o.status,
+            o.total, o.tracking_number,
                   o.last_push_error, o.created_at
              FROM orders o WHERE ${where} ORDER BY o.created_at DESC, o.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
           [...params, q.per_page, offsetOf(q.page, q.per_page)],
@@ -470,13 +455,16 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
       return 'sent';
     },
 
-    /** Carrier status callback: moves the company's orders to shipped / delivered / returned, history by the company. */
+    /**
+     * Carrier status callback: moves the company's orders to shipped / delivered / returned, history by the company.
+     */
     async applyCarrierUpdates(companyId: number, updates: CarrierUpdate[]): Promise<{ updated: number }> {
       const company = (await ShippingCompany.findByPk(companyId))!;
       return sequelize.transaction(async (transaction) => {
         const rows = await select<Row>(
           `SELECT id, account_id, reference, status, tracking_number, push_state FROM orders
-            WHERE account_id = $1 AND shipping_company_id = $2 AND (reference = ANY($3::text[]) OR tracking_number = ANY($4::text[])) FOR UPDATE`,
+            WHERE account_id = $1 AND shipping_company_id = $2
+              AND (reference = ANY($3::text[]) OR tracking_number = ANY($4::text[])) FOR UPDATE`,
           [
             company.account_id,
             company.id,
