@@ -63,10 +63,10 @@ function timelineAfter(kind: 'lead' | 'order', ctx: AppContext) {
     response.record.params.products_summary =
       full.products.map((p) => `${p.sku} · ${p.name} · ${p.quantity} × ${p.price}`).join('\n') || '—';
     response.record.params.history_timeline = full.history
-      .map(
-        (h) =>
-          `${h.changed_at.replace('T', ' ').slice(0, 19)} UTC — ${h.old_status ?? '(created)'} → ${h.new_status} — by ${h.changed_by}`,
-      )
+      .map((h) => {
+        const at = h.changed_at.replace('T', ' ').slice(0, 19);
+        return `${at} UTC — ${h.old_status ?? '(created)'} → ${h.new_status} — by ${h.changed_by}`;
+      })
       .join('\n');
     if ('data' in full && Array.isArray(full.data))
       response.record.params.custom_data = full.data.map((d) => `${d.key}: ${d.value}`).join('\n') || '—';
@@ -632,8 +632,9 @@ export async function buildPanelRouter(ctx: AppContext): Promise<Router> {
   return outer;
 }
 
-const PANEL_API =
-  /^\/api\/resources\/([^/]+)\/(?:actions\/([^/]+)(?:\/[^/]*)?|search\/[^/]*|records\/[^/]+\/([^/]+)|bulk\/([^/]+))\/?$/;
+const PANEL_API = new RegExp(
+  '^/api/resources/([^/]+)/(?:actions/([^/]+)(?:/[^/]*)?|search/[^/]*|records/[^/]+/([^/]+)|bulk/([^/]+))/?$',
+);
 
 /**
  * AdminJS throws (a 500) on an unknown resource or action, an action called at another kind's address, or recordIds
@@ -681,7 +682,8 @@ const panelSession: RequestHandler = (req, res, next) => {
 
 /**
  * The panel's XHR writes cannot carry our CSRF token, so they must come from a page of this origin: browsers send
- * Origin (or Referer) with every POST, and a cross-site form or script cannot fake it. The session cookie is SameSite=Lax too.
+ * Origin (or Referer) with every POST, and a cross-site form or script cannot fake it. The session cookie is
+ * SameSite=Lax too.
  */
 const sameOriginWrites: RequestHandler = (req, res, next) => {
   if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();

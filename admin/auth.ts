@@ -37,7 +37,9 @@ export function createCsrf(ctx: AppContext) {
     getCsrfTokenFromRequest: (req) =>
       (req.headers['x-csrf-token'] as string | undefined) ?? (req.body as { _csrf?: string } | undefined)?._csrf,
   });
-  /** Issues a token; an anonymous visitor gets the identifier cookie it is bound to (a session only comes with login). */
+  /**
+   * Issues a token; an anonymous visitor gets the identifier cookie it is bound to (a session only comes with login).
+   */
   const token = (req: Request, res: Response): string => {
     if (!req.user && !anonId(req)) {
       const id = crypto.randomBytes(24).toString('base64url');
@@ -57,7 +59,8 @@ export function createCsrf(ctx: AppContext) {
         .status(403)
         .type('html')
         .send(
-          '<!doctype html><title>Expired form</title><p>This form has expired. <a href="/login">Go back</a> and try again.</p>',
+          '<!doctype html><title>Expired form</title>' +
+            '<p>This form has expired. <a href="/login">Go back</a> and try again.</p>',
         );
     });
   };

@@ -29,7 +29,8 @@ declare module 'express-session' {
 }
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace -- Express's types are augmented through its global namespace
+  /* eslint-disable-next-line @typescript-eslint/no-namespace --
+     Express's types are augmented through its global namespace */
   namespace Express {
     // eslint-disable-next-line @typescript-eslint/no-empty-object-type
     interface User extends SessionUser {}

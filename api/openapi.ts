@@ -13,7 +13,9 @@ import { orderListQuerySchema, orderUpdateBodySchema, pushBodySchema } from '../
 import { pageKeys } from '../src/pagination.js';
 import { isoDate } from '../src/validation.js';
 
-/** One REST operation as the OpenAPI document shows it; request schemas are the Joi schemas the services validate with. */
+/**
+ * One REST operation as the OpenAPI document shows it; request schemas are the Joi schemas the services validate with.
+ */
 export interface Operation {
   method: 'get' | 'post' | 'put' | 'delete';
   path: string;
@@ -257,7 +259,9 @@ export function openApiDocument() {
     info: {
       title: 'LeadFlow REST API',
       version: '1.0',
-      description: `Scopes: ${SCOPES.join(', ')}. Rate limit: requests per minute per token (X-RateLimit-Limit / X-RateLimit-Remaining).`,
+      description:
+        `Scopes: ${SCOPES.join(', ')}. Rate limit: requests per minute per token ` +
+        '(X-RateLimit-Limit / X-RateLimit-Remaining).',
     },
     servers: [{ url: '/api/web/1.0' }],
     components: {
@@ -283,20 +287,26 @@ export function apiDocsHtml(): string {
         parameters?: unknown[];
         requestBody?: { content: Record<string, { schema: unknown }> };
       };
+      const bodySchema = o.requestBody?.content['application/json'].schema;
       return `<section><h2><span class="m ${method}">${method.toUpperCase()}</span> /api/web/1.0${escapeHtml(path)}</h2>
       <p>${escapeHtml(o.summary)}. ${escapeHtml(o.description)}</p>
       ${o.parameters ? `<h3>Parameters</h3><pre>${escapeHtml(JSON.stringify(o.parameters, null, 2))}</pre>` : ''}
-      ${o.requestBody ? `<h3>Body</h3><pre>${escapeHtml(JSON.stringify(o.requestBody.content['application/json'].schema, null, 2))}</pre>` : ''}</section>`;
+      ${o.requestBody ? `<h3>Body</h3><pre>${escapeHtml(JSON.stringify(bodySchema, null, 2))}</pre>` : ''}</section>`;
     }),
   );
+  const errors =
+    'Errors: 401 <code>{"message":"Unauthenticated."}</code>, ' +
+    '403 <code>{"message":"This action is unauthorized."}</code>, 404 <code>{"message":"Not found."}</code>,';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>LeadFlow REST API</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#1c2430}
 h1{font-size:1.6rem}section{border:1px solid #dde3ea;border-radius:8px;padding:0 1rem 1rem;margin:1rem 0}
-h2{font-size:1.05rem;font-family:ui-monospace,monospace}.m{display:inline-block;min-width:4.5rem;color:#fff;border-radius:4px;padding:0 .4rem;text-align:center}
+h2{font-size:1.05rem;font-family:ui-monospace,monospace}
+.m{display:inline-block;min-width:4.5rem;color:#fff;border-radius:4px;padding:0 .4rem;text-align:center}
 .get{background:#2f7d4f}.post{background:#2457a6}.put{background:#a66a14}.delete{background:#a62424}
 pre{background:#f5f7fa;padding:.75rem;overflow:auto;max-height:24rem;font-size:12px}</style></head><body>
-<h1>LeadFlow REST API 1.0</h1><p>${escapeHtml(doc.info.description)} Machine-readable: <a href="/api/web/1.0/openapi.json">openapi.json</a>.
-Errors: 401 <code>{"message":"Unauthenticated."}</code>, 403 <code>{"message":"This action is unauthorized."}</code>, 404 <code>{"message":"Not found."}</code>,
+<h1>LeadFlow REST API 1.0</h1>
+<p>${escapeHtml(doc.info.description)} Machine-readable: <a href="/api/web/1.0/openapi.json">openapi.json</a>.
+${errors}
 422 <code>{"message", "errors": {"leads.0.phone": ["…"]}}</code>, 429 <code>{"message":"Too Many Attempts."}</code>.</p>
 ${sections.join('\n')}</body></html>`;
 }

@@ -69,7 +69,8 @@ async function main(): Promise<void> {
     }, 10_000);
     force.unref();
     try {
-      // In-flight requests finish while running jobs get their grace; held jobs go back to the queue, then the pools close.
+      // In-flight requests finish while running jobs get their grace; held jobs go back to the queue, then the
+      // pools close.
       await Promise.all([web?.close(), metricsServer?.close(), ctx.jobs.close({ graceMs: 5000 })]);
       await ctx.close();
       process.exit(0);

@@ -11,9 +11,11 @@ export async function run(args: string[]): Promise<void> {
     const t0 = performance.now();
     // Bulk-generated rows (one product each) so the figure is the export, not the set-up.
     await sequelize.query(
-      `INSERT INTO leads (account_id, reference, phone, phone_normalized, full_name, city, status, total, data, created_at)
+      `INSERT INTO leads
+         (account_id, reference, phone, phone_normalized, full_name, city, status, total, data, created_at)
        SELECT $1, 'LD' || lpad(to_hex(g), 10, '0'), '+2126' || lpad(g::text, 8, '0'), '+2126' || lpad(g::text, 8, '0'),
-              'Customer ' || g, 'Casablanca', 'new', 150, '[{"key":"utm","value":"fb"}]'::jsonb, now() - make_interval(secs => g)
+              'Customer ' || g, 'Casablanca', 'new', 150, '[{"key":"utm","value":"fb"}]'::jsonb,
+              now() - make_interval(secs => g)
          FROM generate_series(1, $2) g`,
       { bind: [accountId, total] },
     );
@@ -22,7 +24,8 @@ export async function run(args: string[]): Promise<void> {
        SELECT account_id, id, 'B-1', 'B-1', 1, 150, 0 FROM leads WHERE account_id = $1`,
       { bind: [accountId] },
     );
-    // Vacuumed like rows that have been in the table a while (hint bits and visibility map set), as an export finds them.
+    // Vacuumed like rows that have been in the table a while (hint bits and visibility map set), as an export
+    // finds them.
     await sequelize.query('VACUUM ANALYZE leads, lead_products');
     process.stdout.write(`generated ${total} leads in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
     for (const ext of ['csv', 'xlsx'] as const) {
@@ -35,7 +38,9 @@ export async function run(args: string[]): Promise<void> {
       const done = (await ctx.models.ExportRun.findByPk(r.id))!;
       const size = done.file_path ? fs.statSync(done.file_path).size : 0;
       process.stdout.write(
-        `export ${ext} ${done.rows_written} rows: ${s.toFixed(1)} s, ${Math.round(done.rows_written / s)} rows/s, ${(size / 2 ** 20).toFixed(0)} MB file, status ${done.status}, ${used}, peak RSS so far ${peakRssMb()} MB\n`,
+        `export ${ext} ${done.rows_written} rows: ${s.toFixed(1)} s, ${Math.round(done.rows_written / s)} rows/s, ` +
+          `${(size / 2 ** 20).toFixed(0)} MB file, status ${done.status}, ${used}, ` +
+          `peak RSS so far ${peakRssMb()} MB\n`,
       );
       if (done.file_path) fs.rmSync(done.file_path, { force: true });
     }

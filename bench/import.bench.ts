@@ -60,7 +60,10 @@ export async function run(args: string[]): Promise<void> {
       const s = (performance.now() - t) / 1000;
       const done = (await ctx.models.ImportRun.findByPk(r.id))!;
       process.stdout.write(
-        `import ${path.extname(file).slice(1)} ${rows} rows: ${s.toFixed(1)} s, ${Math.round(done.rows_written / s)} rows/s written (${done.rows_written} written, ${done.rows_failed} failed, status ${done.status}), ${used}, peak RSS so far ${peakRssMb()} MB\n`,
+        `import ${path.extname(file).slice(1)} ${rows} rows: ${s.toFixed(1)} s, ` +
+          `${Math.round(done.rows_written / s)} rows/s written ` +
+          `(${done.rows_written} written, ${done.rows_failed} failed, status ${done.status}), ${used}, ` +
+          `peak RSS so far ${peakRssMb()} MB\n`,
       );
     }
   } finally {

@@ -84,7 +84,8 @@ export async function run(args: string[]): Promise<void> {
       const refs = newReferences('LD', items.length);
       const { rows } = await raw.query(
         `INSERT INTO leads (account_id, reference, phone, phone_normalized, full_name, city, total, status)
-         SELECT $1, * , 'new' FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[]) RETURNING id`,
+         SELECT $1, * , 'new' FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[])
+         RETURNING id`,
         [
           acc.id,
           refs,
@@ -98,7 +99,8 @@ export async function run(args: string[]): Promise<void> {
       const ids = rows.map((x) => x.id);
       await raw.query(
         `INSERT INTO lead_products (account_id, lead_id, product_id, sku, name, quantity, price, position)
-         SELECT $1, * FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::int[], $7::numeric[], $8::smallint[])`,
+         SELECT $1, *
+           FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::int[], $7::numeric[], $8::smallint[])`,
         [
           acc.id,
           ids.flatMap((id) => [id, id, id]),
@@ -111,7 +113,8 @@ export async function run(args: string[]): Promise<void> {
         ],
       );
       await raw.query(
-        `INSERT INTO lead_histories (account_id, lead_id, lead_reference, new_status, changed_by) SELECT $1, *, 'new', 'bench' FROM unnest($2::bigint[], $3::text[])`,
+        `INSERT INTO lead_histories (account_id, lead_id, lead_reference, new_status, changed_by)
+         SELECT $1, *, 'new', 'bench' FROM unnest($2::bigint[], $3::text[])`,
         [acc.id, ids, refs],
       );
       await raw.query('COMMIT');
@@ -120,7 +123,8 @@ export async function run(args: string[]): Promise<void> {
     const apiMed = median(api.slice(2));
     const sqlMed = median(sql.slice(2));
     process.stdout.write(
-      `POST /leads 1,000 × 3 products: median ${ms(apiMed)} (API, over HTTP, validation + duplicate check + history) vs ${ms(sqlMed)} raw SQL inserts → ratio ${(apiMed / sqlMed).toFixed(2)}\n`,
+      `POST /leads 1,000 × 3 products: median ${ms(apiMed)} (API, over HTTP, validation + duplicate check + history) ` +
+        `vs ${ms(sqlMed)} raw SQL inserts → ratio ${(apiMed / sqlMed).toFixed(2)}\n`,
     );
 
     const existing = Number(
@@ -170,7 +174,8 @@ export async function run(args: string[]): Promise<void> {
             [acc.id],
           ),
           pool.query(
-            `SELECT count(*) FROM leads WHERE account_id = $1 ${tail.startsWith('AND') ? tail.replace(/ ORDER BY.*$/, '') : ''}`,
+            `SELECT count(*) FROM leads
+              WHERE account_id = $1 ${tail.startsWith('AND') ? tail.replace(/ ORDER BY.*$/, '') : ''}`,
             [acc.id],
           ),
         ]);
@@ -179,7 +184,8 @@ export async function run(args: string[]): Promise<void> {
       const w = a.slice(10);
       const r = s.slice(10);
       process.stdout.write(
-        `GET ${path} at ${total} leads (${name}): p50 ${ms(pct(w, 0.5))}, p99 ${ms(pct(w, 0.99))} vs raw SQL p50 ${ms(pct(r, 0.5))} → ratio ${(pct(w, 0.5) / pct(r, 0.5)).toFixed(2)}\n`,
+        `GET ${path} at ${total} leads (${name}): p50 ${ms(pct(w, 0.5))}, p99 ${ms(pct(w, 0.99))} ` +
+          `vs raw SQL p50 ${ms(pct(r, 0.5))} → ratio ${(pct(w, 0.5) / pct(r, 0.5)).toFixed(2)}\n`,
       );
     }
   } finally {

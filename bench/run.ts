@@ -16,7 +16,8 @@ if (!name || !available.includes(name)) {
   process.exit(name ? 1 : 0);
 }
 // The import and export benches run the jobs' code, so by default they run with the worker processes' Node options
-// (package.json config.worker_node_options, which `npm run worker` uses too); `npx tsx bench/run.ts <name>` runs without.
+// (package.json config.worker_node_options, which `npm run worker` uses too);
+// `npx tsx bench/run.ts <name>` runs without.
 const workerOptions = process.env.npm_package_config_worker_node_options;
 if (['import', 'export'].includes(name) && workerOptions && !process.env.BENCH_WORKER_CHILD) {
   const child = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
@@ -30,7 +31,8 @@ if (['import', 'export'].includes(name) && workerOptions && !process.env.BENCH_W
   process.exit(child.status ?? 1);
 }
 process.stdout.write(
-  `bench ${name} on ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}${process.env.BENCH_WORKER_CHILD ? `, worker options ${workerOptions}` : ''}\n`,
+  `bench ${name} on ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}` +
+    `${process.env.BENCH_WORKER_CHILD ? `, worker options ${workerOptions}` : ''}\n`,
 );
 const mod = await import(path.join(dir, `${name}.bench.ts`));
 await mod.run(args);

@@ -24,7 +24,8 @@ export async function benchAccount(): Promise<{
   // The bench's own embedded database starts each run without the leads of earlier runs, so figures compare.
   if (ctx.db.embedded) {
     await ctx.db.sequelize.query(
-      'TRUNCATE leads, lead_products, lead_histories, orders, order_products, order_histories, import_runs, import_run_errors, export_runs CASCADE',
+      'TRUNCATE leads, lead_products, lead_histories, orders, order_products, order_histories, ' +
+        'import_runs, import_run_errors, export_runs CASCADE',
     );
   }
   const sys = systemActor();

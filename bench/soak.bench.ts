@@ -185,12 +185,20 @@ export async function run(args: string[]): Promise<void> {
     const growth = (k: 'web' | 'worker') =>
       `${warm![k]} → ${last[k]} MB (${(((last[k] - warm![k]) / warm![k]) * 100).toFixed(1)} %)`;
     const lines = [
-      `soak ${minutes} min, ${TOKENS} tokens at ${PER_TOKEN_PER_MINUTE}/min each, an import of ${IMPORT_ROWS} rows every ${IMPORT_EVERY_MS / 1000} s, pushes to a carrier answering in 20 ms`,
-      `requests: ${total} (${(total / ((Date.now() - started) / 1000)).toFixed(1)}/s), by status ${JSON.stringify(Object.fromEntries(statuses))}, error rate ${((errors / Math.max(1, total)) * 100).toFixed(3)} % (goal 0)`,
-      `latency: p50 ${pct(latencies, 0.5).toFixed(1)} ms, p99 ${pct(latencies, 0.99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`,
-      `RSS after ${Math.round(warmupMs / 1000)} s warm-up → end: web ${growth('web')}, worker ${growth('worker')} (goal: growth under 10 %)`,
-      `job latency URGENT (push requested → pushed), ${urgent.length} orders: p50 ${pct(urgent, 0.5)} ms, p99 ${pct(urgent, 0.99)} ms, max ${Math.max(...urgent)} ms`,
-      `job latency IMPORTANT (import queued → started), ${important.length} of ${imports.length} imports: p50 ${pct(important, 0.5)} ms, max ${Math.max(...important)} ms; ${imports.filter((r) => r.status === 'completed').length} completed`,
+      `soak ${minutes} min, ${TOKENS} tokens at ${PER_TOKEN_PER_MINUTE}/min each, ` +
+        `an import of ${IMPORT_ROWS} rows every ${IMPORT_EVERY_MS / 1000} s, pushes to a carrier answering in 20 ms`,
+      `requests: ${total} (${(total / ((Date.now() - started) / 1000)).toFixed(1)}/s), ` +
+        `by status ${JSON.stringify(Object.fromEntries(statuses))}, ` +
+        `error rate ${((errors / Math.max(1, total)) * 100).toFixed(3)} % (goal 0)`,
+      `latency: p50 ${pct(latencies, 0.5).toFixed(1)} ms, p99 ${pct(latencies, 0.99).toFixed(1)} ms, ` +
+        `max ${Math.max(...latencies).toFixed(1)} ms`,
+      `RSS after ${Math.round(warmupMs / 1000)} s warm-up → end: web ${growth('web')}, worker ${growth('worker')} ` +
+        '(goal: growth under 10 %)',
+      `job latency URGENT (push requested → pushed), ${urgent.length} orders: p50 ${pct(urgent, 0.5)} ms, ` +
+        `p99 ${pct(urgent, 0.99)} ms, max ${Math.max(...urgent)} ms`,
+      `job latency IMPORTANT (import queued → started), ${important.length} of ${imports.length} imports: ` +
+        `p50 ${pct(important, 0.5)} ms, max ${Math.max(...important)} ms; ` +
+        `${imports.filter((r) => r.status === 'completed').length} completed`,
     ];
     process.stdout.write(lines.join('\n') + '\n');
     fs.rmSync(csv, { force: true });

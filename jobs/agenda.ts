@@ -193,9 +193,12 @@ export async function createJobSystem(
     async queueDepth() {
       if (!pool) return [];
       const { rows } = await pool.query<{ priority: number; waiting: number; running: number }>(
-        `SELECT priority, count(*) FILTER (WHERE NOT running)::int AS waiting, count(*) FILTER (WHERE running)::int AS running
-           FROM (SELECT priority, coalesce(locked_at > now() - make_interval(secs => $1), false) AS running FROM agenda_jobs
-                  WHERE disabled IS NOT TRUE AND (next_run_at <= now() OR locked_at > now() - make_interval(secs => $1))) j
+        `SELECT priority, count(*) FILTER (WHERE NOT running)::int AS waiting,
+                count(*) FILTER (WHERE running)::int AS running
+           FROM (SELECT priority, coalesce(locked_at > now() - make_interval(secs => $1), false) AS running
+                   FROM agenda_jobs
+                  WHERE disabled IS NOT TRUE
+                    AND (next_run_at <= now() OR locked_at > now() - make_interval(secs => $1))) j
           GROUP BY priority`,
         [LOCK_LIFETIME_MS / 1000],
       );

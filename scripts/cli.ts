@@ -8,6 +8,10 @@ import { AppError, ValidationError } from '../src/errors.js';
 import { createLogger } from '../src/logger.js';
 import { seed } from '../src/seed.js';
 
+const SHIPPING_CREATE =
+  'shipping:create --account ID --code fastship --name "Fast Ship" --url URL --api-key KEY --secret SECRET ' +
+  '[--timeout-ms 5000]';
+
 const HELP = `LeadFlow operator CLI. Every command accepts --json (one JSON object on stdout).
 
   migrate [up|down] [--all]        apply pending migrations, or revert the last one (--all: every one)
@@ -16,7 +20,7 @@ const HELP = `LeadFlow operator CLI. Every command accepts --json (one JSON obje
   accounts:list
   user:create --account ID --role seller|agent|admin --email E --password P --name "Full Name"
   product:create --account ID --sku SKU --name NAME --price N [--inactive]
-  shipping:create --account ID --code fastship --name "Fast Ship" --url URL --api-key KEY --secret SECRET [--timeout-ms 5000]
+  ${SHIPPING_CREATE}
   token:create --email USER_EMAIL --name NAME --scopes "CREATE LEADS,VIEW LEADS" [--expires 2027-01-01]
   help`;
 

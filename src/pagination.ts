@@ -20,7 +20,10 @@ export function offsetOf(page: number, perPage: number): number {
   return (page - 1) * perPage;
 }
 
-/** The Laravel paginator envelope: data, links {first,last,prev,next}, meta {current_page, from, last_page, path, per_page, to, total}. */
+/**
+ * The Laravel paginator envelope: data, links {first,last,prev,next},
+ * meta {current_page, from, last_page, path, per_page, to, total}.
+ */
 export function paginationEnvelope<T>(p: Page<T>, path: string, query: Record<string, unknown> = {}) {
   const lastPage = Math.max(1, Math.ceil(p.total / p.perPage));
   const url = (page: number) => {

@@ -38,8 +38,14 @@ export function createPasswordResetService(core: Core, mailer: Mailer = createMa
       await mailer.send({
         to: user.email,
         subject: 'Reset your LeadFlow password',
-        text: `Hello ${user.name},\n\nSomeone asked to reset the password of your LeadFlow login. Open this link within ${RESET_TTL_MINUTES} minutes to choose a new one:\n\n${link}\n\nIf it was not you, ignore this mail: your password stays as it is.\n`,
-        html: `<p>Hello ${user.name.replace(/[<>&]/g, '')},</p><p>Open <a href="${link}">this link</a> within ${RESET_TTL_MINUTES} minutes to choose a new password.</p><p>If it was not you, ignore this mail.</p>`,
+        text:
+          `Hello ${user.name},\n\nSomeone asked to reset the password of your LeadFlow login. ` +
+          `Open this link within ${RESET_TTL_MINUTES} minutes to choose a new one:\n\n${link}\n\n` +
+          'If it was not you, ignore this mail: your password stays as it is.\n',
+        html:
+          `<p>Hello ${user.name.replace(/[<>&]/g, '')},</p>` +
+          `<p>Open <a href="${link}">this link</a> within ${RESET_TTL_MINUTES} minutes to choose a new password.</p>` +
+          '<p>If it was not you, ignore this mail.</p>',
       });
     },
 

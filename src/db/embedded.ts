@@ -92,8 +92,9 @@ async function prepareDatabase(
   try {
     await admin.query('SELECT pg_advisory_lock($1)', [PREPARE_LOCK]);
     const { rowCount: hasRole } = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [app.user]);
+    const password = pg.escapeLiteral(app.password);
     await admin.query(
-      `${hasRole ? 'ALTER' : 'CREATE'} ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD ${pg.escapeLiteral(app.password)}`,
+      `${hasRole ? 'ALTER' : 'CREATE'} ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD ${password}`,
     );
     await admin.query(`GRANT SET ON PARAMETER session_replication_role TO ${role}`);
     const { rowCount: hasDb } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
@@ -104,7 +105,9 @@ async function prepareDatabase(
   }
 }
 
-/** Every object of the public schema (the schema too) not owned by `owner` and not part of an extension, given to it. */
+/**
+ * Every object of the public schema (the schema too) not owned by `owner` and not part of an extension, given to it.
+ */
 async function handOver(adminUrl: string, owner: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   client.on('error', () => {});
@@ -124,11 +127,15 @@ async function handOver(adminUrl: string, owner: string): Promise<void> {
        UNION ALL
        -- sequences owned by a column follow their table; the others are handed over after the tables
        SELECT format('ALTER SEQUENCE %s OWNER TO %I', c.oid::regclass, $1), 2
-         FROM pg_class c WHERE c.relnamespace = (SELECT oid FROM ns) AND c.relkind = 'S' AND c.relowner <> (SELECT oid FROM target)
-          AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype IN ('a', 'i', 'e'))
+         FROM pg_class c WHERE c.relnamespace = (SELECT oid FROM ns) AND c.relkind = 'S'
+          AND c.relowner <> (SELECT oid FROM target)
+          AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+                             AND d.deptype IN ('a', 'i', 'e'))
        UNION ALL
-       SELECT format('ALTER %s %s OWNER TO %I', CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END, t.oid::regtype, $1), 3
-         FROM pg_type t WHERE t.typnamespace = (SELECT oid FROM ns) AND t.typtype IN ('e', 'd') AND t.typowner <> (SELECT oid FROM target)
+       SELECT format('ALTER %s %s OWNER TO %I', CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END,
+                t.oid::regtype, $1), 3
+         FROM pg_type t WHERE t.typnamespace = (SELECT oid FROM ns) AND t.typtype IN ('e', 'd')
+          AND t.typowner <> (SELECT oid FROM target)
           AND NOT EXISTS (SELECT 1 FROM extension_member e WHERE e.classid = 'pg_type'::regclass AND e.objid = t.oid)
        UNION ALL
        SELECT format('ALTER ROUTINE %s OWNER TO %I', p.oid::regprocedure, $1), 4
@@ -172,7 +179,8 @@ function checkReachableAsRoot(dataDir: string): void {
   throw new ConfigError(
     `Embedded PostgreSQL cannot run as root here: its server runs as user "postgres", which cannot enter ${closed}. ` +
       (binaries
-        ? 'Run LeadFlow as a normal user, install it under a directory others can enter (e.g. /srv or /opt), or set DATABASE_URL.'
+        ? 'Run LeadFlow as a normal user, install it under a directory others can enter (e.g. /srv or /opt), ' +
+          'or set DATABASE_URL.'
         : 'Run LeadFlow as a normal user, set DATA_DIR to a directory others can enter, or set DATABASE_URL.'),
   );
 }
@@ -185,7 +193,8 @@ function binariesPackage(): string {
     return path.resolve(path.dirname(fileURLToPath(import.meta.resolve(BINARIES))), '..');
   } catch {
     throw new ConfigError(
-      `Embedded PostgreSQL has no binaries for ${process.platform}-${process.arch} (${BINARIES} is not installed): set DATABASE_URL`,
+      `Embedded PostgreSQL has no binaries for ${process.platform}-${process.arch} (${BINARIES} is not installed): ` +
+        'set DATABASE_URL',
     );
   }
 }
@@ -209,8 +218,10 @@ export function linkLibraries(root = binariesPackage()): void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue; // another process starting at the same time
       throw new ConfigError(
-        `Embedded PostgreSQL's libraries are not linked (npm skipped its install script) and ${root} is not writable here ` +
-          `(${(err as NodeJS.ErrnoException).code}): run "npm rebuild ${BINARIES} --ignore-scripts=false" as the user who installed LeadFlow, or set DATABASE_URL`,
+        `Embedded PostgreSQL's libraries are not linked (npm skipped its install script) and ${root} ` +
+          `is not writable here (${(err as NodeJS.ErrnoException).code}): ` +
+          `run "npm rebuild ${BINARIES} --ignore-scripts=false" as the user who installed LeadFlow, ` +
+          'or set DATABASE_URL',
       );
     }
   }

@@ -34,8 +34,12 @@ const UNAVAILABLE_CODES = new Set([
   '57P03',
 ]);
 // What pg itself says when a connection dies under a client (these errors carry no code).
-const UNAVAILABLE_MESSAGES =
-  /^(Connection terminated unexpectedly|Connection terminated due to connection timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
+const UNAVAILABLE_MESSAGES = new Set([
+  'Connection terminated unexpectedly',
+  'Connection terminated due to connection timeout',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+]);
 
 /**
  * True when an error means the database cannot be reached right now (the request may succeed if retried), as opposed
@@ -53,13 +57,14 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const pgError = (e.name === 'SequelizeDatabaseError' ? e.parent : e) as typeof e | undefined;
   if (!pgError) return false;
   if (typeof pgError.code === 'string' && UNAVAILABLE_CODES.has(pgError.code)) return true;
-  return typeof pgError.message === 'string' && UNAVAILABLE_MESSAGES.test(pgError.message);
+  return typeof pgError.message === 'string' && UNAVAILABLE_MESSAGES.has(pgError.message);
 }
 
 /** Fails with one line that names DATABASE_URL when the server cannot be reached. */
 async function probe(url: string, fromEnv: boolean): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-  client.on('error', () => {}); // a failure surfaces through connect() or the query; unhandled, the event would end the process
+  // a failure surfaces through connect() or the query; unhandled, the event would end the process
+  client.on('error', () => {});
   try {
     await client.connect();
     await client.query('SELECT 1');

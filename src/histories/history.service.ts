@@ -57,9 +57,9 @@ export function createHistoryService(core: Core) {
     if (account) conds.push(`account_id = ${account}`);
     // a reference's entries are found through its lead or order (reference key, then the owner index)
     if (q[k.ref]) {
-      conds.push(
-        `${k.owner} IN (SELECT id FROM ${k.parent} WHERE reference = $${params.push(q[k.ref].toUpperCase())}${account ? ` AND account_id = ${account}` : ''})`,
-      );
+      const reference = `$${params.push(q[k.ref].toUpperCase())}`;
+      const inAccount = account ? ` AND account_id = ${account}` : '';
+      conds.push(`${k.owner} IN (SELECT id FROM ${k.parent} WHERE reference = ${reference}${inAccount})`);
     }
     if (q.since) conds.push(`changed_at >= $${params.push(q.since)}`);
     const where = conds.length ? conds.join(' AND ') : 'true';
@@ -93,12 +93,14 @@ export function createHistoryService(core: Core) {
     const scope = accountScope(actor);
     if (!isRowId(Number(id))) throw new NotFoundError();
     const [parent] = await sequelize.query<{ id: number; reference: string; status: string; account_id: number }>(
-      `SELECT id, reference, status, account_id FROM ${k.parent} WHERE id = $1 ${scope.account_id ? 'AND account_id = $2' : ''}`,
+      `SELECT id, reference, status, account_id FROM ${k.parent}
+        WHERE id = $1 ${scope.account_id ? 'AND account_id = $2' : ''}`,
       { bind: scope.account_id ? [id, scope.account_id] : [id], type: QueryTypes.SELECT },
     );
     if (!parent) throw new NotFoundError();
     const rows = await sequelize.query<HistoryEntry & { changed_at: Date }>(
-      `SELECT ${k.ref}, old_status, new_status, changed_by, changed_at FROM ${k.table} WHERE ${k.owner} = $1 ORDER BY changed_at ASC, id ASC`,
+      `SELECT ${k.ref}, old_status, new_status, changed_by, changed_at FROM ${k.table}
+        WHERE ${k.owner} = $1 ORDER BY changed_at ASC, id ASC`,
       { bind: [id], type: QueryTypes.SELECT },
     );
     return {

@@ -94,7 +94,9 @@ export const restListQuerySchema = Joi.object({
   keyWord: Joi.string().trim().max(100).allow(''),
 });
 
-/** The dashboard list: the spec's perPage plus its filters (decisions: status, city, dates, free search, admin account). */
+/**
+ * The dashboard list: the spec's perPage plus its filters (decisions: status, city, dates, free search, admin account).
+ */
 export const dashboardListQuerySchema = Joi.object({
   page: pageKeys.page,
   perPage: pageKeys.per_page,

@@ -14,7 +14,9 @@ export interface Mailer {
   send(mail: Mail): Promise<void>;
 }
 
-/** SMTP when SMTP_URL is set; otherwise every mail is written as JSON to DATA_DIR/outbox (read by tests and developers). */
+/**
+ * SMTP when SMTP_URL is set; otherwise every mail is written as JSON to DATA_DIR/outbox (read by tests and developers).
+ */
 export function createMailer(config: Readonly<Config>): Mailer {
   if (config.smtpUrl) {
     const transport = nodemailer.createTransport(config.smtpUrl);

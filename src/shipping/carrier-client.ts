@@ -97,7 +97,9 @@ export interface CarrierAnswer {
 
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-/** POSTs `body` to the carrier; resolves with the status and (at most 64 KB of) the answer, never following a redirect. */
+/**
+ * POSTs `body` to the carrier; resolves with the status and (at most 64 KB of) the answer, never following a redirect.
+ */
 export function postToCarrier(
   url: string,
   headers: Record<string, string>,

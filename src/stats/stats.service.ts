@@ -25,7 +25,8 @@ export function createStatsService(core: Core) {
       const bind = scope.account_id ? [scope.account_id] : [];
       const [leads, orders] = await Promise.all([
         sequelize.query<{ status: string; today: number; week: number }>(
-          `SELECT status, count(*) FILTER (WHERE created_at >= date_trunc('day', now()))::int AS today, count(*)::int AS week
+          `SELECT status, count(*) FILTER (WHERE created_at >= date_trunc('day', now()))::int AS today,
+                  count(*)::int AS week
              FROM leads WHERE ${where} AND created_at >= now() - interval '7 days' GROUP BY status`,
           { bind, type: QueryTypes.SELECT },
         ),

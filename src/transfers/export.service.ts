@@ -62,7 +62,10 @@ export function exportRunView(r: ExportRun) {
   };
 }
 
-/** escapeCell in SQL: a cell a spreadsheet would run as a formula gets a leading apostrophe (first code point compared, no regex). */
+/**
+ * escapeCell in SQL: a cell a spreadsheet would run as a formula gets a leading apostrophe (first code point compared,
+ * no regex).
+ */
 const FORMULA_CODES = [...FORMULA_CHARS].map((c) => c.codePointAt(0)).join(', ');
 const esc = (x: string) => `CASE WHEN ascii(${x}) IN (${FORMULA_CODES}) THEN '''' || ${x} ELSE ${x} END`;
 const iso = (x: string) => `to_char(${x} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -91,9 +94,11 @@ function exportSelect(where: string): string {
   ];
   return `SELECT ${cells.map((c, i) => `${c} AS ${EXPORT_COLUMNS[i]}`).join(', ')}
     FROM leads l LEFT JOIN LATERAL (
-      SELECT (array_agg(lp.sku ORDER BY lp.position))[1] AS sku, (array_agg(lp.quantity ORDER BY lp.position))[1] AS quantity,
+      SELECT (array_agg(lp.sku ORDER BY lp.position))[1] AS sku,
+             (array_agg(lp.quantity ORDER BY lp.position))[1] AS quantity,
              (array_agg(lp.price ORDER BY lp.position))[1] AS price,
-             string_agg(lp.sku || ' x' || lp.quantity || ' @ ' || trim_scale(lp.price), '; ' ORDER BY lp.position) AS products
+             string_agg(lp.sku || ' x' || lp.quantity || ' @ ' || trim_scale(lp.price), '; ' ORDER BY lp.position)
+               AS products
         FROM lead_products lp WHERE lp.lead_id = l.id) p ON true
    WHERE ${where} ORDER BY l.created_at DESC, l.id DESC`;
 }
@@ -121,16 +126,15 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
         await b.query(`SET TRANSACTION SNAPSHOT ${pg.escapeLiteral(snapshot)}`);
         const [{ middle }] = (
           await a.query(
-            `SELECT (min(l.created_at) + (max(l.created_at) - min(l.created_at)) / 2)::text AS middle FROM leads l WHERE ${where}`,
+            `SELECT (min(l.created_at) + (max(l.created_at) - min(l.created_at)) / 2)::text AS middle
+               FROM leads l WHERE ${where}`,
             params,
           )
         ).rows as { middle: string | null }[];
-        const half = (client: pg.Client, cond: string, header: boolean) =>
-          client.query(
-            copyTo(
-              `COPY (${inlineParams(exportSelect(`(${where}) AND ${cond}`), params)}) TO STDOUT WITH (FORMAT csv${header ? ', HEADER' : ''})`,
-            ),
-          );
+        const half = (client: pg.Client, cond: string, header: boolean) => {
+          const select = inlineParams(exportSelect(`(${where}) AND ${cond}`), params);
+          return client.query(copyTo(`COPY (${select}) TO STDOUT WITH (FORMAT csv${header ? ', HEADER' : ''})`));
+        };
         const rest = `${file}.older`;
         try {
           const out = fs.createWriteStream(file);

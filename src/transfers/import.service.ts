@@ -252,10 +252,10 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
       let batches = 0;
 
       /**
-       * One batch in one transaction: its leads, its bad rows and the run's cursor and counters. Two batches are written
-       * at once, but a batch moves the cursor (and commits) only after the one before it has committed, and only if the
-       * cursor stands right before its first row; so what is committed is always the file up to the cursor, and each
-       * row is written once. A cursor elsewhere means another attempt of this run wrote these rows.
+       * One batch in one transaction: its leads, its bad rows and the run's cursor and counters. Two batches are
+       * written at once, but a batch moves the cursor (and commits) only after the one before it has committed, and
+       * only if the cursor stands right before its first row; so what is committed is always the file up to the cursor,
+       * and each row is written once. A cursor elsewhere means another attempt of this run wrote these rows.
        */
       const write = (
         b: {
@@ -386,7 +386,8 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
             for (const required of ['phone', 'sku']) {
               if (!names.includes(required)) {
                 await fail(
-                  `The file has no ${required} column (the first row must name the columns; phone and sku are required).`,
+                  `The file has no ${required} column ` +
+                    '(the first row must name the columns; phone and sku are required).',
                 );
                 return;
               }
@@ -406,7 +407,8 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
           if (rowNo - 1 > core.config.importMaxRows) {
             await drain();
             await fail(
-              `The file has more than ${core.config.importMaxRows} rows; the first ${core.config.importMaxRows} were imported.`,
+              `The file has more than ${core.config.importMaxRows} rows; ` +
+                `the first ${core.config.importMaxRows} were imported.`,
             );
             return;
           }

@@ -69,12 +69,19 @@ export async function workbookExpansionProblem(path: string, limits: ExpansionLi
       if (compressed === 0xffffffff || uncompressed === 0xffffffff) return 'The workbook is too large to import.';
       total += uncompressed;
       if (uncompressed > 1024 * 1024 && uncompressed / Math.max(1, compressed) > limits.ratio)
-        return `The workbook's ${name} expands ${Math.round(uncompressed / Math.max(1, compressed))} times; it is refused as a decompression bomb.`;
+        return (
+          `The workbook's ${name} expands ${Math.round(uncompressed / Math.max(1, compressed))} times; ` +
+          'it is refused as a decompression bomb.'
+        );
       if (/sharedStrings\.xml$/i.test(name) && uncompressed > limits.sharedStringsBytes)
-        return `The workbook's shared strings expand to ${Math.round(uncompressed / 1048576)} MB, more than the ${Math.round(limits.sharedStringsBytes / 1048576)} MB allowed.`;
+        return (
+          `The workbook's shared strings expand to ${Math.round(uncompressed / 1048576)} MB, ` +
+          `more than the ${Math.round(limits.sharedStringsBytes / 1048576)} MB allowed.`
+        );
     }
     return total > limits.totalBytes
-      ? `The workbook expands to ${Math.round(total / 1048576)} MB, more than the ${Math.round(limits.totalBytes / 1048576)} MB allowed.`
+      ? `The workbook expands to ${Math.round(total / 1048576)} MB, ` +
+          `more than the ${Math.round(limits.totalBytes / 1048576)} MB allowed.`
       : null;
   } finally {
     await fh.close();
