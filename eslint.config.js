@@ -2,55 +2,56 @@
 // (docs/architecture.md): breaking it fails `npm run lint`, and `.ci/run` runs it.
 import js from '@eslint/js';
 import stylistic from '@stylistic/eslint-plugin';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
-import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
+/** A relative import that reaches into one of these top-level folders. */
+const into = (...folders) => `^\\.{1,2}/(?:\\.\\./)*(?:${folders.join('|')})/`;
+
 /** Which top-level folder may not import which: src/ is the core, app/ is the only composition root. */
-const zones = [
+const layers = [
   {
-    target: './src',
-    from: ['./app', './http', './api', './admin', './jobs', './scripts'],
-    message: 'src/ imports no entry point (docs/architecture.md).',
+    files: ['src/**'],
+    regex: into('app', 'http', 'api', 'admin', 'jobs', 'scripts'),
+    message: 'src/ imports no entry point.',
   },
   {
-    target: './http',
-    from: ['./app', './api', './admin', './jobs', './scripts'],
+    files: ['http/**'],
+    regex: into('app', 'api', 'admin', 'jobs', 'scripts'),
     message: 'http/ is shared by api/ and admin/; it imports neither.',
   },
   {
-    target: './api',
-    from: ['./app', './admin', './jobs', './scripts'],
+    files: ['api/**'],
+    regex: into('app', 'admin', 'jobs', 'scripts'),
     message: 'api/ and admin/ do not import each other; shared HTTP code lives in http/.',
   },
   {
-    target: './admin',
-    from: ['./app', './api', './jobs', './scripts'],
+    files: ['admin/**'],
+    regex: into('app', 'api', 'jobs', 'scripts'),
     message: 'api/ and admin/ do not import each other; shared HTTP code lives in http/.',
   },
   {
-    target: './jobs',
-    from: ['./app', './http', './api', './admin', './scripts'],
+    files: ['jobs/**'],
+    regex: into('app', 'http', 'api', 'admin', 'scripts'),
     message: 'jobs/ call services; they import no HTTP code.',
   },
 ];
 
 /** Frameworks stay at the edges: the core (src/) builds no HTTP server, panel or job queue. */
-const frameworks = [
+const frameworks = `^(${[
   'express',
-  'express-*',
+  'express-.*',
   'adminjs',
-  '@adminjs/*',
+  '@adminjs/.*',
   'agenda',
-  '@agendajs/*',
+  '@agendajs/.*',
   'passport',
-  'passport-*',
+  'passport-.*',
   'helmet',
   'multer',
   'connect-session-sequelize',
   'csrf-csrf',
   'cookie-parser',
-];
+].join('|')})$`;
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'admin/components/**', '**/*.d.ts'] },
@@ -58,11 +59,7 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts', '**/*.js'],
-    plugins: { 'import-x': importX },
-    // `./x.js` in an import names `./x.ts`: the TypeScript resolver finds it, so the layer rule sees every import
-    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver()] },
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones }],
       '@typescript-eslint/no-explicit-any': 'off', // a few third-party shapes (AdminJS, Agenda job data) are untyped
       '@typescript-eslint/no-unused-vars': [
         'error',
@@ -77,20 +74,18 @@ export default tseslint.config(
     plugins: { '@stylistic': stylistic },
     rules: { '@stylistic/max-len': ['error', { code: 120, ignoreUrls: true }] },
   },
-  {
-    files: ['src/**/*.ts'],
+  ...layers.map(({ files, regex, message }) => ({
+    files,
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            {
-              group: frameworks,
-              message: 'src/ uses no web or job framework; it belongs in http/, api/, admin/, jobs/ or app/.',
-            },
+            { regex, message: `${message} (docs/architecture.md)` },
+            ...(files[0] === 'src/**' ? [{ regex: frameworks, message: 'src/ uses no web or job framework.' }] : []),
           ],
         },
       ],
     },
-  },
+  })),
 );

@@ -11,23 +11,23 @@ describe('architecture: the layer rule fails lint when broken', () => {
     [
       'src/leads/zz-probe.ts',
       "import { route } from '../../http/async.js';\nexport const x = route;\n",
-      'import-x/no-restricted-paths',
+      'no-restricted-imports',
     ],
     ['src/zz-probe.ts', "import express from 'express';\nexport const x = express;\n", 'no-restricted-imports'],
     [
       'api/routes/zz-probe.ts',
       "import { mountDashboard } from '../../admin/router.js';\nexport const x = mountDashboard;\n",
-      'import-x/no-restricted-paths',
+      'no-restricted-imports',
     ],
     [
       'admin/routes/zz-probe.ts',
       "import { createRestRouter } from '../../api/routes/index.js';\nexport const x = createRestRouter;\n",
-      'import-x/no-restricted-paths',
+      'no-restricted-imports',
     ],
     [
       'jobs/zz-probe.ts',
       "import { createApp } from '../app/web.js';\nexport const x = createApp;\n",
-      'import-x/no-restricted-paths',
+      'no-restricted-imports',
     ],
   ];
   for (const [file, code, rule] of cases) {
