@@ -55,4 +55,8 @@ export async function waitFor(fn: () => Promise<boolean>, ms: number): Promise<b
 export const exited = (child: { exitCode: number | null; on(e: 'exit', f: (code: number | null) => void): unknown }) =>
   child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise<number | null>((r) => child.on('exit', r));
 
-export const randomPort = () => 20000 + Math.floor(Math.random() * 20000);
+/**
+ * A port for a child process to listen on, below Linux's ephemeral range (32768–60999): a port drawn from that range
+ * can already be the local end of some outgoing connection (a database client), and the child then fails to listen.
+ */
+export const randomPort = () => 20000 + Math.floor(Math.random() * 12000);

@@ -12,7 +12,7 @@ import { initModels } from '../../src/db/models.js';
 import { seed } from '../../src/seed.js';
 import { getCtx, testConfig } from '../hooks.js';
 import { startTestServer } from '../helpers.js';
-import { adminUrl, freshDatabase, runMain, waitFor } from '../processes.js';
+import { adminUrl, freshDatabase, randomPort, runMain, waitFor } from '../processes.js';
 
 describe('foundation', () => {
   describe('configuration', () => {
@@ -95,7 +95,7 @@ describe('foundation', () => {
       const dataDir = fs.mkdtempSync(path.resolve('data', 'start-'));
       try {
         for (const round of [1, 2]) {
-          const port = 20000 + Math.floor(Math.random() * 20000);
+          const port = randomPort();
           const started = Date.now();
           const child = runMain({
             DATA_DIR: dataDir,
@@ -228,7 +228,7 @@ describe('foundation', () => {
     it('When 2 web and 2 worker processes start at once on an empty database, Then all reach ready and the seed runs once', async function () {
       this.timeout(180_000);
       const db = await freshDatabase('race');
-      const ports = [0, 1, 2, 3].map(() => 20000 + Math.floor(Math.random() * 20000));
+      const ports = [0, 1, 2, 3].map(() => randomPort());
       const outputs = ports.map(() => ({ text: '' }));
       const children = ports.map((port, i) => {
         const child = runMain(
