@@ -1,5 +1,6 @@
 import client from 'prom-client';
 import type { Sequelize } from 'sequelize';
+import { withTimeout } from './timers.js';
 
 /** What `/metrics` reads at scrape time from parts built after the metrics (the pool, the job queue). */
 export interface MetricSources {
@@ -7,6 +8,9 @@ export interface MetricSources {
   /** Jobs waiting (due, not running) and running, per priority name. */
   queueDepth(): Promise<{ priority: string; waiting: number; running: number }[]>;
 }
+
+/** A scrape reads the job store; a database that does not answer must not hold the scrape (and the scraper) hanging. */
+const STORE_READ_MS = 2000;
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -54,7 +58,8 @@ export function createMetrics() {
     async collect() {
       if (!sources) return;
       queue.reset();
-      for (const row of await sources.queueDepth().catch(() => [])) {
+      // no answer in time: the series are absent from this scrape (alert on absence), the rest of the page is served
+      for (const row of await withTimeout(sources.queueDepth(), STORE_READ_MS).catch(() => [])) {
         queue.set({ priority: row.priority, state: 'waiting' }, row.waiting);
         queue.set({ priority: row.priority, state: 'running' }, row.running);
       }
