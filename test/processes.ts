@@ -4,6 +4,12 @@ import { runCli } from './spawn.js';
 
 export { exited, randomPort, runCli, runMain, waitFor } from './spawn.js';
 
+/** A shipping company `local` of the account, posting to `url` (a carrier the test runs on 127.0.0.1), via the CLI. */
+export async function localCarrier(env: Record<string, string>, accountId: number, url: string, extra: string[] = []) {
+  const args = ['--account', String(accountId), '--code', 'local', '--name', 'Local Carrier', '--url', url];
+  await runCli(env, ['shipping:create', ...args, '--secret', 'carrier-secret-0123456789', ...extra]);
+}
+
 /** The demo seller of a new database (seeded through the CLI), with a token of the given scopes. */
 export async function sellerToken(
   env: Record<string, string>,

@@ -10,7 +10,8 @@ import { createJobSystem } from '../../jobs/agenda.js';
 import type { JobDefinition } from '../../jobs/job.js';
 import { getCtx } from '../hooks.js';
 import { login } from '../session.js';
-import { exited, freshDatabase, randomPort, runCli, runMain, sellerToken, waitFor } from '../processes.js';
+import { exited, freshDatabase, localCarrier, randomPort, runMain, sellerToken, waitFor } from '../processes.js';
+import { restClient } from '../rest-client.js';
 
 /**
  * Processes under an operator's hands: the database going away and coming back under load, a worker killed mid-push,
@@ -260,21 +261,7 @@ describe('reliability', () => {
       const db = await freshDatabase(suffix);
       const env = { ...LOAD_ENV, DATABASE_URL: db.url, WORKER_URGENT_CONCURRENCY: '4' };
       const { token, accountId } = await sellerToken(env, 'CREATE ORDERS,VIEW ORDERS,UPDATE ORDERS');
-      await runCli(env, [
-        'shipping:create',
-        '--account',
-        String(accountId),
-        '--code',
-        'local',
-        '--name',
-        'Local Carrier',
-        '--url',
-        carrierUrl,
-        '--secret',
-        'carrier-secret-0123456789',
-        '--timeout-ms',
-        '60000',
-      ]);
+      await localCarrier(env, accountId, carrierUrl, ['--timeout-ms', '60000']);
       const port = randomPort();
       const web = runMain({ ...env, PORT: String(port) }, ['--role', 'web']);
       const base = `http://127.0.0.1:${port}`;
@@ -282,12 +269,7 @@ describe('reliability', () => {
         await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000),
         web.output.text,
       ).to.equal(true);
-      const call = (method: string, p: string, body: unknown) =>
-        fetch(`${base}/api/web/1.0${p}`, {
-          method,
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      const call = restClient(base, token);
       const orders = Array.from({ length: count }, (_, i) => ({
         phone: `+2126${String(i).padStart(8, '0')}`,
         full_name: `Buyer ${i}`,
