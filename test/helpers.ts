@@ -11,6 +11,32 @@ export async function startTestServer(ctx: AppContext = getCtx()): Promise<WebSe
   return { ...web, url: `http://127.0.0.1:${(web.server.address() as AddressInfo).port}` };
 }
 
+/**
+ * The real HTTP app for the enclosing `describe`: started before its tests and closed after them. Read `url` (and
+ * `server`) inside tests, once it has started.
+ */
+export function useTestServer(): { readonly url: string; readonly server: http.Server } {
+  let web: Awaited<ReturnType<typeof startTestServer>> | null = null;
+  before(async () => {
+    web = await startTestServer();
+  });
+  after(async () => {
+    await web?.close();
+  });
+  const started = () => {
+    if (!web) throw new Error('the test server starts in before(): read it inside a test');
+    return web;
+  };
+  return {
+    get url() {
+      return started().url;
+    },
+    get server() {
+      return started().server;
+    },
+  };
+}
+
 export type { http };
 
 /** A carrier's status callback, signed as carriers sign them (`<timestamp>.<body>`); `at` overrides the timestamp. */

@@ -6,11 +6,9 @@ import JSZip from 'jszip';
 import { systemActor } from '../../src/actor.js';
 import { makeAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';
-import { startTestServer } from '../helpers.js';
+import { useTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
 import { login } from '../session.js';
-
-type Server = Awaited<ReturnType<typeof startTestServer>>;
 
 /** Counts of every table a REST write touches, to show that a refused request changed nothing. */
 async function snapshot(): Promise<Record<string, number>> {
@@ -24,13 +22,7 @@ async function snapshot(): Promise<Record<string, number>> {
 }
 
 describe('bad input', () => {
-  let web: Server;
-  before(async () => {
-    web = await startTestServer();
-  });
-  after(async () => {
-    await web.close();
-  });
+  const web = useTestServer();
 
   it('answers 422 naming the field for a NUL or other control character anywhere in a REST body or query, and changes nothing', async () => {
     const acc = await makeAccount(getCtx());

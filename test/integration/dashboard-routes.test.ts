@@ -1,10 +1,8 @@
 import { expect } from 'chai';
 import { getCtx } from '../hooks.js';
 import { makeAccount, makeAdmin, type TestAccount } from '../factories.js';
-import { startTestServer } from '../helpers.js';
+import { useTestServer } from '../helpers.js';
 import { login } from '../session.js';
-
-type Server = Awaited<ReturnType<typeof startTestServer>>;
 
 async function seedLeads(acc: TestAccount, n: number): Promise<string[]> {
   const { references } = await getCtx().services.leads.createMany(acc.seller.actor, {
@@ -21,13 +19,7 @@ async function seedLeads(acc: TestAccount, n: number): Promise<string[]> {
 const idOf = async (reference: string) => (await getCtx().models.Lead.findOne({ where: { reference } }))!.id;
 
 describe('dashboard routes', () => {
-  let web: Server;
-  before(async () => {
-    web = await startTestServer();
-  });
-  after(async () => {
-    await web.close();
-  });
+  const web = useTestServer();
 
   it("lists only the seller's own leads, with filters and perPage; the admin sees every account and can pick one", async () => {
     const a = await makeAccount(getCtx());

@@ -3,11 +3,9 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { getCtx } from '../hooks.js';
 import { makeAccount } from '../factories.js';
-import { startTestServer } from '../helpers.js';
+import { useTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
 import { formLogin, login, sessionClient } from '../session.js';
-
-type Server = Awaited<ReturnType<typeof startTestServer>>;
 
 function lastMailTo(email: string): { subject: string; text: string } | null {
   const dir = path.join(getCtx().config.dataDir, 'outbox');
@@ -20,13 +18,7 @@ function lastMailTo(email: string): { subject: string; text: string } | null {
 }
 
 describe('dashboard sessions', () => {
-  let web: Server;
-  before(async () => {
-    web = await startTestServer();
-  });
-  after(async () => {
-    await web.close();
-  });
+  const web = useTestServer();
 
   it('logs in with the right password and answers 401 for a wrong one', async () => {
     const acc = await makeAccount(getCtx());

@@ -8,10 +8,8 @@ import { QueryTypes } from 'sequelize';
 import { systemActor } from '../../src/actor.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount } from '../factories.js';
-import { startTestServer } from '../helpers.js';
+import { useTestServer } from '../helpers.js';
 import { login, type SessionClient } from '../session.js';
-
-type Server = Awaited<ReturnType<typeof startTestServer>>;
 
 async function upload(c: SessionClient, name: string, content: Buffer | string) {
   const form = new FormData();
@@ -59,13 +57,7 @@ const runImport = async (id: number) => {
 };
 
 describe('import and export', () => {
-  let web: Server;
-  before(async () => {
-    web = await startTestServer();
-  });
-  after(async () => {
-    await web.close();
-  });
+  const web = useTestServer();
 
   it('imports a mixed CSV: good rows written with history, bad rows counted and reported by row and column', async () => {
     const acc = await makeAccount(getCtx());

@@ -5,21 +5,13 @@ import { createAccountService } from '../../src/accounts/account.service.js';
 import { hashPassword, needsRehash, verifyPassword } from '../../src/passwords.js';
 import { makeAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';
-import { startTestServer } from '../helpers.js';
+import { useTestServer } from '../helpers.js';
 import { formLogin, sessionClient } from '../session.js';
-
-type Server = Awaited<ReturnType<typeof startTestServer>>;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 describe('login hardening', () => {
-  let web: Server;
-  before(async () => {
-    web = await startTestServer();
-  });
-  after(async () => {
-    await web.close();
-  });
+  const web = useTestServer();
 
   it('refuses an unknown email in the time a known one takes (argon2id at the production cost, within a factor of 2)', async function () {
     this.timeout(60_000);

@@ -8,10 +8,9 @@ import { jobDefinitions } from '../../jobs/index.js';
 import type { JobDefinition } from '../../jobs/job.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, type TestAccount } from '../factories.js';
-import { postCallback, startTestServer } from '../helpers.js';
+import { postCallback, startTestServer, useTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
 
-type Server = Awaited<ReturnType<typeof startTestServer>>;
 const SECRET = 'carrier-secret-0123456789';
 
 const order = (acc: TestAccount, over: Record<string, unknown> = {}) => ({
@@ -75,13 +74,7 @@ async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, ms = 
 }
 
 describe('orders', () => {
-  let web: Server;
-  before(async () => {
-    web = await startTestServer();
-  });
-  after(async () => {
-    await web.close();
-  });
+  const web = useTestServer();
 
   describe('REST', () => {
     it('creates orders atomically with products and history, and rejects 1,001 or an inactive sku with nothing written', async () => {

@@ -3,10 +3,8 @@ import { QueryTypes } from 'sequelize';
 import { SCOPES, type Scope } from '../../src/actor.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, type TestAccount } from '../factories.js';
-import { startTestServer } from '../helpers.js';
+import { useTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
-
-type Server = Awaited<ReturnType<typeof startTestServer>>;
 
 const lead = (acc: TestAccount, over: Record<string, unknown> = {}) => ({
   phone: `+2126${Math.floor(10_000_000 + Math.random() * 89_999_999)}`,
@@ -21,13 +19,7 @@ async function leadCount(accountId: number): Promise<number> {
 }
 
 describe('REST leads', () => {
-  let web: Server;
-  before(async () => {
-    web = await startTestServer();
-  });
-  after(async () => {
-    await web.close();
-  });
+  const web = useTestServer();
 
   describe('authentication and scopes', () => {
     it('answers 401 without a token, with a malformed, unknown or revoked one, and ignores ?access_token', async () => {
