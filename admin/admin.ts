@@ -229,22 +229,17 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
           ...tenantReadActions('order'),
           show: { isAccessible: allow('order', 'view'), after: timelineAfter('order', ctx) as never },
           ...serviceActions('order', {
-            update: async (actor, id, p) => {
-              const o = await s.orders.show(actor, { id });
-              return s.orders.updateStatuses(actor, {
-                orders: [
-                  {
-                    reference: o.reference,
-                    status: p.status,
-                    ...(p.tracking_number ? { tracking_number: p.tracking_number } : {}),
-                  },
-                ],
-              });
-            },
-            remove: async (actor, ids) => {
-              const refs = await Promise.all(ids.map(async (id) => (await s.orders.show(actor, { id })).reference));
-              return s.orders.deleteMany(actor, { references: refs });
-            },
+            update: (actor, id, p) =>
+              s.orders.updateStatuses(
+                actor,
+                {
+                  orders: [
+                    { id, status: p.status, ...(p.tracking_number ? { tracking_number: p.tracking_number } : {}) },
+                  ],
+                },
+                'ids',
+              ),
+            remove: (actor, ids) => s.orders.deleteMany(actor, { ids }, 'ids'),
           }),
           pushToShipping: {
             actionType: 'bulk',
@@ -253,29 +248,13 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
             isAccessible: allow('order', 'update'),
             custom: { confirm: "Push the selected orders to the account's shipping company?" },
             handler: async (_request, _response, context) => {
-              const actor = actorOf(context);
               const records = context.records ?? [];
-              const companies = (await ctx.services.shipping.listCompanies(actor)).filter(
-                (c) => c.active && c.account_id === actor.accountId,
-              );
-              if (!companies.length)
-                return {
-                  records: records.map((r) => r.toJSON(context.currentAdmin)),
-                  notice: {
-                    message: 'No active shipping company in this account: add one under Settings.',
-                    type: 'error',
-                  },
-                };
-              const result = await guarded(() =>
-                s.orders.push(actor, {
-                  references: records.map((r) => String(r.param('reference'))),
-                  shipping_company: companies[0].code,
-                }),
-              );
+              const ids = records.map((r) => Number(r.id()));
+              const result = await guarded(() => s.orders.push(actorOf(context), { ids }, 'ids'));
               return {
                 records: records.map((r) => r.toJSON(context.currentAdmin)),
                 redirectUrl: context.h.resourceUrl({ resourceId: 'orders' }),
-                notice: { message: `${result.queued} orders queued for ${companies[0].name}.`, type: 'success' },
+                notice: { message: `${result.queued} orders queued for ${result.company}.`, type: 'success' },
               };
             },
           },

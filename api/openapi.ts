@@ -176,7 +176,7 @@ registerOperations(
     path: '/orders',
     summary: 'Bulk update order statuses under the transition rules (atomic)',
     scope: 'UPDATE ORDERS',
-    body: orderUpdateBodySchema,
+    body: orderUpdateBodySchema('reference'),
     success: { status: 200, description: 'Updated' },
   },
   {
@@ -192,7 +192,7 @@ registerOperations(
     path: '/orders/push',
     summary: 'Queue new orders for a shipping company (URGENT job)',
     scope: 'UPDATE ORDERS',
-    body: pushBodySchema,
+    body: pushBodySchema('references'),
     success: { status: 202, description: 'Queued' },
   },
   {

@@ -5,21 +5,25 @@ import { ORDER_STATUSES } from './order.model.js';
 
 export const orderStatus = Joi.string().valid(...ORDER_STATUSES);
 
-export const orderUpdateBodySchema = Joi.object({
-  orders: Joi.array()
-    .min(1)
-    .max(MAX_BULK)
-    .required()
-    .items(
-      Joi.object({
-        reference: Joi.string().trim().max(12).required(),
-        status: orderStatus.required(),
-        tracking_number: Joi.string().trim().min(1).max(100),
-      }),
-    ),
-});
+/** Status changes naming each order by `reference` (REST) or by `id` (the panel). */
+export const orderUpdateBodySchema = (key: 'reference' | 'id') =>
+  Joi.object({
+    orders: Joi.array()
+      .min(1)
+      .max(MAX_BULK)
+      .required()
+      .items(
+        Joi.object({
+          [key]:
+            key === 'reference' ? Joi.string().trim().max(12).required() : Joi.number().integer().positive().required(),
+          status: orderStatus.required(),
+          tracking_number: Joi.string().trim().min(1).max(100),
+        }),
+      ),
+  });
 export interface OrderStatusChange {
-  reference: string;
+  reference?: string;
+  id?: number;
   status: string;
   tracking_number?: string;
 }
@@ -42,13 +46,20 @@ export interface OrderFilters {
   account_id?: number;
 }
 
-export const pushBodySchema = Joi.object({
+const bulkKeys = {
   references: Joi.array().min(1).max(MAX_BULK).required().items(Joi.string().trim().max(12).required()),
-  shipping_company: Joi.string().trim().min(1).max(50).required(),
-});
+  ids: Joi.array().min(1).max(MAX_BULK).required().items(Joi.number().integer().positive().required()),
+};
+/** REST names the orders by reference and the company by code; the panel names orders by id, the company optionally. */
+export const pushBodySchema = (by: 'references' | 'ids') =>
+  Joi.object({
+    [by]: bulkKeys[by],
+    shipping_company: Joi.string().trim().min(1).max(50)[by === 'references' ? 'required' : 'optional'](),
+  });
 export interface PushInput {
-  references: string[];
-  shipping_company: string;
+  references?: string[];
+  ids?: number[];
+  shipping_company?: string;
 }
 
 export const carrierCallbackSchema = Joi.object({

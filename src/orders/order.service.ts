@@ -3,11 +3,11 @@ import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ValidationError, type FieldErrors } from '../errors.js';
 import { insertHistory, type StatusMove } from '../histories/history.repository.js';
-import { createBodySchema, deleteBodySchema } from '../leads/lead.schemas.js';
+import { createBodySchema, deleteBodySchema, deleteIdsSchema } from '../leads/lead.schemas.js';
 import type { LeadService, PreparedLead } from '../leads/lead.service.js';
 import { offsetOf, type Page } from '../pagination.js';
 import { accountScope, authorize } from '../policy.js';
-import { findInScope, searchClause } from '../query.js';
+import { findInScope, isRowId, searchClause } from '../query.js';
 import { newReferences } from '../references.js';
 import type { ShippingService } from '../shipping/shipping.service.js';
 import { CarrierAddressError, postToCarrier } from '../shipping/carrier-client.js';
@@ -26,6 +26,16 @@ import {
 import { canMove, DELETABLE_ORDER_STATUSES } from './order.transitions.js';
 
 export const PUSH_JOB = 'push-order';
+
+/** How a write names its orders: by reference (REST, within the token's account) or by id (the panel's records). */
+type OrderKey = 'references' | 'ids';
+
+export interface PushResult {
+  queued: number;
+  skipped: number;
+  /** The name of the shipping company the orders were queued for. */
+  company: string;
+}
 
 interface Row {
   id: number;
@@ -47,26 +57,36 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
   const writeHistory = (transaction: Transaction, moves: StatusMove[], changedBy: string, userId: number | null) =>
     insertHistory(sequelize, transaction, 'order', moves, { name: changedBy, userId });
 
-  /** Locks the named orders of one account; unknown references become 422 errors at `${path}.${i}${suffix}`. */
-  async function lockByReference(
+  /**
+   * Locks the named orders in the actor's scope (its account; every account for an admin), by reference (REST) or by
+   * id (the panel, where an admin acts on any account's record). Unknown keys become 422 errors at
+   * `${path}.${i}${suffix}`; an id outside the id column's range names no row.
+   */
+  async function lockOrders(
     transaction: Transaction,
-    accountId: number,
-    refs: string[],
+    actor: Actor,
+    by: OrderKey,
+    keys: (string | number)[],
     path: string,
     suffix = '',
   ) {
+    const scope = accountScope(actor);
+    const column = by === 'references' ? 'reference' : 'id';
+    const wanted = by === 'references' ? keys : keys.filter((k) => isRowId(k as number));
     const found = await select<Row>(
       `SELECT id, account_id, reference, status, tracking_number, push_state FROM orders
-        WHERE account_id = $1 AND reference = ANY($2::text[]) ORDER BY id FOR UPDATE`,
-      [accountId, refs],
+        WHERE ${column} = ANY($1::${by === 'references' ? 'text' : 'bigint'}[])
+          ${scope.account_id ? 'AND account_id = $2' : ''} ORDER BY id FOR UPDATE`,
+      scope.account_id ? [wanted, scope.account_id] : [wanted],
       transaction,
     );
-    const byRef = new Map(found.map((o) => [o.reference, o]));
+    const byKey = new Map(found.map((o) => [String(o[column]), o]));
     const errors: FieldErrors = {};
-    refs.forEach((r, i) => {
-      if (!byRef.has(r)) addError(errors, `${path}.${i}${suffix}`, `The selected ${path}.${i}${suffix} is invalid.`);
+    keys.forEach((k, i) => {
+      if (!byKey.has(String(k)))
+        addError(errors, `${path}.${i}${suffix}`, `The selected ${path}.${i}${suffix} is invalid.`);
     });
-    return { byRef, errors };
+    return { byKey, errors };
   }
 
   /** Applies status moves under the transition table; an illegal move is a 422 naming the reference and the move. */
@@ -263,26 +283,20 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
       };
     },
 
-    /** Bulk status update under the transition table; atomic. */
-    async updateStatuses(actor: Actor, body: unknown): Promise<{ updated: number }> {
+    /** Bulk status update under the transition table; atomic. By reference (REST) or id (panel). */
+    async updateStatuses(actor: Actor, body: unknown, by: OrderKey = 'references'): Promise<{ updated: number }> {
       authorize(actor, 'update', 'order');
-      const { orders } = validate<{ orders: OrderStatusChange[] }>(orderUpdateBodySchema, body);
+      const key = by === 'references' ? 'reference' : 'id';
+      const { orders } = validate<{ orders: OrderStatusChange[] }>(orderUpdateBodySchema(key), body);
       return sequelize.transaction(async (transaction) => {
-        const refs = orders.map((o) => o.reference.toUpperCase());
-        const { byRef, errors } = await lockByReference(
-          transaction,
-          actor.accountId as number,
-          refs,
-          'orders',
-          '.reference',
-        );
-        if (new Set(refs).size !== refs.length)
-          addError(errors, 'orders', 'The orders field has a duplicate reference.');
+        const keys = orders.map((o) => (by === 'references' ? String(o.reference).toUpperCase() : Number(o.id)));
+        const { byKey, errors } = await lockOrders(transaction, actor, by, keys, 'orders', `.${key}`);
+        if (new Set(keys).size !== keys.length) addError(errors, 'orders', `The orders field has a duplicate ${key}.`);
         if (Object.keys(errors).length) throw new ValidationError(errors);
         await applyMoves(
           transaction,
           orders.map((o, i) => ({
-            row: byRef.get(refs[i])!,
+            row: byKey.get(String(keys[i]))!,
             status: o.status as OrderStatus,
             tracking_number: o.tracking_number,
             path: `orders.${i}.status`,
@@ -295,22 +309,25 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
     },
 
     /** Deletes new or canceled orders (with products and history); any other status is protected. */
-    async deleteMany(actor: Actor, body: unknown): Promise<{ deleted: number }> {
+    async deleteMany(actor: Actor, body: unknown, by: OrderKey = 'references'): Promise<{ deleted: number }> {
       authorize(actor, 'delete', 'order');
-      const refs = validate<{ references: string[] }>(deleteBodySchema, body).references.map((r) => r.toUpperCase());
+      const keys: (string | number)[] =
+        by === 'references'
+          ? validate<{ references: string[] }>(deleteBodySchema, body).references.map((r) => r.toUpperCase())
+          : validate<{ ids: number[] }>(deleteIdsSchema, body).ids;
       return sequelize.transaction(async (transaction) => {
-        const { byRef, errors } = await lockByReference(transaction, actor.accountId as number, refs, 'references');
-        refs.forEach((r, i) => {
-          const o = byRef.get(r);
+        const { byKey, errors } = await lockOrders(transaction, actor, by, keys, by);
+        keys.forEach((k, i) => {
+          const o = byKey.get(String(k));
           if (o && !DELETABLE_ORDER_STATUSES.includes(o.status))
             addError(
               errors,
-              `references.${i}`,
-              `The order ${r} has the protected status ${o.status} and cannot be deleted.`,
+              `${by}.${i}`,
+              `The order ${o.reference} has the protected status ${o.status} and cannot be deleted.`,
             );
         });
         if (Object.keys(errors).length) throw new ValidationError(errors);
-        const ids = [...new Set([...byRef.values()].map((o) => o.id))];
+        const ids = [...new Set([...byKey.values()].map((o) => o.id))];
         await sequelize.query('DELETE FROM orders WHERE id = ANY($1::bigint[])', { bind: [ids], transaction });
         return { deleted: ids.length };
       });
@@ -318,28 +335,34 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
 
     /**
      * Queues new orders for the shipping company (URGENT jobs). An order already queued, being sent or sent is not
-     * queued again, so a repeated request never makes a second carrier call.
+     * queued again, so a repeated request never makes a second carrier call. By reference with a named company
+     * (REST), or by id (panel), where the company, unless named, is the first active one of the orders' account: the
+     * orders of one push belong to one account, and go to that account's carrier, whoever asks.
      */
-    async push(actor: Actor, body: unknown): Promise<{ queued: number; skipped: number }> {
+    async push(actor: Actor, body: unknown, by: OrderKey = 'references'): Promise<PushResult> {
       authorize(actor, 'update', 'order');
-      const v = validate<PushInput>(pushBodySchema, body);
-      const accountId = actor.accountId as number;
-      const company = await deps.shipping.findForPush(accountId, v.shipping_company);
-      const refs = [...new Set(v.references.map((r) => r.toUpperCase()))];
-      const toQueue = await sequelize.transaction(async (transaction) => {
-        const { byRef, errors } = await lockByReference(transaction, accountId, refs, 'references');
-        refs.forEach((r, i) => {
-          const o = byRef.get(r);
+      const v = validate<PushInput>(pushBodySchema(by), body);
+      const keys = by === 'references' ? [...new Set(v.references!.map((r) => r.toUpperCase()))] : [...new Set(v.ids!)];
+      const { toQueue, company } = await sequelize.transaction(async (transaction) => {
+        const { byKey, errors } = await lockOrders(transaction, actor, by, keys, by);
+        keys.forEach((k, i) => {
+          const o = byKey.get(String(k));
           if (o && o.status !== 'new')
-            addError(errors, `references.${i}`, `Order ${r} is ${o.status}; only new orders can be pushed.`);
+            addError(errors, `${by}.${i}`, `Order ${o.reference} is ${o.status}; only new orders can be pushed.`);
         });
+        const accounts = new Set([...byKey.values()].map((o) => o.account_id));
+        if (accounts.size > 1) addError(errors, by, 'Push the orders of one account at a time.');
         if (Object.keys(errors).length) throw new ValidationError(errors);
-        const fresh = [...byRef.values()].filter((o) => !['queued', 'sending', 'sent'].includes(o.push_state ?? ''));
+        const accountId = [...accounts][0];
+        const chosen = v.shipping_company
+          ? await deps.shipping.findForPush(accountId, v.shipping_company)
+          : await deps.shipping.firstActive(accountId);
+        const fresh = [...byKey.values()].filter((o) => !['queued', 'sending', 'sent'].includes(o.push_state ?? ''));
         await Order.update(
-          { push_state: 'queued', shipping_company_id: company.id, last_push_error: null },
+          { push_state: 'queued', shipping_company_id: chosen.id, last_push_error: null },
           { where: { id: fresh.map((o) => o.id) }, transaction },
         );
-        return fresh;
+        return { toQueue: fresh, company: chosen };
       });
       for (const o of toQueue) {
         await core.queue.enqueue(
@@ -349,10 +372,10 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
         );
       }
       core.logger.info(
-        { account_id: accountId, shipping_company_id: company.id, queued: toQueue.length },
+        { account_id: company.account_id, shipping_company_id: company.id, queued: toQueue.length },
         'order pushes queued',
       );
-      return { queued: toQueue.length, skipped: refs.length - toQueue.length };
+      return { queued: toQueue.length, skipped: keys.length - toQueue.length, company: company.name };
     },
 
     /**

@@ -142,7 +142,17 @@ export function createShippingService(core: Core) {
       return c;
     },
 
-    /** Callbacks name only the code; the signature decides which account's company sent it. */
+    /** The account's first active company (by code), for a push that names none (the panel's). */
+    async firstActive(accountId: number, field = 'shipping_company'): Promise<ShippingCompany> {
+      const c = await ShippingCompany.findOne({
+        where: { account_id: accountId, active: true },
+        order: [['code', 'ASC']],
+      });
+      if (!c)
+        throw ValidationError.single(field, 'No active shipping company in this account: add one under Settings.');
+      return c;
+    },
+
     /**
      * The company a carrier callback comes from: the one named by `company` (its id, in the callback URL) with this
      * code, active, whose secret signs `<timestamp>.<body>`, with a timestamp within CALLBACK_WINDOW_S of now (a

@@ -448,6 +448,52 @@ describe('admin panel: tenancy, secrets, roles and state changes', function () {
     });
   });
 
+  describe("an admin acts on any account's orders", () => {
+    it("When an admin edits, pushes and deletes another account's orders in the panel, Then they change there, pushed with that account's carrier", async () => {
+      const ctx = getCtx();
+      const admin = await makeAdmin(ctx);
+      const c = await login(web.url, admin.email, admin.password);
+      const item = (i: number) => ({
+        phone: `+21260099${String(b.id % 1000).padStart(3, '0')}${i}`,
+        full_name: `Admin Target ${i}`,
+        products: [{ sku: b.skus.active[0], quantity: 1, price: 10 }],
+      });
+      const { references } = await ctx.services.orders.createMany(b.seller.actor, {
+        orders: [item(1), item(2), item(3)],
+      });
+      const [edited, pushed, removed] = await Promise.all(
+        references.map(
+          async (reference) => (await ctx.models.Order.findOne({ where: { account_id: b.id, reference } }))!,
+        ),
+      );
+
+      const edit = await panel(c, 'POST', `orders/records/${edited.id}/edit`, { status: 'canceled' });
+      expect(edit.body.notice, edit.text).to.include({ type: 'success' });
+      expect((await edited.reload()).status).to.equal('canceled');
+
+      const push = await panel(c, 'POST', `orders/bulk/pushToShipping?recordIds=${pushed.id}`);
+      expect(push.body.notice, push.text).to.include({ type: 'success' });
+      const carrier = (await ctx.models.ShippingCompany.findOne({ where: { account_id: b.id } }))!;
+      expect(push.body.notice.message).to.equal(`1 orders queued for ${carrier.name}.`);
+      expect(await pushed.reload()).to.include({ push_state: 'queued', shipping_company_id: carrier.id });
+
+      // orders of two accounts in one push: refused, nothing queued
+      const own = (await ctx.models.Order.findOne({ where: { account_id: a.id } }))!;
+      const mixed = await panel(c, 'POST', `orders/bulk/pushToShipping?recordIds=${own.id},${removed.id}`);
+      expect(mixed.body.notice?.type ?? 'error', mixed.text).to.not.equal('success');
+      expect((await removed.reload()).push_state).to.equal(null);
+
+      const del = await panel(c, 'POST', `orders/bulk/bulkDelete?recordIds=${edited.id},${removed.id}`);
+      expect(del.body.notice, del.text).to.include({ type: 'success' });
+      expect(await ctx.models.Order.count({ where: { id: [edited.id, removed.id] } })).to.equal(0);
+
+      // a seller of account A still reaches none of them
+      const foreign = await panel(seller, 'POST', `orders/records/${pushed.id}/edit`, { status: 'canceled' });
+      expect(foreign.body?.notice?.type ?? 'error').to.not.equal('success');
+      expect((await pushed.reload()).status).to.equal('new');
+    });
+  });
+
   describe('lead edits and exports', () => {
     it('When a lead with a free-text city is edited in the panel without touching the city, Then the city stays', async () => {
       const ctx = getCtx();
