@@ -364,11 +364,14 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
         );
         return { toQueue: fresh, company: chosen };
       });
+      // No unique job key: the order row, locked above, is what makes a push happen once (an order queued, being sent
+      // or sent is skipped). A key per order would also find the finished job of an earlier push that failed for good
+      // and add nothing, leaving a re-pushed order queued for ever.
       for (const o of toQueue) {
         await core.queue.enqueue(
           PUSH_JOB,
           { orderId: o.id, requestedBy: actor.name, userId: actorUserId(actor) },
-          { priority: 'URGENT', uniqueKey: `push:${o.account_id}:${o.reference}` },
+          { priority: 'URGENT' },
         );
       }
       core.logger.info(

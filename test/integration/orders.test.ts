@@ -1,3 +1,4 @@
+import { QueryTypes } from 'sequelize';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
@@ -172,6 +173,41 @@ describe('orders', () => {
       const ok = await call('DELETE', '/orders', { references: refs.slice(0, 2) });
       expect(ok.body).to.deep.equal({ message: '2 orders deleted.', deleted: 2 });
       expect(await getCtx().models.Order.count({ where: { account_id: acc.id } })).to.equal(1);
+    });
+
+    it('queues a runnable job again for an order whose earlier push failed for good', async () => {
+      const acc = await makeAccount(getCtx());
+      await getCtx().services.shipping.createCompany(systemActor(), {
+        account_id: acc.id,
+        code: 'fastship',
+        name: 'Fast Ship',
+        endpoint_url: 'http://127.0.0.1:9/orders',
+        hmac_secret: SECRET,
+      });
+      const call = restClient(web.url, await acc.token());
+      const [ref] = (await call('POST', '/orders', { orders: [order(acc)] })).body.references;
+      const o = (await getCtx().models.Order.findOne({ where: { reference: ref } }))!;
+      const push = () => call('POST', '/orders/push', { references: [ref], shipping_company: 'fastship' });
+      const runnable = async () =>
+        (
+          await getCtx().db.sequelize.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM agenda_jobs WHERE name = 'push-order' AND (data->>'orderId')::bigint = $1
+                AND next_run_at IS NOT NULL`,
+            { bind: [o.id], type: QueryTypes.SELECT },
+          )
+        )[0].n;
+      expect((await push()).body).to.include({ queued: 1 });
+      expect(await runnable()).to.equal(1);
+      // what the worker leaves when every retry failed: the job finished for good, the order failed
+      await getCtx().db.sequelize.query(
+        `UPDATE agenda_jobs SET next_run_at = NULL, locked_at = NULL, fail_count = 6, failed_at = now()
+          WHERE name = 'push-order' AND (data->>'orderId')::bigint = $1`,
+        { bind: [o.id] },
+      );
+      await o.update({ push_state: 'failed', last_push_error: 'carrier answered HTTP 500' });
+      expect((await push()).body).to.include({ queued: 1, skipped: 0 });
+      expect(await runnable(), 'the re-push has a job that will run').to.equal(1);
+      expect((await o.reload()).push_state).to.equal('queued');
     });
 
     it("treats another account's order as unknown on every endpoint", async () => {
