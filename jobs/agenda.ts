@@ -34,18 +34,21 @@ export async function createJobSystem(
   metrics: Metrics,
 ): Promise<JobSystem> {
   let pool: pg.Pool | null = null;
+  /** Set once close() began: no new work, no reconnects. */
+  let closing: Promise<void> | undefined;
   let backend;
   if (config.agendaMongoUrl) {
     const { MongoBackend } = await import('@agendajs/mongo-backend');
     backend = new MongoBackend({ address: config.agendaMongoUrl });
   } else {
-    pool = new pg.Pool({ connectionString: dbUrl, max: 4 });
+    // As on Sequelize's pool (src/db/index.ts): a server that stops answering is noticed, a connect gives up after 5 s.
+    pool = new pg.Pool({ connectionString: dbUrl, max: 4, keepAlive: true, connectionTimeoutMillis: 5000 });
     // An idle client whose server went away emits 'error' on the pool; unhandled, that ends the process. The pool drops
     // the client and the next query opens a new connection, so there is nothing else to do.
     pool.on('error', (err) => logger.warn({ err: err.message }, 'job store connection lost'));
     await pool.query('SELECT 1');
     backend = new PostgresBackend({ pool, ensureSchema: false });
-    keepListening(backend, logger);
+    keepListening(backend, logger, () => !!closing);
   }
   // A short poll keeps pickup latency well under a second even when a LISTEN/NOTIFY wake-up is missed.
   const agenda = new Agenda({
@@ -56,10 +59,18 @@ export async function createJobSystem(
     defaultLockLifetime: LOCK_LIFETIME_MS,
   });
   await agenda.ready;
+  /**
+   * Jobs another worker took while this one waited out a database outage. Agenda writes a job's outcome by id when its
+   * handler returns; for these that would record a finish over the lock and the run of the worker that has them now.
+   */
+  const lost = new Set<string>();
+  const repository = agenda.db as unknown as { saveJobState(attrs: Job['attrs'], opts?: unknown): Promise<void> };
+  const saveJobState = repository.saveJobState.bind(repository);
+  repository.saveJobState = (attrs, opts) =>
+    lost.delete(String(attrs._id)) ? Promise.resolve() : saveJobState(attrs, opts);
   let started = false;
   /** Jobs this process is running, each with the switch that stops its heartbeat. */
   const running = new Map<string, { done: Promise<unknown>; heartbeat: Heartbeat }>();
-  let closing: Promise<void> | undefined;
 
   async function closeOnce(graceMs: number): Promise<void> {
     // stop() takes no new jobs and unlocks the ones fetched but not started; running ones keep their locks. A database
@@ -71,7 +82,7 @@ export async function createJobSystem(
       if (held.length) {
         logger.warn({ jobs: held.length }, 'handing running jobs back to the queue');
         // A renewal still in flight would land after the hand-back and make the next worker wait out the lock.
-        await Promise.all([...running.values()].map((r) => r.heartbeat.stop()));
+        await within(Promise.all([...running.values()].map((r) => r.heartbeat.stop())), 1000);
         // A started one-off job has no next run time, so Agenda would never pick it up again with its lock cleared
         // (its own unlock skips such jobs); an expired lock is what makes another worker take it at once. On MongoDB
         // the locks simply run out after LOCK_LIFETIME_MS.
@@ -111,10 +122,11 @@ export async function createJobSystem(
     heartbeat: Heartbeat,
     fn: () => Promise<void>,
     ping: () => Promise<unknown>,
-  ): Promise<void> {
+  ): Promise<'ran' | 'lost'> {
     for (;;) {
       try {
-        return await fn();
+        await fn();
+        return 'ran';
       } catch (err) {
         const answers = () =>
           ping().then(
@@ -130,7 +142,8 @@ export async function createJobSystem(
             { job: job.attrs.name },
             'another worker took the job during the outage; leaving it to that worker',
           );
-          return;
+          lost.add(String(job.attrs._id));
+          return 'lost';
         }
       }
     }
@@ -166,13 +179,12 @@ export async function createJobSystem(
             running.set(id, { done, heartbeat });
             let outcome = 'failed';
             try {
-              await done;
-              outcome = 'succeeded';
+              outcome = (await done) === 'ran' ? 'succeeded' : 'lost';
             } finally {
               timer();
               metrics.jobRuns.inc({ ...labels, outcome });
               running.delete(id);
-              await heartbeat.stop();
+              await within(heartbeat.stop(), 1000);
             }
           },
           {
@@ -253,12 +265,15 @@ function startHeartbeat(job: Job, logger: Logger): Heartbeat {
  * reports errors as 'error' events that end the process when nobody listens. Polling still finds every job without
  * it; this keeps the wake-ups coming back after a longer outage too.
  */
-function keepListening(backend: PostgresBackend, logger: Logger): void {
+function keepListening(backend: PostgresBackend, logger: Logger, closing: () => boolean): void {
   const channel = backend.notificationChannel as unknown as
     (NodeJS.EventEmitter & { connect(): Promise<void> }) | undefined;
   if (!channel) return;
   channel.on('error', (err: Error) => logger.debug({ err: err.message }, 'job notification channel error'));
   channel.on('stateChange', (state: string) => {
-    if (state === 'error') setTimeout(() => void channel.connect().catch(() => {}), 30_000).unref();
+    if (state !== 'error' || closing()) return;
+    setTimeout(() => {
+      if (!closing()) void channel.connect().catch(() => {});
+    }, 30_000).unref();
   });
 }

@@ -397,12 +397,17 @@ describe('reliability', () => {
       await jobs.queue.enqueue(name, {}, { priority: 'URGENT' });
       const row = async () =>
         (
-          await ctx.db.sequelize.query<{ fail_count: number | null; last_finished_at: Date | null }>(
-            'SELECT fail_count, last_finished_at FROM agenda_jobs WHERE name = $1',
-            { bind: [name], type: QueryTypes.SELECT },
-          )
+          await ctx.db.sequelize.query<{
+            fail_count: number | null;
+            last_finished_at: Date | null;
+            locked_at: Date | null;
+          }>('SELECT fail_count, last_finished_at, locked_at FROM agenda_jobs WHERE name = $1', {
+            bind: [name],
+            type: QueryTypes.SELECT,
+          })
         )[0];
       return {
+        name,
         state,
         row,
         async close() {
@@ -427,6 +432,36 @@ describe('reliability', () => {
         expect(await waitFor(async () => !!(await worker.row()).last_finished_at, 10_000)).to.equal(true);
         expect(calls).to.have.length(2);
         expect((await worker.row()).fail_count ?? 0).to.equal(0);
+      } finally {
+        await worker.close();
+      }
+    });
+
+    it('When another worker took the job during the outage, Then this one leaves it: no second run, its lock and outcome untouched', async function () {
+      this.timeout(30_000);
+      const calls: number[] = [];
+      const worker = await flakyWorker(async () => {
+        calls.push(Date.now());
+        throw new ConnectionRefusedError(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+      });
+      const lostRuns = () =>
+        getCtx()
+          .metrics.jobRuns.get()
+          .then((m) => m.values.find((v) => v.labels.job === worker.name && v.labels.outcome === 'lost')?.value ?? 0);
+      try {
+        await waitFor(async () => calls.length === 1, 10_000);
+        // the lock ran out during the outage and another worker locked the job (a lock time this worker never wrote)
+        const theirs = new Date(Date.now() + 1234);
+        await getCtx().db.sequelize.query('UPDATE agenda_jobs SET locked_at = $2 WHERE name = $1', {
+          bind: [worker.name, theirs],
+        });
+        worker.state.down = false;
+        expect(await waitFor(async () => (await lostRuns()) === 1, 10_000)).to.equal(true);
+        await new Promise((r) => setTimeout(r, 500));
+        expect(calls).to.have.length(1);
+        const row = await worker.row();
+        expect(row.locked_at?.getTime(), 'the other worker still holds its lock').to.equal(theirs.getTime());
+        expect(row.last_finished_at, 'no finish recorded over the other worker').to.equal(null);
       } finally {
         await worker.close();
       }
