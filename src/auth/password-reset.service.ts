@@ -35,18 +35,21 @@ export function createPasswordResetService(core: Core, mailer: Mailer = createMa
         expires_at: new Date(Date.now() + RESET_TTL_MINUTES * 60_000),
       });
       const link = `${core.config.appUrl}/reset-password/${token}`;
-      await mailer.send({
-        to: user.email,
-        subject: 'Reset your LeadFlow password',
-        text:
-          `Hello ${user.name},\n\nSomeone asked to reset the password of your LeadFlow login. ` +
-          `Open this link within ${RESET_TTL_MINUTES} minutes to choose a new one:\n\n${link}\n\n` +
-          'If it was not you, ignore this mail: your password stays as it is.\n',
-        html:
-          `<p>Hello ${user.name.replace(/[<>&]/g, '')},</p>` +
-          `<p>Open <a href="${link}">this link</a> within ${RESET_TTL_MINUTES} minutes to choose a new password.</p>` +
-          '<p>If it was not you, ignore this mail.</p>',
-      });
+      // A mail server that fails is logged, not answered: an error only for registered emails would tell them apart.
+      await mailer
+        .send({
+          to: user.email,
+          subject: 'Reset your LeadFlow password',
+          text:
+            `Hello ${user.name},\n\nSomeone asked to reset the password of your LeadFlow login. ` +
+            `Open this link within ${RESET_TTL_MINUTES} minutes to choose a new one:\n\n${link}\n\n` +
+            'If it was not you, ignore this mail: your password stays as it is.\n',
+          html:
+            `<p>Hello ${user.name.replace(/[<>&]/g, '')},</p>` +
+            `<p>Open <a href="${link}">this link</a> within ${RESET_TTL_MINUTES} minutes to choose a new password.</p>` +
+            '<p>If it was not you, ignore this mail.</p>',
+        })
+        .catch((err) => core.logger.error({ err, user_id: user.id }, 'password reset mail not sent'));
     },
 
     /** True when the token is unused and unexpired (the reset page checks before showing its form). */

@@ -10,6 +10,17 @@ export interface Mail {
   text: string;
   html?: string;
 }
+/**
+ * A mail that could not be handed over. Its cause (a socket code such as ETIMEDOUT) stays inside: the mail server's
+ * trouble must not read as the database's (isDatabaseUnavailable) or reach a client.
+ */
+export class MailError extends Error {
+  constructor(cause: unknown) {
+    super(`mail could not be sent: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'MailError';
+  }
+}
+
 export interface Mailer {
   send(mail: Mail): Promise<void>;
 }
@@ -22,7 +33,9 @@ export function createMailer(config: Readonly<Config>): Mailer {
     const transport = nodemailer.createTransport(config.smtpUrl);
     return {
       async send(m) {
-        await transport.sendMail({ from: config.mailFrom, ...m });
+        await transport.sendMail({ from: config.mailFrom, ...m }).catch((err) => {
+          throw new MailError(err);
+        });
       },
     };
   }

@@ -2,6 +2,9 @@ import { performance } from 'node:perf_hooks';
 import { expect } from 'chai';
 import { safeNext } from '../../admin/routes/auth.routes.js';
 import { createAccountService } from '../../src/accounts/account.service.js';
+import { createPasswordResetService } from '../../src/auth/password-reset.service.js';
+import { isDatabaseUnavailable } from '../../src/db/index.js';
+import { createMailer, MailError } from '../../src/mail/mailer.js';
 import { hashPassword, needsRehash, verifyPassword } from '../../src/passwords.js';
 import { makeAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';
@@ -91,6 +94,23 @@ describe('login hardening', () => {
         })
       ).status,
     ).to.equal(429);
+  });
+
+  it('answers a reset request for a registered email the same when the mail server fails, and never as a database outage', async function () {
+    this.timeout(20_000);
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    // nothing listens on port 9: the SMTP connection is refused (ECONNREFUSED, a code a database outage also has)
+    const mailer = createMailer({ ...ctx.config, smtpUrl: 'smtp://127.0.0.1:9' });
+    const sent = await mailer.send({ to: 'x@example.test', subject: 's', text: 't' }).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(sent).to.be.instanceOf(MailError);
+    expect(isDatabaseUnavailable(sent)).to.equal(false);
+    const resets = createPasswordResetService(ctx, mailer);
+    await resets.requestReset(acc.agent.email); // resolves, as for an unknown email
+    await resets.requestReset('nobody@nowhere.test');
   });
 
   it('follows next only to a path on this site', async () => {
