@@ -27,17 +27,16 @@ export async function verifyPassword(stored: string, password: string): Promise<
 }
 
 /**
- * True when a stored hash was not made the way a new one would be (another algorithm or other parameters): the
+ * True when a stored hash is weaker than a new one would be (another algorithm, or less memory or fewer passes): the
  * caller, holding the password a successful login just proved, stores a new hash (docs/operations.md, "Passwords").
+ * A stronger hash is kept: a lower cost setting (PASSWORD_HASH_COST=fast, meant for tests) never weakens stored ones.
  */
 export function needsRehash(stored: string, cost: HashCost = 'normal'): boolean {
   const m = /^\$argon2id\$v=19\$([^$]+)\$/.exec(stored);
   if (!m) return true;
   const params = Object.fromEntries(m[1].split(',').map((kv) => kv.split('=')));
   const want = PARAMS[cost];
-  return (
-    Number(params.m) !== want.memoryCost || Number(params.t) !== want.timeCost || Number(params.p) !== want.parallelism
-  );
+  return Number(params.m) < want.memoryCost || Number(params.t) < want.timeCost;
 }
 
 const dummies = new Map<HashCost, Promise<string>>();

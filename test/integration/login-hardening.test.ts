@@ -52,6 +52,7 @@ describe('login hardening', () => {
     expect(await verifyPassword(before, 'password-from-2025')).to.equal(true);
     expect(await verifyPassword(before, 'password-from-2024')).to.equal(false);
     expect(needsRehash(before, 'normal'), 'same parameters in another order').to.equal(false);
+    expect(needsRehash(before, 'fast'), 'a stronger hash is never replaced by a cheaper one').to.equal(false);
 
     const accounts = createAccountService({ ...ctx, config: { ...ctx.config, passwordHashCost: 'normal' } });
     const acc = await makeAccount(ctx);
