@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AppContext } from './context.js';
-import { ConfigError } from '../src/config.js';
+import { listen } from '../http/listen.js';
 import { createApp } from './web.js';
 
 /** How long in-flight requests may run on after a shutdown begins. */
@@ -21,21 +21,7 @@ export async function startWebServer(
   const app = await createApp(ctx);
   const server = http.createServer(app);
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      const why =
-        err.code === 'EADDRINUSE'
-          ? 'is already in use'
-          : err.code === 'EACCES'
-            ? 'needs privileges this user lacks'
-            : null;
-      reject(
-        why ? new ConfigError(`Invalid environment variable PORT: ${host}:${port} ${why}; choose another port`) : err,
-      );
-    });
-    server.listen(port, host, () => resolve());
-  });
-  const actualPort = (server.address() as { port: number }).port;
+  const actualPort = await listen(server, port, host, 'PORT');
   return {
     server,
     port: actualPort,

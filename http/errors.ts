@@ -60,9 +60,8 @@ export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (statusFor(err) === 503)
-      logger.warn({ reqId: req.id, path: req.baseUrl + req.path, err }, 'database unavailable');
-    else if (statusFor(err) === 500)
-      logger.error({ err, reqId: req.id, path: req.baseUrl + req.path }, 'unhandled error');
+      logger.warn({ path: req.baseUrl + req.path, err }, 'database unavailable'); // req_id: the request scope's
+    else if (statusFor(err) === 500) logger.error({ err, path: req.baseUrl + req.path }, 'unhandled error');
     sendError(res, err);
   };
 }

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { RequestHandler } from 'express';
 import type { AppContext } from '../src/context.js';
-import { ConfigError } from '../src/config.js';
+import { listen } from './listen.js';
 
 const digest = (s: string) => crypto.createHash('sha256').update(s).digest();
 
@@ -37,12 +37,12 @@ export function metricsRoute(ctx: AppContext): RequestHandler {
 
 /**
  * METRICS_PORT: a listener of its own that serves `/metrics` and nothing else, for every role (a worker has no web
- * port). METRICS_TOKEN, when set, is required there too; without it, keep the port on the private network.
+ * port), on METRICS_HOST (loopback unless the operator opens it). METRICS_TOKEN, when set, is required there too.
  */
 export async function startMetricsServer(
   ctx: AppContext,
   port: number,
-  host = ctx.config.host,
+  host = ctx.config.metricsHost,
 ): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
@@ -58,20 +58,9 @@ export async function startMetricsServer(
       },
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      reject(
-        err.code === 'EADDRINUSE'
-          ? new ConfigError(
-              `Invalid environment variable METRICS_PORT: ${host}:${port} is already in use; choose another port`,
-            )
-          : err,
-      );
-    });
-    server.listen(port, host, () => resolve());
-  });
+  const bound = await listen(server, port, host, 'METRICS_PORT');
   return {
-    port: (server.address() as { port: number }).port,
+    port: bound,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

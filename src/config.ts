@@ -47,6 +47,7 @@ const schema = Joi.object({
     .min(16)
     .pattern(/^[\x21-\x7e]+$/, 'printable characters without spaces'),
   METRICS_PORT: Joi.number().integer().min(1).max(65535),
+  METRICS_HOST: Joi.string().default('127.0.0.1'),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
 }).unknown(true);
 
@@ -88,6 +89,8 @@ export interface Config {
   metricsToken: string | null;
   /** A port of its own serving only `/metrics` (any role, the worker included). */
   metricsPort: number | null;
+  /** Where METRICS_PORT listens: loopback unless the operator opens it (then with METRICS_TOKEN). */
+  metricsHost: string;
   logLevel: string;
 }
 
@@ -158,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     shippingAllowPrivateUrls: v.SHIPPING_ALLOW_PRIVATE_URLS,
     metricsToken: v.METRICS_TOKEN ?? null,
     metricsPort: v.METRICS_PORT ?? null,
+    metricsHost: v.METRICS_HOST,
     callbackRatePerMinute: v.CALLBACK_RATE_PER_MINUTE,
     passwordHashCost: v.PASSWORD_HASH_COST,
     logLevel: v.LOG_LEVEL,

@@ -46,7 +46,8 @@ export function createPasswordResetService(core: Core, mailer: Mailer = createMa
             'If it was not you, ignore this mail: your password stays as it is.\n',
           html:
             `<p>Hello ${user.name.replace(/[<>&]/g, '')},</p>` +
-            `<p>Open <a href="${link}">this link</a> within ${RESET_TTL_MINUTES} minutes to choose a new password.</p>` +
+            `<p>Open <a href="${link}">this link</a> within ${RESET_TTL_MINUTES} minutes ` +
+            'to choose a new password.</p>' +
             '<p>If it was not you, ignore this mail.</p>',
         })
         .catch((err) => core.logger.error({ err, user_id: user.id }, 'password reset mail not sent'));

@@ -33,6 +33,25 @@ describe('observability: /metrics, access lines and request ids', () => {
     }
   });
 
+  it('reads the queue depth per priority from the job store: due jobs wait, locked ones run', async () => {
+    const ctx = getCtx();
+    const name = `test-depth-${Date.now()}`;
+    const urgent = async () => (await ctx.jobs.queueDepth()).find((d) => d.priority === 'URGENT')!;
+    const before = await urgent();
+    try {
+      for (let i = 0; i < 3; i++) await ctx.queue.enqueue(name, { i }, { priority: 'URGENT' });
+      await ctx.db.sequelize.query(
+        `UPDATE agenda_jobs SET locked_at = now() WHERE id = (SELECT id FROM agenda_jobs WHERE name = $1 LIMIT 1)`,
+        { bind: [name] },
+      );
+      const after = await urgent();
+      expect(after.waiting - before.waiting).to.equal(2);
+      expect(after.running - before.running).to.equal(1);
+    } finally {
+      await ctx.db.sequelize.query('DELETE FROM agenda_jobs WHERE name = $1', { bind: [name] });
+    }
+  });
+
   it('serves the page within 2.5 s when the job store does not answer, without the queue series', async function () {
     this.timeout(10_000);
     const metrics = createMetrics();
