@@ -35,9 +35,13 @@ describe('dashboard sessions', () => {
   it('regenerates the session id at login and sets a hardened cookie', async () => {
     const acc = await makeAccount(getCtx());
     const c = sessionClient(web.url);
-    const first = await c.fetch('/csrf-token');
-    c.csrf = (await first.json()).token;
-    const before = c.cookies.get('leadflow.sid');
+    c.csrf = (await c.json('GET', '/csrf-token')).body.token;
+    const first = await c.json('POST', '/login', { email: acc.agent.email, password: acc.agent.password });
+    expect(first.status).to.equal(200);
+    const agentSid = c.cookies.get('leadflow.sid');
+    expect(agentSid).to.be.a('string');
+    c.csrf = first.body.csrf_token;
+    // a second login on the same browser gets a new session; the first one is gone from the store
     const res = await c.fetch('/login', {
       method: 'POST',
       json: { email: acc.seller.email, password: acc.seller.password },
@@ -47,7 +51,10 @@ describe('dashboard sessions', () => {
     expect(setCookie)
       .to.match(/HttpOnly/i)
       .and.match(/SameSite=Lax/i);
-    expect(c.cookies.get('leadflow.sid')).to.not.equal(before);
+    expect(c.cookies.get('leadflow.sid')).to.be.a('string').and.not.equal(agentSid);
+    const sid = (v: string) => decodeURIComponent(v).replace(/^s:/, '').split('.')[0];
+    expect(await getCtx().models.Session.count({ where: { sid: sid(agentSid!) } })).to.equal(0);
+    expect(await getCtx().models.Session.count({ where: { sid: sid(c.cookies.get('leadflow.sid')!) } })).to.equal(1);
   });
 
   it('throttles the 6th failed login of an email + IP within a minute with 429', async () => {

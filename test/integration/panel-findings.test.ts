@@ -368,19 +368,18 @@ describe('admin panel: tenancy, secrets, roles and state changes', function () {
       );
 
       const foreignToken = (await ctx.models.ApiToken.findOne({ where: { account_id: b.id } }))!;
-      for (const [method, path, body] of [
-        ['GET', '/leads/{id}/show', undefined],
-        ['PATCH', '/leads/{id}/update', { status: 'wrong', full_name: 'x', phone: '+212600000009' }],
-        ['DELETE', '/settings/api-keys/{t}/delete', undefined],
-        ['GET', '/imports/{id}/report', undefined],
-        ['GET', '/exports/{id}/download', undefined],
+      const foreignImport = (await ctx.models.ImportRun.findOne({ where: { account_id: b.id } }))!;
+      const foreignExport = (await ctx.models.ExportRun.findOne({ where: { account_id: b.id } }))!;
+      // each path with the id of account B's own row of that kind
+      for (const [method, path, id, body] of [
+        ['GET', '/leads/{id}/show', foreign.id, undefined],
+        ['PATCH', '/leads/{id}/update', foreign.id, { status: 'wrong', full_name: 'x', phone: '+212600000009' }],
+        ['DELETE', '/settings/api-keys/{id}/delete', foreignToken.id, undefined],
+        ['GET', '/imports/{id}/report', foreignImport.id, undefined],
+        ['GET', '/exports/{id}/download', foreignExport.id, undefined],
       ] as const) {
-        const fRes = await seller.json(
-          method,
-          path.replace('{id}', String(foreign.id)).replace('{t}', String(foreignToken.id)),
-          body,
-        );
-        const uRes = await seller.json(method, path.replace('{id}', '2000000000').replace('{t}', '2000000000'), body);
+        const fRes = await seller.json(method, path.replace('{id}', String(id)), body);
+        const uRes = await seller.json(method, path.replace('{id}', '2000000000'), body);
         expect([fRes.status, fRes.body], `${method} ${path}`).to.deep.equal([uRes.status, uRes.body]);
       }
       expect((await ctx.models.Lead.findByPk(foreign.id))!.status).to.equal(foreign.status);
