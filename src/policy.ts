@@ -28,24 +28,8 @@ const CRUD: readonly Ability[] = ['viewAny', 'view', 'create', 'update', 'delete
 
 /** decisions.md "Tenancy and roles": what each dashboard role may do (within its account unless admin). */
 const ROLE_GRID: Record<Role, Grid> = {
-  admin: Object.fromEntries(
-    (
-      [
-        'lead',
-        'order',
-        'leadHistory',
-        'orderHistory',
-        'product',
-        'city',
-        'token',
-        'user',
-        'account',
-        'shippingCompany',
-        'importRun',
-        'exportRun',
-      ] as const
-    ).map((r) => [r, ALL]),
-  ),
+  // every resource, so one added to RESOURCES is not silently refused to admins
+  admin: Object.fromEntries(RESOURCES.map((r) => [r, ALL])),
   seller: {
     lead: ALL,
     order: ALL,

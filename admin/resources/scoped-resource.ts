@@ -1,7 +1,7 @@
 import { Resource as SequelizeResource } from '@adminjs/sequelize';
 import { BaseRecord, ForbiddenError as AdminForbiddenError, type ActionContext, type Filter } from 'adminjs';
 import { Op, literal, type FindAttributeOptions, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
-import { isSystemWide } from '../../src/policy.js';
+import { accountScope } from '../../src/policy.js';
 import { likeContains } from '../../src/query.js';
 import { actorOf } from './panel-kit.js';
 
@@ -89,9 +89,8 @@ export class ScopedResource extends SequelizeResource {
   /** The account condition of the acting user; a call without an actor is refused rather than left unscoped. */
   scopeOf(context?: ActionContext): WhereOptions {
     if (!context?.currentAdmin) throw new AdminForbiddenError('The panel reads data only for a signed-in user.');
-    const actor = actorOf(context);
-    if (this.tenantColumn === null || isSystemWide(actor)) return {};
-    return { [this.tenantColumn]: actor.accountId };
+    const { account_id } = accountScope(actorOf(context)); // the one tenancy rule (src/policy.ts)
+    return this.tenantColumn && account_id ? { [this.tenantColumn]: account_id } : {};
   }
 
   /** The properties a request may filter on: those the panel offers as filters, and the title (search). */
