@@ -69,7 +69,15 @@ export function createSessionMiddleware(ctx: AppContext): {
       (req, _email, _password, done) => {
         const creds = loginCredentials(req);
         if (!creds) return done(null, false);
-        ctx.services.accounts.verifyCredentials(creds.email, creds.password).then((u) => done(null, u ?? false), done);
+        // done() runs the login route's callback; a throw there must reach Express as an error, not float as an
+        // unhandled rejection that ends the process
+        ctx.services.accounts.verifyCredentials(creds.email, creds.password).then((u) => {
+          try {
+            done(null, u ?? false);
+          } catch (err) {
+            done(err);
+          }
+        }, done);
       },
     ),
   );

@@ -62,14 +62,21 @@ export async function formLogin(
   baseUrl: string,
   email: string,
   password: string,
-  extra: Record<string, string> = {},
+  extra: Record<string, string> | [string, string][] = {},
 ): Promise<Response> {
   const c = sessionClient(baseUrl);
   const page = await (await c.fetch('/login', { headers: { accept: 'text/html' } })).text();
   const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1];
+  // pairs may repeat a field, as a tampered form can
+  const fields = [
+    ['_csrf', csrf],
+    ['email', email],
+    ['password', password],
+    ...(Array.isArray(extra) ? extra : Object.entries(extra)),
+  ];
   return c.fetch('/login', {
     method: 'POST',
     headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: csrf, email, password, ...extra }).toString(),
+    body: new URLSearchParams(fields).toString(),
   });
 }

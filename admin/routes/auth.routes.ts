@@ -76,8 +76,8 @@ export function createAuthRoutes(
             loginPage({
               csrf: csrf.token(req, res),
               error: message,
-              email: String(req.body?.email ?? ''),
-              next: req.body?.next,
+              email: typeof req.body?.email === 'string' ? req.body.email : '',
+              next: typeof req.body?.next === 'string' ? req.body.next : '',
             }),
           );
       }

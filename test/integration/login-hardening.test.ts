@@ -114,6 +114,22 @@ describe('login hardening', () => {
     await resets.requestReset('nobody@nowhere.test');
   });
 
+  it('answers a login form with a field sent twice (a list) with its page, and keeps serving', async () => {
+    const acc = await makeAccount(getCtx());
+    const res = await formLogin(web.url, acc.agent.email, 'a-wrong-password', [
+      ['next', '/admin/a'],
+      ['next', '/admin/b'],
+    ]);
+    expect(res.status).to.equal(401);
+    expect(await res.text()).to.include('These credentials do not match our records.');
+    const again = await formLogin(web.url, acc.agent.email, acc.agent.password, [
+      ['email', 'x@example.test'],
+      ['next', '/admin'],
+    ]);
+    expect(again.status).to.be.below(500);
+    expect((await fetch(`${web.url}/health/live`)).status).to.equal(200);
+  });
+
   it('follows next only to a path on this site', async () => {
     for (const bad of [
       '/\\evil.example',
