@@ -109,6 +109,14 @@ export function postToCarrier(
 ): Promise<CarrierAnswer> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
+    // Node calls no lookup for a host that is already an address (127.0.0.1, [::ffff:7f00:1], 2130706433 once the URL
+    // is parsed): such a host is judged here, so a URL stored before the check (or while private ones were allowed)
+    // cannot reach a private address either.
+    const literal = target.hostname.replace(/^\[|\]$/g, '');
+    if (!allowPrivate && net.isIP(literal) && !isPublicAddress(literal)) {
+      reject(new CarrierAddressError(`the endpoint's address ${literal} is not a public address`));
+      return;
+    }
     const request = (target.protocol === 'https:' ? https : http).request(
       target,
       {

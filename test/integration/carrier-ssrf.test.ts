@@ -85,14 +85,17 @@ describe('carrier endpoints (SSRF)', () => {
     );
   });
 
-  it('refuses to connect to a host that resolves to a private address at push time, so a later DNS change cannot reach inside', async () => {
+  it('refuses to connect to a private address at push time, by name or written as an address, so a URL stored earlier or a later DNS change cannot reach inside', async () => {
     const inside = await listen((res) => res.end('{"secret":"local"}'));
     try {
-      const err = await postToCarrier(`http://localhost:${inside.port}/`, {}, '{}', 2000, false).then(
-        () => null,
-        (e) => e,
-      );
-      expect(err).to.be.instanceOf(CarrierAddressError);
+      // a name that resolves inside, and the same address written as IPv4, IPv4-mapped IPv6, and a decimal number
+      for (const host of ['localhost', '127.0.0.1', '[::ffff:127.0.0.1]', '2130706433']) {
+        const err = await postToCarrier(`http://${host}:${inside.port}/`, {}, '{}', 2000, false).then(
+          () => null,
+          (e) => e,
+        );
+        expect(err, host).to.be.instanceOf(CarrierAddressError);
+      }
       expect(inside.hits).to.deep.equal([]);
     } finally {
       await inside.close();
