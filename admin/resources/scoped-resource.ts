@@ -3,6 +3,7 @@ import { BaseRecord, ForbiddenError as AdminForbiddenError, type ActionContext, 
 import { Op, literal, type FindAttributeOptions, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
 import { accountScope } from '../../src/policy.js';
 import { likeContains } from '../../src/query.js';
+import { isCalendarDate } from '../../src/validation.js';
 import { actorOf } from './panel-kit.js';
 
 /** Columns the panel never reads: hashes, secrets, keys and server paths (matched by name, so new ones are covered). */
@@ -32,10 +33,9 @@ function intValue(value: unknown, typeKey: string): string | null {
   return BigInt(text) <= (INT_MAX[typeKey] ?? 0n) ? String(BigInt(text)) : null;
 }
 
+/** A real calendar date within the app's range (the one rule, src/validation.ts), else null: matches nothing. */
 function dateValue(value: unknown): Date | null {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)) return null;
-  const d = new Date(value);
-  return Number.isNaN(d.getTime()) ? null : d;
+  return typeof value === 'string' && isCalendarDate(value) ? new Date(value) : null;
 }
 
 function likePattern(value: unknown): string | null {

@@ -61,6 +61,8 @@ describe('admin panel: tenancy, secrets, roles and state changes', function () {
         `filters.full_name=${'x'.repeat(201)}`,
         'filters.status=nope',
         'filters.created_at~~from=zzz',
+        'filters.created_at~~to=0000-12-31', // before PostgreSQL's range (answered 500)
+        'filters.created_at~~from=2026-02-31', // no such day (rolled over to March)
       ]) {
         const list = await panel(seller, 'GET', `leads/actions/list?${q}`);
         expect([list.status, list.body.meta.total], q).to.deep.equal([200, 0]);
@@ -68,6 +70,9 @@ describe('admin panel: tenancy, secrets, roles and state changes', function () {
       expect(
         (await panel(seller, 'GET', 'leads/actions/list?filters.full_name=customer')).body.meta.total,
       ).to.be.greaterThan(0);
+      const year = new Date().getUTCFullYear();
+      const dated = await panel(seller, 'GET', `leads/actions/list?filters.created_at~~from=${year - 1}-01-01`);
+      expect(dated.body.meta.total, 'a real date still filters').to.be.greaterThan(0);
     });
 
     it('When a seller filters by another account, Then the answer is empty rather than that account', async () => {
