@@ -390,7 +390,7 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
               s.tokens.createToken(actor, {
                 name: String(p.name ?? ''),
                 scopes: (p.scopes as never[]) ?? [],
-                ...(p.expires_at ? { expires_at: new Date(String(p.expires_at)) } : {}),
+                ...(p.expires_at ? { expires_at: String(p.expires_at) } : {}),
               }),
             remove: (actor, ids) => s.tokens.revokeTokens(actor, ids),
             createdNotice: (t) => `Copy this API key now, it will not be shown again: ${t.token}`,

@@ -100,7 +100,7 @@ export const commands: Record<string, Command> = {
       user_id: user.id,
       name: str(f, 'name')!,
       scopes,
-      expires_at: str(f, 'expires') ? new Date(str(f, 'expires')!) : undefined,
+      expires_at: str(f, 'expires') ?? undefined,
     });
   },
 };

@@ -34,6 +34,7 @@ const messages: Joi.LanguageMessages = {
   'date.base': 'The {{#label}} field must be a valid date.',
   'date.format': 'The {{#label}} field must match the format Y-m-d\\TH:i:sP.',
   'date.range': `The {{#label}} field must be a valid ISO 8601 date between ${DATE_RANGE_TEXT}.`,
+  'date.future': 'The {{#label}} field must be a date after now.',
 };
 
 export const JOI_OPTIONS: Joi.ValidationOptions = {
@@ -98,8 +99,12 @@ export function isCalendarDate(v: string): boolean {
 }
 
 /** A date filter or field: an ISO 8601 string naming a real date within DATE_RANGE, converted to a Date. */
-export const isoDate = () =>
-  Joi.string().custom((v: string, h) => (isCalendarDate(v) ? new Date(v) : h.error('date.range')));
+export const isoDate = (opts: { future?: boolean } = {}) =>
+  Joi.string().custom((v: string, h) => {
+    if (!isCalendarDate(v)) return h.error('date.range');
+    const d = new Date(v);
+    return opts.future && d.getTime() <= Date.now() ? h.error('date.future') : d;
+  });
 
 function holdsControlChar(v: unknown, depth: number): boolean {
   if (typeof v === 'string') return CONTROL.test(v);

@@ -5,7 +5,7 @@ import type { Core } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { accountScope, authorize } from '../policy.js';
 import { idsOrNotFound } from '../query.js';
-import { validate } from '../validation.js';
+import { validate, isoDate } from '../validation.js';
 import type { ApiToken } from './api-token.model.js';
 
 export const tokenCreateSchema = Joi.object({
@@ -15,13 +15,15 @@ export const tokenCreateSchema = Joi.object({
     .min(1)
     .unique()
     .required(),
-  expires_at: Joi.date().iso().greater('now').allow(null),
+  // the app's calendar rule (2026-02-31 is refused, not rolled over), then in the future
+  expires_at: isoDate({ future: true }).allow(null),
   user_id: Joi.number().integer().positive(),
 });
 export interface TokenCreateInput {
   name: string;
   scopes: Scope[];
-  expires_at?: Date | null;
+  /** An ISO 8601 date in the future (validated into a Date). */
+  expires_at?: string | null;
   user_id?: number;
 }
 

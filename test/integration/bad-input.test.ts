@@ -112,6 +112,28 @@ describe('bad input', () => {
       expect(res.body.errors, q).to.have.property(q.split('=')[0]);
     }
     expect((await seller.json('GET', '/leads?created_from=2024-02-29')).status).to.equal(200);
+    // an API key's expiry: a real day in the future
+    const keyCount = () => getCtx().models.ApiToken.count({ where: { account_id: acc.id } });
+    const keysBefore = await keyCount();
+    for (const expires_at of ['2099-02-31', '2020-01-01', '0000-01-01']) {
+      const res = await seller.json('POST', '/settings/api-keys/generate', {
+        name: 'expiring',
+        scopes: ['VIEW LEADS'],
+        expires_at,
+      });
+      expect(res.status, expires_at).to.equal(422);
+      expect(res.body.errors, expires_at).to.have.property('expires_at');
+    }
+    expect(await keyCount()).to.equal(keysBefore);
+    expect(
+      (
+        await seller.json('POST', '/settings/api-keys/generate', {
+          name: 'expiring',
+          scopes: ['VIEW LEADS'],
+          expires_at: '2099-02-28',
+        })
+      ).status,
+    ).to.equal(201);
     expect((await call('GET', '/lead-histories?since=2026-01-01T00:00:00.000Z')).status).to.equal(200);
     expect(
       (
