@@ -10,7 +10,7 @@ import Joi from 'joi';
 import { Op } from 'sequelize';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
-import { inlineParams, withPgClient } from '../db/index.js';
+import { inlineParams, isDatabaseUnavailable, withPgClient } from '../db/index.js';
 import { NotFoundError } from '../errors.js';
 import { dashboardListQuerySchema, type LeadFilters } from '../leads/lead.schemas.js';
 import type { LeadService } from '../leads/lead.service.js';
@@ -242,8 +242,10 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
         });
         core.metrics.transferRows.inc({ kind: 'export', outcome: 'exported' }, count ?? 0);
       } catch (err) {
-        core.logger.error({ err, runId }, 'export failed');
         await fs.promises.rm(file, { force: true }).catch(() => {});
+        // An outage is not the export's fault: the job waits for the database and writes the file again.
+        if (isDatabaseUnavailable(err)) throw err;
+        core.logger.error({ err, runId }, 'export failed');
         await run.update({ status: 'failed', error: (err as Error).message.slice(0, 1000), finished_at: new Date() });
       } finally {
         clearInterval(timer);

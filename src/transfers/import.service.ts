@@ -4,6 +4,7 @@ import path from 'node:path';
 import { QueryTypes } from 'sequelize';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
+import { isDatabaseUnavailable } from '../db/index.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { checkLeadItems, type Catalogue, type PreparedLead } from '../leads/lead.check.js';
 import type { LeadService } from '../leads/lead.service.js';
@@ -442,6 +443,8 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
           core.logger.warn({ runId }, 'another attempt of this import wrote its rows; this one stops');
           return;
         }
+        // An outage is not the file's fault: the job waits for the database and resumes from the cursor, upload kept.
+        if (isDatabaseUnavailable(err)) throw err;
         core.logger.error({ err, runId }, 'import failed');
         await fail(`The file could not be read: ${(err as Error).message}`.slice(0, 1000));
       }

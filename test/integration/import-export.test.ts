@@ -4,8 +4,9 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import ExcelJS from 'exceljs';
-import { QueryTypes } from 'sequelize';
+import { ConnectionRefusedError, QueryTypes } from 'sequelize';
 import { systemActor } from '../../src/actor.js';
+import { createImportService } from '../../src/transfers/import.service.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount } from '../factories.js';
 import { useTestServer } from '../helpers.js';
@@ -58,6 +59,31 @@ const runImport = async (id: number) => {
 
 describe('import and export', () => {
   const web = useTestServer();
+
+  it('When the database goes away during an import, Then the run is not failed and its upload is kept: the job waits and resumes', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const file = await tmpFile('outage.csv', `phone,sku\n+212600770001,${acc.skus.active[0]}\n`);
+    const run = await ctx.services.imports.start(acc.seller.actor, file);
+    const stored = (await ctx.models.ImportRun.findByPk(run.id))!;
+    // the batch write meets a database that does not answer
+    const down = new Proxy(ctx.db.sequelize, {
+      get: (target, key) =>
+        key === 'transaction'
+          ? () => Promise.reject(new ConnectionRefusedError(new Error('connect ECONNREFUSED')))
+          : Reflect.get(target, key),
+    });
+    const imports = createImportService({ ...ctx, db: { ...ctx.db, sequelize: down } }, { leads: ctx.services.leads });
+    const err = await imports.run(run.id).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(err).to.be.instanceOf(ConnectionRefusedError);
+    expect((await stored.reload()).status).to.not.equal('failed');
+    expect(fs.existsSync(stored.file_path!), 'the upload is kept for the rerun').to.equal(true);
+    await ctx.services.imports.run(run.id); // the database is back: the job's rerun completes
+    expect((await stored.reload()).toJSON()).to.include({ status: 'completed', rows_written: 1 });
+  });
 
   it('imports a mixed CSV: good rows written with history, bad rows counted and reported by row and column', async () => {
     const acc = await makeAccount(getCtx());
