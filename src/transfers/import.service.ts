@@ -17,6 +17,7 @@ import {
   readRows,
   sniffType,
   unescapeCell,
+  inflatedSizeProblem,
   workbookExpansionProblem,
   type ExpansionLimits,
   type SheetType,
@@ -380,6 +381,12 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
       };
 
       try {
+        const inflated =
+          run.file_type === 'xlsx' ? await inflatedSizeProblem(run.file_path, expansionLimits(core.config)) : null;
+        if (inflated) {
+          await fail(inflated);
+          return;
+        }
         for await (const cells of readRows(run.file_path, run.file_type)) {
           rowNo++;
           if (!header) {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { parse } from 'csv-parse';
 import ExcelJS from 'exceljs';
+import unzipper from 'unzipper';
 
 export type SheetType = 'xlsx' | 'csv';
 
@@ -85,6 +86,38 @@ export async function workbookExpansionProblem(path: string, limits: ExpansionLi
       : null;
   } finally {
     await fh.close();
+  }
+}
+
+/**
+ * Inflates the workbook the way the reader will (the same zip parser, entry by entry from the local headers, which is
+ * what it trusts, not the central directory), counting bytes and keeping none, and names the first limit the real
+ * content breaks, or null. A file whose directory lies about its sizes passes workbookExpansionProblem; not this.
+ * Memory stays flat; it costs one extra inflation, so it runs in the import job, not in the upload request.
+ */
+export async function inflatedSizeProblem(path: string, limits: ExpansionLimits): Promise<string | null> {
+  const MB = 1048576;
+  const source = fs.createReadStream(path);
+  const zip = source.pipe(unzipper.Parse({ forceStream: true }));
+  let total = 0;
+  try {
+    for await (const entry of zip as AsyncIterable<NodeJS.ReadableStream & { path: string }>) {
+      const cap = /sharedStrings\.xml$/i.test(entry.path) ? limits.sharedStringsBytes : Infinity;
+      let size = 0;
+      for await (const chunk of entry as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        total += chunk.length;
+        if (size > cap)
+          return `The workbook's shared strings expand to more than the ${Math.round(cap / MB)} MB allowed.`;
+        if (total > limits.totalBytes)
+          return `The workbook expands to more than the ${Math.round(limits.totalBytes / MB)} MB allowed.`;
+      }
+    }
+    return null;
+  } catch {
+    return 'The file is not a readable xlsx workbook.';
+  } finally {
+    source.destroy();
   }
 }
 

@@ -210,21 +210,8 @@ describe('bad input', () => {
   it('refuses an xlsx decompression bomb at upload, reading only its directory (memory stays flat)', async function () {
     this.timeout(60_000);
     const acc = await makeAccount(getCtx());
-    const zip = new JSZip();
-    zip.file(
-      '[Content_Types].xml',
-      '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
-    );
-    zip.file('xl/workbook.xml', '<workbook/>');
-    zip.file(
-      'xl/sharedStrings.xml',
-      `<sst>${'<si><t>aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa</t></si>'.repeat(2_000_000)}</sst>`,
-    );
     const file = path.join(os.tmpdir(), `bomb-${Date.now()}.xlsx`);
-    fs.writeFileSync(
-      file,
-      await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 9 } }),
-    );
+    fs.writeFileSync(file, await bombWorkbook());
     expect(fs.statSync(file).size).to.be.below(1024 * 1024);
     const rssBefore = process.memoryUsage().rss;
     const err = await getCtx()
@@ -237,6 +224,49 @@ describe('bad input', () => {
     expect(err?.errors?.file?.[0]).to.match(/decompression bomb|shared strings expand/);
     expect(await getCtx().models.ImportRun.count({ where: { account_id: acc.id } })).to.equal(0);
     expect(fs.existsSync(file)).to.equal(false);
+  });
+});
+
+/** A workbook of 2 million shared strings (≈ 84 MB of XML) compressed below 1 MB. */
+async function bombWorkbook(): Promise<Buffer> {
+  const zip = new JSZip();
+  zip.file(
+    '[Content_Types].xml',
+    '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+  );
+  zip.file('xl/workbook.xml', '<workbook/>');
+  zip.file(
+    'xl/sharedStrings.xml',
+    `<sst>${'<si><t>aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa</t></si>'.repeat(2_000_000)}</sst>`,
+  );
+  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 9 } });
+}
+
+describe('bad input: a workbook whose zip directory lies', () => {
+  it('fails the import of a bomb whose directory claims small sizes when the job inflates it, memory flat, upload removed', async function () {
+    this.timeout(60_000);
+    const acc = await makeAccount(getCtx());
+    const zip = await bombWorkbook();
+    // every central-directory entry claims to inflate to its compressed size: the upload check sees nothing wrong
+    const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+    for (let i = 0, at = zip.readUInt32LE(eocd + 16); i < zip.readUInt16LE(eocd + 10); i++) {
+      zip.writeUInt32LE(zip.readUInt32LE(at + 20), at + 24);
+      at += 46 + zip.readUInt16LE(at + 28) + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+    }
+    const file = path.join(os.tmpdir(), `liar-${Date.now()}.xlsx`);
+    fs.writeFileSync(file, zip);
+    const run = await getCtx().services.imports.start(acc.seller.actor, {
+      path: file,
+      originalname: 'liar.xlsx',
+      size: zip.length,
+    });
+    const stored = (await getCtx().models.ImportRun.findByPk(run.id))!;
+    const rssBefore = process.memoryUsage().rss;
+    await getCtx().services.imports.run(run.id);
+    expect(process.memoryUsage().rss - rssBefore).to.be.below(48 * 1024 * 1024);
+    expect((await stored.reload()).toJSON()).to.include({ status: 'failed', rows_written: 0 });
+    expect(stored.error).to.match(/shared strings expand to more than/);
+    expect(fs.existsSync(stored.file_path!)).to.equal(false);
   });
 });
 
