@@ -165,7 +165,31 @@ describe('login hardening', () => {
     );
     for (let i = 0; i < 5; i++) await fetch(`${web.url}/login`);
     expect(await Session.count()).to.equal(before);
-    // The anonymous token still guards the login form, and the session starts at login.
+    // The anonymous token guards the login form: no token, A's token without A's identifier cookie, or A's token with
+    // B's identifier are all refused, with the right password.
+    const good = { email: acc.seller.email, password: acc.seller.password };
+    const other = sessionClient(web.url);
+    other.csrf = (await other.json('GET', '/csrf-token')).body.token;
+    const tries = [
+      { cookies: c.cookies, token: '' },
+      { cookies: new Map<string, string>(), token: c.csrf },
+      { cookies: other.cookies, token: c.csrf },
+    ];
+    for (const [i, t] of tries.entries()) {
+      const res = await fetch(`${web.url}/login`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          ...(t.token ? { 'x-csrf-token': t.token } : {}),
+          ...(t.cookies.size ? { cookie: [...t.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {}),
+        },
+        body: JSON.stringify(good),
+      });
+      expect(res.status, `try ${i}`).to.equal(403);
+    }
+    expect(await Session.count()).to.equal(before);
+    // ... and with its own cookie and token, the session starts at login.
     expect(
       (await c.json('POST', '/login', { email: acc.seller.email, password: acc.seller.password })).status,
     ).to.equal(200);
