@@ -5,12 +5,13 @@ import passport from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
 import { userActor } from '../src/actor.js';
 import type { AppContext } from '../src/context.js';
+import { normalizeEmail } from '../src/accounts/email.js';
 
 /** The login form's email (trimmed, lower case) and password, from the body only; null unless both are strings. */
 export function loginCredentials(req: { body?: unknown }): { email: string; password: string } | null {
   const { email, password } = (req.body ?? {}) as { email?: unknown; password?: unknown };
   if (typeof email !== 'string' || typeof password !== 'string' || !email || !password) return null;
-  return { email: email.trim().toLowerCase(), password };
+  return { email: normalizeEmail(email), password };
 }
 
 /** What the session keeps of the logged-in user (serialised id) and what req.user holds per request. */

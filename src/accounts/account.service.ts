@@ -15,6 +15,7 @@ import {
   type UserUpdateInput,
 } from './account.schemas.js';
 import type { User } from './user.model.js';
+import { normalizeEmail } from './email.js';
 
 export interface UserView {
   id: number;
@@ -98,7 +99,7 @@ export function createAccountService(core: Core) {
       }
       const u = await User.create({
         ...v,
-        email: v.email.toLowerCase(),
+        email: normalizeEmail(v.email),
         password_hash: await hashPassword(v.password, core.config.passwordHashCost),
       });
       return userView(u);
@@ -145,7 +146,7 @@ export function createAccountService(core: Core) {
     async verifyCredentials(email: string, password: string): Promise<User | null> {
       const cost = core.config.passwordHashCost;
       const u = await User.scope('withPassword').findOne({
-        where: { email: String(email).trim().toLowerCase(), active: true },
+        where: { email: normalizeEmail(String(email)), active: true },
       });
       if (!u) {
         await verifyAgainstNothing(password, cost);
@@ -164,7 +165,7 @@ export function createAccountService(core: Core) {
     },
 
     async findUserByEmail(email: string) {
-      return User.findOne({ where: { email: String(email).trim().toLowerCase() } });
+      return User.findOne({ where: { email: normalizeEmail(String(email)) } });
     },
   };
 }

@@ -7,6 +7,7 @@ import { createMailer, type Mailer } from '../mail/mailer.js';
 import { hashPassword } from '../passwords.js';
 import { sha256 } from '../tokens/token.service.js';
 import { validate } from '../validation.js';
+import { normalizeEmail } from '../accounts/email.js';
 
 export const RESET_TTL_MINUTES = 60;
 
@@ -26,7 +27,7 @@ export function createPasswordResetService(core: Core, mailer: Mailer = createMa
     /** Sends a reset link when the email belongs to an active user; does nothing visible otherwise. */
     async requestReset(email: unknown): Promise<void> {
       if (typeof email !== 'string' || email.length > 254) return;
-      const user = await User.findOne({ where: { email: email.trim().toLowerCase(), active: true } });
+      const user = await User.findOne({ where: { email: normalizeEmail(email), active: true } });
       if (!user) return;
       const token = crypto.randomBytes(32).toString('base64url');
       await PasswordReset.create({
