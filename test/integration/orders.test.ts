@@ -414,7 +414,7 @@ describe('orders', () => {
         code: 'replay',
         name: 'Twin',
         endpoint_url: 'http://127.0.0.1:9/x',
-        hmac_secret: SECRET,
+        hmac_secret: 'twin-secret-0123456789',
       });
       const body = { orders: [{ reference: 'ORNOSUCHORDR', status: 'shipped' }] };
       const now = Math.floor(Date.now() / 1000);
@@ -422,8 +422,20 @@ describe('orders', () => {
       expect((await postCallback(web.url, 'replay', company.id, SECRET, body, now - 301)).status).to.equal(401);
       expect((await postCallback(web.url, 'replay', company.id, SECRET, body, now + 301)).status).to.equal(401);
       expect((await postCallback(web.url, 'other-code', company.id, SECRET, body)).status).to.equal(401);
-      // Same code and secret in another account: the id names one company; it answers for its own orders only.
-      expect((await postCallback(web.url, 'replay', twin.id, SECRET, body)).status).to.equal(422);
+      // Same code in another account: the id names one company, whose own secret must sign ...
+      expect((await postCallback(web.url, 'replay', twin.id, SECRET, body)).status).to.equal(401);
+      // ... and which answers for its own account's orders only: account A's real order is unknown to it.
+      const [mine] = (await getCtx().services.orders.createMany(acc.seller.actor, { orders: [order(acc)] })).references;
+      // pushed to A's own company, so a callback moving it to shipped is legal for that company
+      await getCtx().models.Order.update(
+        { status: 'pushed', push_state: 'sent', shipping_company_id: company.id },
+        { where: { reference: mine } },
+      );
+      const says = { orders: [{ reference: mine, status: 'shipped' }] };
+      expect((await postCallback(web.url, 'replay', twin.id, 'twin-secret-0123456789', says)).status).to.equal(422);
+      expect((await getCtx().models.Order.findOne({ where: { reference: mine } }))!.status).to.equal('pushed');
+      expect((await postCallback(web.url, 'replay', company.id, SECRET, says)).status).to.equal(200);
+      expect((await getCtx().models.Order.findOne({ where: { reference: mine } }))!.status).to.equal('shipped');
       const raw = JSON.stringify(body);
       const unsigned = await fetch(`${web.url}/api/web/1.0/shipping/replay/callback`, {
         method: 'POST',
