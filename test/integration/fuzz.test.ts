@@ -68,7 +68,23 @@ const nasty: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 /** Either a well-formed value of the field or something nasty, so generated inputs get past the first checks too. */
 const or = <T>(good: fc.Arbitrary<T>) => fc.oneof(good, good, nasty);
 
-function bodies(acc: TestAccount) {
+/**
+ * Rows of the account for bulk writes to name: real references (so a bulk that changes item 0 and then refuses item 1
+ * would show as a partial write) beside ones that exist nowhere.
+ */
+async function realReferences(acc: TestAccount): Promise<string[]> {
+  const s = getCtx().services;
+  const item = (i: number) => ({
+    phone: `+2126007${String(acc.id % 1000).padStart(3, '0')}${i}`,
+    full_name: `Fuzz Row ${i}`,
+    products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
+  });
+  const leads = (await s.leads.createMany(acc.seller.actor, { leads: [item(1), item(2), item(3)] })).references;
+  const orders = (await s.orders.createMany(acc.seller.actor, { orders: [item(4), item(5)] })).references;
+  return [...leads, ...orders];
+}
+
+function bodies(acc: TestAccount, real: string[] = []) {
   const sku = or(fc.constantFrom(...acc.skus.active, acc.skus.inactive));
   const product = fc.record(
     { sku, quantity: or(fc.integer({ min: 1, max: 999 })), price: or(fc.integer({ min: 1, max: 9999 })) },
@@ -88,7 +104,7 @@ function bodies(acc: TestAccount) {
     { requiredKeys: [] },
   );
   const status = or(fc.constantFrom('new', 'confirmed', 'wrong', 'call_later', 'canceled', 'shipped', 'delivered'));
-  const reference = or(fc.constantFrom('LE0000000001', 'OR0000000001'));
+  const reference = or(fc.constantFrom(...real, 'LD0000000001', 'OR0000000001'));
   const change = fc.record(
     { reference, status, action_date: or(fc.constant('2027-01-01T10:00:00+01:00')), note: nasty },
     { requiredKeys: [] },
@@ -123,7 +139,7 @@ describe('fuzz: no input answers 5xx, and a refused input changes nothing', () =
       endpoint_url: 'http://127.0.0.1:9/f',
       hmac_secret: 'fuzz-secret-0123456789',
     });
-    const { lead, envelope, change, reference } = bodies(acc);
+    const { lead, envelope, change, reference } = bodies(acc, await realReferences(acc));
     const s = ctx.services;
     const actor = acc.seller.actor;
     const calls: [string, fc.Arbitrary<unknown>, (input: unknown) => Promise<unknown>][] = [
@@ -233,6 +249,8 @@ describe('fuzz: no input answers 5xx, and a refused input changes nothing', () =
           'direction',
           'filters.status',
           'filters.created_at',
+          'filters.created_at~~from',
+          'filters.created_at~~to',
           'filters.phone',
           'filters.account_id',
           'recordIds',
@@ -266,7 +284,7 @@ describe('fuzz: no input answers 5xx, and a refused input changes nothing', () =
         ],
         ['panel bulk delete page', (q) => seller.json('GET', `/admin/api/resources/leads/bulk/bulkDelete?${q}`)],
       ];
-      const { lead, envelope, change } = bodies(acc);
+      const { lead, envelope, change } = bodies(acc, await realReferences(acc));
       const writes: [string, fc.Arbitrary<unknown>, (b: unknown) => Promise<{ status: number }>][] = [
         ['REST POST /leads', envelope('leads', lead), (b) => rest('POST', '/leads', b)],
         ['REST PUT /leads', envelope('leads', change), (b) => rest('PUT', '/leads', b)],
