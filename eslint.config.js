@@ -74,6 +74,16 @@ export default tseslint.config(
     plugins: { '@stylistic': stylistic },
     rules: { '@stylistic/max-len': ['error', { code: 120, ignoreUrls: true }] },
   },
+  {
+    // Small modules (issue 18): a file reads in one sitting, a function fits on a screen. Blank lines and comments are
+    // not counted. Tests, migrations and benchmarks are scripts of their own and are not held to it.
+    files: ['**/*.ts', '**/*.js'],
+    ignores: ['test/**', 'migrations/**', 'bench/**'],
+    rules: {
+      'max-lines': ['warn', { max: 250, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['warn', { max: 60, skipBlankLines: true, skipComments: true, IIFEs: true }],
+    },
+  },
   ...layers.map(({ files, regex, message }) => ({
     files,
     rules: {

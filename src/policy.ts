@@ -1,5 +1,5 @@
 import type { Actor, Role, Scope } from './actor.js';
-import { ForbiddenError } from './errors.js';
+import { ForbiddenError, ValidationError } from './errors.js';
 
 export const ABILITIES = ['viewAny', 'view', 'create', 'update', 'delete', 'import', 'export'] as const;
 export type Ability = (typeof ABILITIES)[number];
@@ -135,4 +135,14 @@ export function isSystemWide(actor: Actor): boolean {
 export function accountScope(actor: Actor, requestedAccountId?: number | null): { account_id?: number } {
   if (isSystemWide(actor)) return requestedAccountId ? { account_id: requestedAccountId } : {};
   return { account_id: actor.accountId as number };
+}
+
+/**
+ * The account that new rows belong to: the actor's own, or for a system-wide actor (an admin) the account named in the
+ * input, which an admin without an account of its own must name.
+ */
+export function targetAccount(actor: Actor, requested?: number | null): number {
+  const id = isSystemWide(actor) ? (requested ?? actor.accountId) : actor.accountId;
+  if (!id) throw ValidationError.single('account_id', 'The account_id field is required.');
+  return id;
 }

@@ -1,6 +1,8 @@
-import type { Model, ModelStatic } from 'sequelize';
+import { QueryTypes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
 import type { Actor } from './actor.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError, type FieldErrors } from './errors.js';
+import { offsetOf } from './pagination.js';
+import { addError } from './validation.js';
 import { accountScope } from './policy.js';
 
 /** `%term%` with LIKE wildcards in the term escaped. */
@@ -29,10 +31,10 @@ export function searchClause(alias: string, searchBy: string, keyWord: string, p
   }
 }
 
-/** The distinct ids of a bulk request; one that is not a positive integer id makes the whole request "not found". */
 /** A value that can be a row id (an integer column): anything else names no row, and PostgreSQL would refuse it. */
 export const isRowId = (id: number): boolean => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647;
 
+/** The distinct ids of a bulk request; one that is not a positive integer id makes the whole request "not found". */
 export function idsOrNotFound(ids: unknown[]): number[] {
   const wanted = [...new Set(ids.map(Number))];
   if (!wanted.every(isRowId)) throw new NotFoundError();
@@ -50,4 +52,82 @@ export async function findInScope<M extends Model>(
   const row = await model.findOne({ where: { ...where, ...accountScope(actor) } as never });
   if (!row) throw new NotFoundError();
   return row;
+}
+
+/** Rows of a SELECT with bind parameters ($1, $2, …), inside `transaction` when given. */
+export function select<T extends object>(
+  sequelize: Sequelize,
+  sql: string,
+  bind: unknown[],
+  transaction?: Transaction,
+): Promise<T[]> {
+  return sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT, transaction });
+}
+
+/** A list statement: `SELECT ${columns} FROM ${from} WHERE ${where} ORDER BY ${orderBy}`, placeholders from $1. */
+export interface ListStatement {
+  columns: string;
+  from: string;
+  where: string;
+  params: unknown[];
+  orderBy: string;
+}
+
+/**
+ * One page of a list and the count of every row the list matches: the list + count of every paginated endpoint,
+ * run side by side on two connections.
+ */
+export async function selectPage<T extends object>(
+  sequelize: Sequelize,
+  q: ListStatement,
+  page: number,
+  perPage: number,
+): Promise<{ rows: T[]; total: number }> {
+  const n = q.params.length;
+  const [rows, [{ total }]] = await Promise.all([
+    select<T>(
+      sequelize,
+      `SELECT ${q.columns} FROM ${q.from} WHERE ${q.where} ORDER BY ${q.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...q.params, perPage, offsetOf(page, perPage)],
+    ),
+    select<{ total: number }>(sequelize, `SELECT count(*)::int AS total FROM ${q.from} WHERE ${q.where}`, q.params),
+  ]);
+  return { rows, total };
+}
+
+/** How a bulk write names its rows: by reference (REST, within the token's account) or by id (panel, dashboard). */
+export type RowKey = 'references' | 'ids';
+
+/**
+ * Locks the rows of `table` named by reference or id, FOR UPDATE in id order, within `accountId` when given (an
+ * admin's scope has none). An id outside the id column's range names no row. Every key that names no row becomes the
+ * 422 error "The selected <path> is invalid." at `path(i)`; the caller throws them with its own.
+ */
+export async function lockByKeys<R extends { id: number; reference: string }>(
+  sequelize: Sequelize,
+  transaction: Transaction,
+  q: {
+    table: 'leads' | 'orders';
+    columns: string;
+    by: RowKey;
+    keys: (string | number)[];
+    accountId?: number;
+    path: (i: number) => string;
+  },
+): Promise<{ byKey: Map<string, R>; errors: FieldErrors }> {
+  const column = q.by === 'references' ? 'reference' : 'id';
+  const wanted = q.by === 'references' ? q.keys : q.keys.filter((k) => isRowId(k as number));
+  const found = await select<R>(
+    sequelize,
+    `SELECT ${q.columns} FROM ${q.table} WHERE ${column} = ANY($1::${q.by === 'references' ? 'text' : 'bigint'}[])
+      ${q.accountId ? 'AND account_id = $2' : ''} ORDER BY id FOR UPDATE`,
+    q.accountId ? [wanted, q.accountId] : [wanted],
+    transaction,
+  );
+  const byKey = new Map(found.map((r) => [String(r[column]), r]));
+  const errors: FieldErrors = {};
+  q.keys.forEach((k, i) => {
+    if (!byKey.has(String(k))) addError(errors, q.path(i), `The selected ${q.path(i)} is invalid.`);
+  });
+  return { byKey, errors };
 }
