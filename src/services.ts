@@ -24,7 +24,7 @@ export function createServices(core: Core) {
     orders: createOrderService(core, { leads, shipping }),
     histories: createHistoryService(core),
     imports: createImportService(core, { leads }),
-    exports: createExportService(core, { leads }),
+    exports: createExportService(core),
     passwordResets: createPasswordResetService(core),
     stats: createStatsService(core),
   };

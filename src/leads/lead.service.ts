@@ -4,9 +4,10 @@ import type { Core } from '../context.js';
 import { ConflictError, ValidationError, type FieldErrors } from '../errors.js';
 import { insertHistory } from '../histories/history.repository.js';
 import { createOrdersFromLeads } from '../orders/from-leads.js';
-import { offsetOf, type Page } from '../pagination.js';
+import type { Page } from '../pagination.js';
 import { accountScope, authorize, isSystemWide } from '../policy.js';
-import { findInScope, likeContains, searchClause } from '../query.js';
+import { findInScope } from '../query.js';
+import { listLeads } from './lead.repository.js';
 import { newReferences } from '../references.js';
 import { addError, validate } from '../validation.js';
 import type { LeadStatus } from './lead.model.js';
@@ -52,37 +53,6 @@ export function createLeadService(core: Core) {
 
   function select<T extends object>(sql: string, bind: unknown[], transaction?: Transaction) {
     return sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT, transaction });
-  }
-
-  /**
-   * The filter → SQL of the lead list, shared by the list endpoints and the export job so both apply the same rules.
-   * Placeholders start at $1; `alias` is the leads table alias used in the statement.
-   */
-  function listQuery(actor: Actor, f: LeadFilters, alias = 'l'): { where: string; params: unknown[] } {
-    const params: unknown[] = [];
-    const conds: string[] = [];
-    const p = (v: unknown) => `$${params.push(v)}`;
-    const scope = accountScope(actor, f.account_id);
-    if (scope.account_id) conds.push(`${alias}.account_id = ${p(scope.account_id)}`);
-    const kw = f.keyWord?.trim();
-    if (kw) {
-      conds.push(searchClause(alias, f.search_by ?? 'reference', kw, p));
-    }
-    const search = f.search?.trim();
-    if (search) {
-      const digits = search.replace(/\D/g, '');
-      const like = p(likeContains(search));
-      conds.push(
-        `(${alias}.reference = ${p(search.toUpperCase())} OR ${alias}.full_name ILIKE ${like}
-          OR ${alias}.city ILIKE ${like}` +
-          (digits.length >= 3 ? ` OR ${alias}.phone_normalized LIKE ${p(likeContains(digits))})` : ')'),
-      );
-    }
-    if (f.status) conds.push(`${alias}.status = ${p(f.status)}`);
-    if (f.city_id) conds.push(`${alias}.city_id = ${p(f.city_id)}`);
-    if (f.created_from) conds.push(`${alias}.created_at >= ${p(new Date(f.created_from))}`);
-    if (f.created_to) conds.push(`${alias}.created_at <= ${p(new Date(f.created_to))}`);
-    return { where: conds.length ? conds.join(' AND ') : 'true', params };
   }
 
   /** The account's active products by sku (those named, or all of them). */
@@ -364,7 +334,6 @@ export function createLeadService(core: Core) {
     prepareLeads,
     activeProducts,
     insertLeads,
-    listQuery,
 
     /**
      * REST bulk create: ≤ 1,000 items, atomic (any invalid item or sku rejects the whole request), references in order.
@@ -424,16 +393,7 @@ export function createLeadService(core: Core) {
       f: LeadFilters & { page: number; perPage: number },
     ): Promise<Page<LeadListItem & { id: number; account_id: number }>> {
       authorize(actor, 'viewAny', 'lead');
-      const { where, params } = listQuery(actor, f);
-      const n = params.length;
-      const [rows, [{ total }]] = await Promise.all([
-        select<LeadListItem & { id: number; account_id: number; created_at: Date }>(
-          `SELECT l.id, l.account_id, l.reference, l.full_name, l.phone, l.city, l.status, l.created_at FROM leads l
-            WHERE ${where} ORDER BY l.created_at DESC, l.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
-          [...params, f.perPage, offsetOf(f.page, f.perPage)],
-        ),
-        select<{ total: number }>(`SELECT count(*)::int AS total FROM leads l WHERE ${where}`, params),
-      ]);
+      const { rows, total } = await listLeads(sequelize, actor, f, f.page, f.perPage);
       return {
         data: rows.map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() })),
         total,

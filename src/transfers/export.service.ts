@@ -10,16 +10,15 @@ import Joi from 'joi';
 import { Op } from 'sequelize';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
-import { inlineParams, isDatabaseUnavailable, withPgClient } from '../db/index.js';
+import { isDatabaseUnavailable, withPgClient } from '../db/index.js';
 import { NotFoundError } from '../errors.js';
 import { dashboardListQuerySchema, type LeadFilters } from '../leads/lead.schemas.js';
-import type { LeadService } from '../leads/lead.service.js';
+import { EXPORT_COLUMNS, leadExport, type ExportSlice } from '../leads/lead.repository.js';
 import { accountScope, authorize } from '../policy.js';
 import { isRowId } from '../query.js';
 import { validate } from '../validation.js';
 import type { ExportRun } from './export-run.model.js';
 import { runActor } from './run-actor.js';
-import { FORMULA_CHARS } from './spreadsheet.js';
 
 export const EXPORT_JOB = 'export-leads';
 export const CLEANUP_JOB = 'cleanup-exports';
@@ -28,24 +27,6 @@ export const CLEANUP_JOB = 'cleanup-exports';
 const exportSchema = dashboardListQuerySchema
   .fork(['page', 'perPage'], (s) => s.strip())
   .keys({ file_extension: Joi.string().valid('xlsx', 'csv').required() });
-
-export const EXPORT_COLUMNS = [
-  'reference',
-  'status',
-  'phone',
-  'full_name',
-  'city',
-  'area',
-  'address',
-  'sku',
-  'quantity',
-  'price',
-  'products',
-  'total',
-  'data',
-  'action_date',
-  'created_at',
-];
 
 export function exportRunView(r: ExportRun) {
   return {
@@ -62,48 +43,7 @@ export function exportRunView(r: ExportRun) {
   };
 }
 
-/**
- * escapeCell in SQL: a cell a spreadsheet would run as a formula gets a leading apostrophe (first code point compared,
- * no regex).
- */
-const FORMULA_CODES = [...FORMULA_CHARS].map((c) => c.codePointAt(0)).join(', ');
-const esc = (x: string) => `CASE WHEN ascii(${x}) IN (${FORMULA_CODES}) THEN '''' || ${x} ELSE ${x} END`;
-const iso = (x: string) => `to_char(${x} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
-/**
- * The export's one SELECT: a row per lead, newest first, every cell formatted and escaped, named as EXPORT_COLUMNS.
- * The first product goes in sku/quantity/price (so the file re-imports), all of them in `products`.
- */
-function exportSelect(where: string): string {
-  const cells = [
-    esc('l.reference'),
-    'l.status',
-    esc('l.phone'),
-    esc('l.full_name'),
-    esc('l.city'),
-    esc('l.area'),
-    esc('l.address'),
-    esc('p.sku'),
-    'p.quantity',
-    'trim_scale(p.price)',
-    esc('p.products'),
-    'trim_scale(l.total)',
-    `CASE WHEN jsonb_array_length(l.data) > 0 THEN ${esc('l.data::text')} ELSE '' END`,
-    iso('l.action_date'),
-    iso('l.created_at'),
-  ];
-  return `SELECT ${cells.map((c, i) => `${c} AS ${EXPORT_COLUMNS[i]}`).join(', ')}
-    FROM leads l LEFT JOIN LATERAL (
-      SELECT (array_agg(lp.sku ORDER BY lp.position))[1] AS sku,
-             (array_agg(lp.quantity ORDER BY lp.position))[1] AS quantity,
-             (array_agg(lp.price ORDER BY lp.position))[1] AS price,
-             string_agg(lp.sku || ' x' || lp.quantity || ' @ ' || trim_scale(lp.price), '; ' ORDER BY lp.position)
-               AS products
-        FROM lead_products lp WHERE lp.lead_id = l.id) p ON true
-   WHERE ${where} ORDER BY l.created_at DESC, l.id DESC`;
-}
-
-export function createExportService(core: Core, deps: { leads: LeadService }) {
+export function createExportService(core: Core) {
   const { ExportRun, User } = core.models;
   const { sequelize } = core.db;
 
@@ -113,8 +53,7 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
    * half goes straight into the file, the older one into a second file appended after it.
    */
   async function csvInHalves(
-    where: string,
-    params: unknown[],
+    query: ReturnType<typeof leadExport>,
     file: string,
     progress: { rows: number },
   ): Promise<number> {
@@ -124,23 +63,17 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
         const [{ snapshot }] = (await a.query('SELECT pg_export_snapshot() AS snapshot')).rows;
         await b.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         await b.query(`SET TRANSACTION SNAPSHOT ${pg.escapeLiteral(snapshot)}`);
-        const [{ middle }] = (
-          await a.query(
-            `SELECT (min(l.created_at) + (max(l.created_at) - min(l.created_at)) / 2)::text AS middle
-               FROM leads l WHERE ${where}`,
-            params,
-          )
-        ).rows as { middle: string | null }[];
-        const half = (client: pg.Client, cond: string, header: boolean) => {
-          const select = inlineParams(exportSelect(`(${where}) AND ${cond}`), params);
+        const [{ middle }] = (await a.query(query.middle.sql, query.middle.params)).rows as { middle: string | null }[];
+        const half = (client: pg.Client, slice: ExportSlice, header: boolean) => {
+          const select = query.rows(slice);
           return client.query(copyTo(`COPY (${select}) TO STDOUT WITH (FORMAT csv${header ? ', HEADER' : ''})`));
         };
         const rest = `${file}.older`;
         try {
           const out = fs.createWriteStream(file);
           out.write('\uFEFF');
-          const newer = half(a, middle === null ? 'true' : `l.created_at > ${pg.escapeLiteral(middle)}`, true);
-          const older = middle === null ? null : half(b, `l.created_at <= ${pg.escapeLiteral(middle)}`, false);
+          const newer = half(a, middle === null ? 'all' : { after: middle }, true);
+          const older = middle === null ? null : half(b, { upTo: middle }, false);
           await Promise.all([
             pipeline(newer, csvRecordCounter(progress, true), out),
             older && pipeline(older, csvRecordCounter(progress, false), fs.createWriteStream(rest)),
@@ -225,12 +158,12 @@ export function createExportService(core: Core, deps: { leads: LeadService }) {
       try {
         // The list's own scope: a seller's export is their account whatever the filters say; an admin's is the account
         // chosen in the filters (or every account), like the admin's list.
-        const { where, params } = deps.leads.listQuery(actor, run.filters as LeadFilters);
+        const query = leadExport(actor, run.filters as LeadFilters);
         const count =
           run.file_extension === 'csv'
-            ? await csvInHalves(where, params, file, progress)
+            ? await csvInHalves(query, file, progress)
             : await withPgClient(sequelize, async (client) => {
-                const source = client.query(copyTo(`COPY (${inlineParams(exportSelect(where), params)}) TO STDOUT`));
+                const source = client.query(copyTo(`COPY (${query.rows('all')}) TO STDOUT`));
                 await pipeline(source, copyTextRows(), xlsxSink(file, progress));
                 return source.rowCount;
               });
