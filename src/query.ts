@@ -54,6 +54,15 @@ export async function findInScope<M extends Model>(
   return row;
 }
 
+/**
+ * Bind parameters named where they are made: `add(value, '::int[]')` appends the value and answers its placeholder
+ * (`$7::int[]`), so a statement reads with names instead of positions. `params` is the bind array, in order.
+ */
+export function placeholders(): { params: unknown[]; add: (value: unknown, cast?: string) => string } {
+  const params: unknown[] = [];
+  return { params, add: (value, cast = '') => `$${params.push(value)}${cast}` };
+}
+
 /** Rows of a SELECT with bind parameters ($1, $2, …), inside `transaction` when given. */
 export function select<T extends object>(
   sequelize: Sequelize,

@@ -1,8 +1,6 @@
 import express, { type Router } from 'express';
 import type { AppContext } from '../../src/context.js';
-import { dashboardListQuerySchema, type LeadFilters } from '../../src/leads/lead.schemas.js';
 import { paginationEnvelope } from '../../src/pagination.js';
-import { validate } from '../../src/validation.js';
 import { route } from '../../http/async.js';
 import { listPath } from '../../http/route-helpers.js';
 import { respond } from './respond.js';
@@ -15,9 +13,8 @@ export function createDashboardLeadRoutes(ctx: AppContext): Router {
   r.get(
     '/leads',
     route(async (req, res) => {
-      const q = validate<LeadFilters & { page: number; perPage: number }>(dashboardListQuerySchema, req.query);
-      const page = await leads.list(req.actor!, q);
-      res.json(paginationEnvelope(page, listPath(req), { ...req.query, perPage: q.perPage }));
+      const { query: _query, ...page } = await leads.list(req.actor!, req.query, 'dashboard');
+      res.json(paginationEnvelope(page, listPath(req), { ...req.query, perPage: page.perPage }));
     }),
   );
 

@@ -1,9 +1,6 @@
 import express, { type Router } from 'express';
 import type { AppContext } from '../../src/context.js';
-import { restListQuerySchema } from '../../src/leads/lead.schemas.js';
 import { paginationEnvelope } from '../../src/pagination.js';
-import { authorize } from '../../src/policy.js';
-import { validate } from '../../src/validation.js';
 import { route } from '../../http/async.js';
 import { listPath, methodNotAllowed } from '../../http/route-helpers.js';
 
@@ -23,13 +20,7 @@ export function createLeadRoutes(ctx: AppContext): Router {
   r.get(
     '/leads',
     route(async (req, res) => {
-      authorize(req.actor!, 'viewAny', 'lead');
-      const q = validate<{ page: number; per_page: number; search_by?: 'reference'; keyWord?: string }>(
-        restListQuerySchema,
-        req.query,
-        { allowUnknown: true, stripUnknown: true },
-      );
-      const page = await leads.list(req.actor!, { ...q, perPage: q.per_page });
+      const page = await leads.list(req.actor!, req.query, 'rest');
       const data = page.data.map(({ reference, full_name, phone, city, status, created_at }) => ({
         reference,
         full_name,
@@ -40,9 +31,9 @@ export function createLeadRoutes(ctx: AppContext): Router {
       }));
       res.json(
         paginationEnvelope({ ...page, data }, listPath(req), {
-          per_page: q.per_page,
-          search_by: q.search_by,
-          keyWord: q.keyWord,
+          per_page: page.perPage,
+          search_by: page.query.search_by,
+          keyWord: page.query.keyWord,
         }),
       );
     }),

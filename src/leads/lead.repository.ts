@@ -1,10 +1,16 @@
-import pg from 'pg';
-import type { Sequelize } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import type { Actor } from '../actor.js';
-import { inlineParams } from '../db/index.js';
 import { accountScope } from '../policy.js';
-import { likeContains, searchClause, selectPage, type ListStatement } from '../query.js';
-import { FORMULA_CHARS } from '../transfers/spreadsheet.js';
+import {
+  likeContains,
+  lockByKeys,
+  searchClause,
+  select,
+  selectPage,
+  type ListStatement,
+  type RowKey,
+} from '../query.js';
+import type { Catalogue, CatalogueProduct } from './lead.check.js';
 import type { LeadFilters } from './lead.schemas.js';
 
 export interface LeadListRow {
@@ -20,9 +26,10 @@ export interface LeadListRow {
 
 /**
  * The lead list's filters as SQL over `leads l`, in the actor's scope (its account; for an admin the account chosen in
- * the filters, or every account). Shared by the list and the export, so both apply the same rules.
+ * the filters, or every account). Shared by the list and the export (lead-export.repository.ts), so both apply the
+ * same rules.
  */
-function leadFilter(actor: Actor, f: LeadFilters): { where: string; params: unknown[] } {
+export function leadFilter(actor: Actor, f: LeadFilters): { where: string; params: unknown[] } {
   const params: unknown[] = [];
   const conds: string[] = [];
   const p = (v: unknown) => `$${params.push(v)}`;
@@ -57,84 +64,81 @@ export function listLeads(sequelize: Sequelize, actor: Actor, f: LeadFilters, pa
   return selectPage<LeadListRow>(sequelize, statement, page, perPage);
 }
 
-export const EXPORT_COLUMNS = [
-  'reference',
-  'status',
-  'phone',
-  'full_name',
-  'city',
-  'area',
-  'address',
-  'sku',
-  'quantity',
-  'price',
-  'products',
-  'total',
-  'data',
-  'action_date',
-  'created_at',
-];
+/** The account's active products by sku (those named, or all of them). */
+export async function activeProducts(sequelize: Sequelize, accountId: number, skus?: string[]): Promise<Catalogue> {
+  if (skus && skus.length === 0) return new Map();
+  const products = await select<CatalogueProduct>(
+    sequelize,
+    `SELECT id, sku, name, price::float8 AS price FROM products
+      WHERE account_id = $1 AND active${skus ? ' AND sku = ANY($2::text[])' : ''}`,
+    skus ? [accountId, skus] : [accountId],
+  );
+  return new Map(products.map((p) => [p.sku, p]));
+}
+
+export interface LockedLead {
+  id: number;
+  reference: string;
+  account_id: number;
+  status: string;
+}
 
 /**
- * escapeCell in SQL: a cell a spreadsheet would run as a formula gets a leading apostrophe (first code point compared,
- * no regex).
+ * Locks leads named by reference or id within `accountId` (none: every account, for an admin); unknown ones are 422
+ * errors at `path(i)`.
  */
-const FORMULA_CODES = [...FORMULA_CHARS].map((c) => c.codePointAt(0)).join(', ');
-const esc = (x: string) => `CASE WHEN ascii(${x}) IN (${FORMULA_CODES}) THEN '''' || ${x} ELSE ${x} END`;
-const iso = (x: string) => `to_char(${x} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const EXPORT_CELLS = [
-  esc('l.reference'),
-  'l.status',
-  esc('l.phone'),
-  esc('l.full_name'),
-  esc('l.city'),
-  esc('l.area'),
-  esc('l.address'),
-  esc('p.sku'),
-  'p.quantity',
-  'trim_scale(p.price)',
-  esc('p.products'),
-  'trim_scale(l.total)',
-  `CASE WHEN jsonb_array_length(l.data) > 0 THEN ${esc('l.data::text')} ELSE '' END`,
-  iso('l.action_date'),
-  iso('l.created_at'),
-];
+export function lockLeads(
+  sequelize: Sequelize,
+  transaction: Transaction,
+  by: RowKey,
+  keys: (string | number)[],
+  accountId: number | undefined,
+  path: (i: number) => string,
+) {
+  const columns = 'id, reference, account_id, status';
+  return lockByKeys<LockedLead>(sequelize, transaction, { table: 'leads', columns, by, keys, accountId, path });
+}
 
-/** The part of an export's rows by created_at: all of them, those after a moment, or those up to it. */
-export type ExportSlice = { after: string } | { upTo: string } | 'all';
+/** One lead's status move; `action_date` null keeps the lead's date. */
+export interface LeadStatusChange {
+  id: number;
+  status: string;
+  action_date: Date | null;
+}
 
-/**
- * The export's statements over the leads the list would show with these filters. `middle` finds the middle of their
- * created_at span (to format two halves at once); `rows` is the one SELECT of a slice, a row per lead, newest first,
- * every cell formatted and escaped, named as EXPORT_COLUMNS, with its parameters inlined (COPY takes no parameters).
- * The first product goes in sku/quantity/price (so the file re-imports), all of them in `products`.
- */
-export function leadExport(actor: Actor, f: LeadFilters) {
-  const { where, params } = leadFilter(actor, f);
-  const slice = (s: ExportSlice) =>
-    s === 'all'
-      ? where
-      : 'after' in s
-        ? `(${where}) AND l.created_at > ${pg.escapeLiteral(s.after)}`
-        : `(${where}) AND l.created_at <= ${pg.escapeLiteral(s.upTo)}`;
-  return {
-    middle: {
-      sql: `SELECT (min(l.created_at) + (max(l.created_at) - min(l.created_at)) / 2)::text AS middle
-              FROM leads l WHERE ${where}`,
-      params,
+/** Sets statuses (and action dates) of many leads in one statement. */
+export async function setLeadStatuses(sequelize: Sequelize, transaction: Transaction, changes: LeadStatusChange[]) {
+  await sequelize.query(
+    `UPDATE leads l SET status = v.status, action_date = COALESCE(v.action_date, l.action_date), updated_at = now()
+       FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) AS v(id, status, action_date) WHERE l.id = v.id`,
+    {
+      bind: [changes.map((c) => c.id), changes.map((c) => c.status), changes.map((c) => c.action_date)],
+      transaction,
     },
-    rows: (s: ExportSlice) =>
-      inlineParams(
-        `SELECT ${EXPORT_CELLS.map((c, i) => `${c} AS ${EXPORT_COLUMNS[i]}`).join(', ')}
-           FROM leads l LEFT JOIN LATERAL (
-             SELECT (array_agg(lp.sku ORDER BY lp.position))[1] AS sku,
-                    (array_agg(lp.quantity ORDER BY lp.position))[1] AS quantity,
-                    (array_agg(lp.price ORDER BY lp.position))[1] AS price,
-                    string_agg(lp.sku || ' x' || lp.quantity || ' @ ' || trim_scale(lp.price), '; '
-                      ORDER BY lp.position) AS products
-               FROM lead_products lp WHERE lp.lead_id = l.id) p ON true
-          WHERE ${slice(s)} ORDER BY l.created_at DESC, l.id DESC`,
-        params,
-      ),
-  };
+  );
+}
+
+/** Deletes leads by id; their products and history go with them (ON DELETE CASCADE). */
+export async function deleteLeads(sequelize: Sequelize, transaction: Transaction, ids: number[]) {
+  await sequelize.query('DELETE FROM leads WHERE id = ANY($1::bigint[])', { bind: [ids], transaction });
+}
+
+/** Whether another lead of the account has this phone (the dashboard's "unique in the account" rule). */
+export async function phoneTaken(sequelize: Sequelize, accountId: number, phoneNormalized: string): Promise<boolean> {
+  const rows = await select(sequelize, 'SELECT 1 FROM leads WHERE account_id = $1 AND phone_normalized = $2 LIMIT 1', [
+    accountId,
+    phoneNormalized,
+  ]);
+  return rows.length > 0;
+}
+
+/** The lead's current status, locked for the rest of the transaction. */
+export async function lockLeadStatus(sequelize: Sequelize, transaction: Transaction, id: number): Promise<string> {
+  const [row] = await select<{ status: string }>(
+    sequelize,
+    'SELECT status FROM leads WHERE id = $1 FOR UPDATE',
+    [id],
+    transaction,
+  );
+  return row.status;
 }

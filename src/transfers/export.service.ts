@@ -13,7 +13,7 @@ import type { Core } from '../context.js';
 import { isDatabaseUnavailable, withPgClient } from '../db/index.js';
 import { NotFoundError } from '../errors.js';
 import { dashboardListQuerySchema, type LeadFilters } from '../leads/lead.schemas.js';
-import { EXPORT_COLUMNS, leadExport, type ExportSlice } from '../leads/lead.repository.js';
+import { EXPORT_COLUMNS, leadExport, type ExportSlice } from '../leads/lead-export.repository.js';
 import { accountScope, authorize } from '../policy.js';
 import { isRowId } from '../query.js';
 import { validate } from '../validation.js';

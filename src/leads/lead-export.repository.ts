@@ -1,0 +1,88 @@
+import pg from 'pg';
+import type { Actor } from '../actor.js';
+import { inlineParams } from '../db/index.js';
+import { FORMULA_CHARS } from '../transfers/spreadsheet.js';
+import { leadFilter } from './lead.repository.js';
+import type { LeadFilters } from './lead.schemas.js';
+
+export const EXPORT_COLUMNS = [
+  'reference',
+  'status',
+  'phone',
+  'full_name',
+  'city',
+  'area',
+  'address',
+  'sku',
+  'quantity',
+  'price',
+  'products',
+  'total',
+  'data',
+  'action_date',
+  'created_at',
+];
+
+/**
+ * escapeCell in SQL: a cell a spreadsheet would run as a formula gets a leading apostrophe (first code point compared,
+ * no regex).
+ */
+const FORMULA_CODES = [...FORMULA_CHARS].map((c) => c.codePointAt(0)).join(', ');
+const esc = (x: string) => `CASE WHEN ascii(${x}) IN (${FORMULA_CODES}) THEN '''' || ${x} ELSE ${x} END`;
+const iso = (x: string) => `to_char(${x} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const EXPORT_CELLS = [
+  esc('l.reference'),
+  'l.status',
+  esc('l.phone'),
+  esc('l.full_name'),
+  esc('l.city'),
+  esc('l.area'),
+  esc('l.address'),
+  esc('p.sku'),
+  'p.quantity',
+  'trim_scale(p.price)',
+  esc('p.products'),
+  'trim_scale(l.total)',
+  `CASE WHEN jsonb_array_length(l.data) > 0 THEN ${esc('l.data::text')} ELSE '' END`,
+  iso('l.action_date'),
+  iso('l.created_at'),
+];
+
+/** The part of an export's rows by created_at: all of them, those after a moment, or those up to it. */
+export type ExportSlice = { after: string } | { upTo: string } | 'all';
+
+/**
+ * The export's statements over the leads the list would show with these filters. `middle` finds the middle of their
+ * created_at span (to format two halves at once); `rows` is the one SELECT of a slice, a row per lead, newest first,
+ * every cell formatted and escaped, named as EXPORT_COLUMNS, with its parameters inlined (COPY takes no parameters).
+ * The first product goes in sku/quantity/price (so the file re-imports), all of them in `products`.
+ */
+export function leadExport(actor: Actor, f: LeadFilters) {
+  const { where, params } = leadFilter(actor, f);
+  const slice = (s: ExportSlice) =>
+    s === 'all'
+      ? where
+      : 'after' in s
+        ? `(${where}) AND l.created_at > ${pg.escapeLiteral(s.after)}`
+        : `(${where}) AND l.created_at <= ${pg.escapeLiteral(s.upTo)}`;
+  return {
+    middle: {
+      sql: `SELECT (min(l.created_at) + (max(l.created_at) - min(l.created_at)) / 2)::text AS middle
+              FROM leads l WHERE ${where}`,
+      params,
+    },
+    rows: (s: ExportSlice) =>
+      inlineParams(
+        `SELECT ${EXPORT_CELLS.map((c, i) => `${c} AS ${EXPORT_COLUMNS[i]}`).join(', ')}
+           FROM leads l LEFT JOIN LATERAL (
+             SELECT (array_agg(lp.sku ORDER BY lp.position))[1] AS sku,
+                    (array_agg(lp.quantity ORDER BY lp.position))[1] AS quantity,
+                    (array_agg(lp.price ORDER BY lp.position))[1] AS price,
+                    string_agg(lp.sku || ' x' || lp.quantity || ' @ ' || trim_scale(lp.price), '; '
+                      ORDER BY lp.position) AS products
+               FROM lead_products lp WHERE lp.lead_id = l.id) p ON true
+          WHERE ${slice(s)} ORDER BY l.created_at DESC, l.id DESC`,
+        params,
+      ),
+  };
+}

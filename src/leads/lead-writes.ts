@@ -1,0 +1,145 @@
+import type { Transaction } from 'sequelize';
+import type { Actor } from '../actor.js';
+import type { Core } from '../context.js';
+import { ValidationError, type FieldErrors } from '../errors.js';
+import { insertHistory } from '../histories/history.repository.js';
+import { createOrdersFromLeads } from '../orders/from-leads.js';
+import { accountScope, authorize } from '../policy.js';
+import { findInScope, type RowKey } from '../query.js';
+import { addError, validate } from '../validation.js';
+import {
+  deleteLeads,
+  lockLeads,
+  lockLeadStatus,
+  phoneTaken,
+  setLeadStatuses,
+  type LeadStatusChange,
+} from './lead.repository.js';
+import {
+  dashboardUpdateSchema,
+  deleteBodySchema,
+  deleteIdsSchema,
+  updateBodySchema,
+  type DashboardUpdateInput,
+  type StatusChangeInput,
+} from './lead.schemas.js';
+import { normalizePhone } from './phone.js';
+
+/** The protected status of decisions.md: such a lead cannot be deleted. */
+export const PROTECTED_LEAD_STATUSES: readonly string[] = ['confirmed'];
+
+type StatusMove = LeadStatusChange & { reference: string; account_id: number; old: string };
+
+/**
+ * Moves leads to new statuses in one transaction: history for every real change (same status again only updates
+ * action_date), and the order of every newly confirmed lead.
+ */
+async function applyStatusChanges(core: Core, actor: Actor, transaction: Transaction, changes: StatusMove[]) {
+  if (changes.length === 0) return;
+  const { sequelize } = core.db;
+  await setLeadStatuses(sequelize, transaction, changes);
+  const moved = changes.filter((c) => c.old !== c.status);
+  await insertHistory(sequelize, transaction, 'lead', moved, actor);
+  const confirmed = moved.filter((c) => c.status === 'confirmed').map((c) => c.id);
+  await createOrdersFromLeads(sequelize, transaction, actor, confirmed);
+}
+
+const dateOrNull = (d?: string | null) => (d ? new Date(d) : null);
+
+/** REST bulk status update: atomic; an unknown (or another account's) reference rejects the whole request. */
+export async function updateStatuses(core: Core, actor: Actor, body: unknown): Promise<{ updated: number }> {
+  authorize(actor, 'update', 'lead');
+  const { leads } = validate<{ leads: StatusChangeInput[] }>(updateBodySchema, body);
+  const { sequelize } = core.db;
+  const result = await sequelize.transaction(async (transaction) => {
+    const refs = leads.map((l) => l.reference.toUpperCase());
+    const path = (i: number) => `leads.${i}.reference`;
+    const scope = accountScope(actor).account_id;
+    const { byKey, errors: unknown } = await lockLeads(sequelize, transaction, 'references', refs, scope, path);
+    // in request order: the first error names the summary message
+    const errors: FieldErrors = {};
+    refs.forEach((r, i) => {
+      if (unknown[path(i)]) errors[path(i)] = unknown[path(i)];
+      else if (refs.indexOf(r) < i) addError(errors, path(i), `The ${path(i)} field has a duplicate value.`);
+    });
+    if (Object.keys(errors).length) throw new ValidationError(errors);
+    const moves = leads.map((l, i) => {
+      const row = byKey.get(refs[i])!;
+      return { ...row, old: row.status, status: l.status, action_date: dateOrNull(l.action_date) };
+    });
+    await applyStatusChanges(core, actor, transaction, moves);
+    return { updated: leads.length };
+  });
+  core.logger.info({ account_id: actor.accountId, ...result }, 'lead statuses changed');
+  return result;
+}
+
+/**
+ * Dashboard edit of one lead (status, name, phone, city); a status change writes history like every entry point.
+ * Answers the lead's id.
+ */
+export async function update(core: Core, actor: Actor, id: number, input: DashboardUpdateInput): Promise<number> {
+  authorize(actor, 'update', 'lead');
+  const v = validate<DashboardUpdateInput>(dashboardUpdateSchema, input);
+  const { sequelize } = core.db;
+  const { models } = core;
+  const lead = await findInScope(models.Lead, actor, { id });
+  authorize(actor, 'update', 'lead', lead);
+  const phone_normalized = normalizePhone(v.phone);
+  if (phone_normalized !== lead.phone_normalized && (await phoneTaken(sequelize, lead.account_id, phone_normalized))) {
+    throw ValidationError.single('phone', 'The phone has already been taken.');
+  }
+  const cityId = v.city_id ? Number(v.city_id) : null;
+  const city = cityId ? await models.City.findByPk(cityId) : null;
+  if (cityId && !city) throw ValidationError.single('city_id', 'The selected city_id is invalid.');
+  await sequelize.transaction(async (transaction) => {
+    const old = await lockLeadStatus(sequelize, transaction, lead.id);
+    const fields = {
+      full_name: v.full_name,
+      phone: v.phone,
+      phone_normalized,
+      // Only a changed city_id rewrites the city: a form that sends the same (or no) city_id keeps a free-text city.
+      ...(v.city_id !== undefined && cityId !== lead.city_id
+        ? { city_id: city?.id ?? null, city: city?.name ?? null }
+        : {}),
+      ...(v.area !== undefined ? { area: v.area || null } : {}),
+      ...(v.address !== undefined ? { address: v.address || null } : {}),
+    };
+    await models.Lead.update(fields, { where: { id: lead.id }, transaction });
+    const { reference, account_id } = lead;
+    const move = { id: lead.id, reference, account_id, old, status: v.status, action_date: dateOrNull(v.action_date) };
+    await applyStatusChanges(core, actor, transaction, [move]);
+  });
+  return lead.id;
+}
+
+/**
+ * Deletes leads by reference (REST) or id (dashboard), with their products and history. Atomic: an unknown lead or
+ * one with a protected status rejects the whole request and nothing is deleted.
+ */
+export async function deleteMany(core: Core, actor: Actor, body: unknown, by: RowKey): Promise<{ deleted: number }> {
+  authorize(actor, 'delete', 'lead');
+  const keys =
+    by === 'references'
+      ? validate<{ references: string[] }>(deleteBodySchema, body).references.map((r) => r.toUpperCase())
+      : validate<{ ids: number[] }>(deleteIdsSchema, body).ids;
+  const { sequelize } = core.db;
+  const result = await sequelize.transaction(async (transaction) => {
+    const path = (i: number) => `${by}.${i}`;
+    const scope = accountScope(actor).account_id;
+    const { byKey, errors } = await lockLeads(sequelize, transaction, by, keys, scope, path);
+    keys.forEach((k, i) => {
+      const lead = byKey.get(String(k));
+      if (lead && PROTECTED_LEAD_STATUSES.includes(lead.status)) {
+        const message = `The lead ${lead.reference} has the protected status ${lead.status} and cannot be deleted.`;
+        addError(errors, path(i), message);
+      }
+    });
+    if (Object.keys(errors).length) throw new ValidationError(errors);
+    const ids = [...new Set([...byKey.values()].map((l) => l.id))];
+    await deleteLeads(sequelize, transaction, ids);
+    return { deleted: ids.length };
+  });
+  core.logger.info({ account_id: actor.accountId, ...result }, 'leads deleted');
+  return result;
+}
