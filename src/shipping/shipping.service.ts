@@ -3,7 +3,7 @@ import Joi from 'joi';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import { accountScope, authorize, isSystemWide } from '../policy.js';
+import { accountScope, authorize, targetAccount } from '../policy.js';
 import { isRowId } from '../query.js';
 import { validate } from '../validation.js';
 import { checkEndpointUrl } from './carrier-client.js';
@@ -73,59 +73,93 @@ export function companyView(c: ShippingCompany) {
   };
 }
 
+async function assertEndpoint(core: Core, url: string): Promise<void> {
+  const problem = await checkEndpointUrl(url, core.config.shippingAllowPrivateUrls);
+  if (problem) throw ValidationError.single('endpoint_url', problem);
+}
+
+/**
+ * Adds a carrier to an account (adapter `http`: signed JSON POST). Without an HMAC secret one is generated and
+ * returned this once (`hmac_secret`), for the user to give the carrier; no other answer ever carries it.
+ */
+async function createCompany(
+  core: Core,
+  actor: Actor,
+  input: ShippingCompanyInput,
+): Promise<ReturnType<typeof companyView> & { hmac_secret?: string }> {
+  const v = validate<ShippingCompanyInput>(companySchema, input);
+  await assertEndpoint(core, v.endpoint_url);
+  const { ShippingCompany } = core.models;
+  const account_id = targetAccount(actor, v.account_id);
+  authorize(actor, 'create', 'shippingCompany', { account_id });
+  if (await ShippingCompany.findOne({ where: { account_id, code: v.code } }))
+    throw ValidationError.single('code', 'The code has already been taken.');
+  const generated = v.hmac_secret ? null : crypto.randomBytes(32).toString('base64url');
+  const c = await ShippingCompany.create({
+    ...v,
+    account_id,
+    adapter: 'http',
+    api_key: v.api_key || null,
+    hmac_secret: v.hmac_secret || generated,
+  });
+  return { ...companyView(c), ...(generated ? { hmac_secret: generated } : {}) };
+}
+
+async function updateCompany(core: Core, actor: Actor, id: number, input: Partial<ShippingCompanyInput>) {
+  const c = await core.models.ShippingCompany.findOne({ where: { id, ...accountScope(actor) } });
+  if (!c) throw new NotFoundError();
+  authorize(actor, 'update', 'shippingCompany', c);
+  const v = validate<ShippingCompanyInput>(updateSchema, input);
+  if (v.endpoint_url !== undefined) await assertEndpoint(core, v.endpoint_url);
+  // Secrets are write-only: an empty value keeps the stored one (an API key is removed with null).
+  const { hmac_secret, api_key, ...rest } = v;
+  return companyView(
+    await c.update({
+      ...rest,
+      account_id: c.account_id,
+      ...(hmac_secret ? { hmac_secret } : {}),
+      ...(api_key || api_key === null ? { api_key } : {}),
+    }),
+  );
+}
+
+/**
+ * The company a carrier callback comes from: the one named by `company` (its id, in the callback URL) with this
+ * code, active, whose secret signs `<timestamp>.<body>`, with a timestamp within CALLBACK_WINDOW_S of now (a
+ * captured callback cannot be replayed later). One HMAC per request, whatever the number of companies.
+ */
+async function verifyCallback(
+  core: Core,
+  code: string,
+  company: unknown,
+  rawBody: Buffer,
+  timestamp: unknown,
+  signature: unknown,
+): Promise<ShippingCompany | null> {
+  const id = Number(company);
+  const ts = Number(timestamp);
+  if (
+    !isRowId(id) ||
+    typeof timestamp !== 'string' ||
+    !/^\d{1,12}$/.test(timestamp) ||
+    Math.abs(Date.now() / 1000 - ts) > CALLBACK_WINDOW_S
+  )
+    return null;
+  const c = await core.models.ShippingCompany.findOne({ where: { id, code: code.toLowerCase(), active: true } });
+  return c && signatureMatches(c.hmac_secret, Buffer.concat([Buffer.from(`${timestamp}.`), rawBody]), signature)
+    ? c
+    : null;
+}
+
 export function createShippingService(core: Core) {
   const { ShippingCompany } = core.models;
 
-  async function assertEndpoint(url: string): Promise<void> {
-    const problem = await checkEndpointUrl(url, core.config.shippingAllowPrivateUrls);
-    if (problem) throw ValidationError.single('endpoint_url', problem);
-  }
-
   return {
-    /**
-     * Adds a carrier to an account (adapter `http`: signed JSON POST). Without an HMAC secret one is generated and
-     * returned this once (`hmac_secret`), for the user to give the carrier; no other answer ever carries it.
-     */
-    async createCompany(
-      actor: Actor,
-      input: ShippingCompanyInput,
-    ): Promise<ReturnType<typeof companyView> & { hmac_secret?: string }> {
-      const v = validate<ShippingCompanyInput>(companySchema, input);
-      await assertEndpoint(v.endpoint_url);
-      const account_id = (isSystemWide(actor) ? (v.account_id ?? actor.accountId) : actor.accountId) as number;
-      if (!account_id) throw ValidationError.single('account_id', 'The account_id field is required.');
-      authorize(actor, 'create', 'shippingCompany', { account_id });
-      if (await ShippingCompany.findOne({ where: { account_id, code: v.code } }))
-        throw ValidationError.single('code', 'The code has already been taken.');
-      const generated = v.hmac_secret ? null : crypto.randomBytes(32).toString('base64url');
-      const c = await ShippingCompany.create({
-        ...v,
-        account_id,
-        adapter: 'http',
-        api_key: v.api_key || null,
-        hmac_secret: v.hmac_secret || generated,
-      });
-      return { ...companyView(c), ...(generated ? { hmac_secret: generated } : {}) };
-    },
-
-    async updateCompany(actor: Actor, id: number, input: Partial<ShippingCompanyInput>) {
-      const c = await ShippingCompany.findOne({ where: { id, ...accountScope(actor) } });
-      if (!c) throw new NotFoundError();
-      authorize(actor, 'update', 'shippingCompany', c);
-      const v = validate<ShippingCompanyInput>(updateSchema, input);
-      if (v.endpoint_url !== undefined) await assertEndpoint(v.endpoint_url);
-      // Secrets are write-only: an empty value keeps the stored one (an API key is removed with null).
-      const { hmac_secret, api_key, ...rest } = v;
-      return companyView(
-        await c.update({
-          ...rest,
-          account_id: c.account_id,
-          ...(hmac_secret ? { hmac_secret } : {}),
-          ...(api_key || api_key === null ? { api_key } : {}),
-        }),
-      );
-    },
-
+    createCompany: (actor: Actor, input: ShippingCompanyInput) => createCompany(core, actor, input),
+    updateCompany: (actor: Actor, id: number, input: Partial<ShippingCompanyInput>) =>
+      updateCompany(core, actor, id, input),
+    verifyCallback: (code: string, company: unknown, rawBody: Buffer, timestamp: unknown, signature: unknown) =>
+      verifyCallback(core, code, company, rawBody, timestamp, signature),
     async listCompanies(actor: Actor, accountId?: number) {
       authorize(actor, 'viewAny', 'shippingCompany');
       return (await ShippingCompany.findAll({ where: accountScope(actor, accountId), order: [['code', 'ASC']] })).map(
@@ -151,33 +185,6 @@ export function createShippingService(core: Core) {
       if (!c)
         throw ValidationError.single(field, 'No active shipping company in this account: add one under Settings.');
       return c;
-    },
-
-    /**
-     * The company a carrier callback comes from: the one named by `company` (its id, in the callback URL) with this
-     * code, active, whose secret signs `<timestamp>.<body>`, with a timestamp within CALLBACK_WINDOW_S of now (a
-     * captured callback cannot be replayed later). One HMAC per request, whatever the number of companies.
-     */
-    async verifyCallback(
-      code: string,
-      company: unknown,
-      rawBody: Buffer,
-      timestamp: unknown,
-      signature: unknown,
-    ): Promise<ShippingCompany | null> {
-      const id = Number(company);
-      const ts = Number(timestamp);
-      if (
-        !isRowId(id) ||
-        typeof timestamp !== 'string' ||
-        !/^\d{1,12}$/.test(timestamp) ||
-        Math.abs(Date.now() / 1000 - ts) > CALLBACK_WINDOW_S
-      )
-        return null;
-      const c = await ShippingCompany.findOne({ where: { id, code: code.toLowerCase(), active: true } });
-      return c && signatureMatches(c.hmac_secret, Buffer.concat([Buffer.from(`${timestamp}.`), rawBody]), signature)
-        ? c
-        : null;
     },
   };
 }

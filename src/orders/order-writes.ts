@@ -1,0 +1,116 @@
+import type { Transaction } from 'sequelize';
+import { actorUserId, type Actor } from '../actor.js';
+import type { Core } from '../context.js';
+import { ValidationError, type FieldErrors } from '../errors.js';
+import { insertHistory } from '../histories/history.repository.js';
+import { deleteBodySchema, deleteIdsSchema } from '../leads/lead.schemas.js';
+import { accountScope, authorize } from '../policy.js';
+import type { RowKey } from '../query.js';
+import { addError, validate } from '../validation.js';
+import type { OrderStatus } from './order.model.js';
+import { deleteOrders, lockCompanyOrders, lockOrders, setOrderStatuses, type LockedOrder } from './order.repository.js';
+import { orderUpdateBodySchema, type CarrierUpdate, type OrderStatusChange } from './order.schemas.js';
+import { canMove, DELETABLE_ORDER_STATUSES } from './order.transitions.js';
+
+type Move = { row: LockedOrder; status: OrderStatus; tracking_number?: string; path: string };
+
+/** Who a history entry names: the actor's display name and user, or a shipping company's name. */
+export type ChangedBy = { name: string; userId: number | null };
+
+/** Applies status moves under the transition table; an illegal move is a 422 naming the reference and the move. */
+async function applyMoves(core: Core, transaction: Transaction, moves: Move[], by: ChangedBy) {
+  const errors: FieldErrors = {};
+  for (const m of moves) {
+    if (!canMove(m.row.status, m.status))
+      addError(errors, m.path, `Order ${m.row.reference} cannot move from ${m.row.status} to ${m.status}.`);
+  }
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+  const { sequelize } = core.db;
+  const changes = moves.map((m) => ({ id: m.row.id, status: m.status, tracking_number: m.tracking_number }));
+  await setOrderStatuses(sequelize, transaction, changes);
+  const history = moves
+    .filter((m) => m.row.status !== m.status)
+    .map(({ row, status }) => ({
+      account_id: row.account_id,
+      id: row.id,
+      reference: row.reference,
+      old: row.status,
+      status,
+    }));
+  await insertHistory(sequelize, transaction, 'order', history, by);
+}
+
+/** Bulk status update under the transition table; atomic. By reference (REST) or id (panel). */
+export async function updateStatuses(core: Core, actor: Actor, body: unknown, by: RowKey) {
+  authorize(actor, 'update', 'order');
+  const key = by === 'references' ? 'reference' : 'id';
+  const { orders } = validate<{ orders: OrderStatusChange[] }>(orderUpdateBodySchema(key), body);
+  const { sequelize } = core.db;
+  return sequelize.transaction(async (transaction) => {
+    const keys = orders.map((o) => (by === 'references' ? String(o.reference).toUpperCase() : Number(o.id)));
+    const scope = accountScope(actor).account_id;
+    const path = (i: number) => `orders.${i}.${key}`;
+    const { byKey, errors } = await lockOrders(sequelize, transaction, by, keys, scope, path);
+    if (new Set(keys).size !== keys.length) addError(errors, 'orders', `The orders field has a duplicate ${key}.`);
+    if (Object.keys(errors).length) throw new ValidationError(errors);
+    const moves = orders.map((o, i) => ({
+      row: byKey.get(String(keys[i]))!,
+      status: o.status as OrderStatus,
+      tracking_number: o.tracking_number,
+      path: `orders.${i}.status`,
+    }));
+    await applyMoves(core, transaction, moves, { name: actor.name, userId: actorUserId(actor) });
+    return { updated: orders.length };
+  });
+}
+
+/** Deletes new or canceled orders (with products and history); any other status is protected. */
+export async function deleteMany(core: Core, actor: Actor, body: unknown, by: RowKey): Promise<{ deleted: number }> {
+  authorize(actor, 'delete', 'order');
+  const keys: (string | number)[] =
+    by === 'references'
+      ? validate<{ references: string[] }>(deleteBodySchema, body).references.map((r) => r.toUpperCase())
+      : validate<{ ids: number[] }>(deleteIdsSchema, body).ids;
+  const { sequelize } = core.db;
+  return sequelize.transaction(async (transaction) => {
+    const path = (i: number) => `${by}.${i}`;
+    const { byKey, errors } = await lockOrders(sequelize, transaction, by, keys, accountScope(actor).account_id, path);
+    keys.forEach((k, i) => {
+      const o = byKey.get(String(k));
+      if (o && !DELETABLE_ORDER_STATUSES.includes(o.status))
+        addError(
+          errors,
+          path(i),
+          `The order ${o.reference} has the protected status ${o.status} and cannot be deleted.`,
+        );
+    });
+    if (Object.keys(errors).length) throw new ValidationError(errors);
+    const ids = [...new Set([...byKey.values()].map((o) => o.id))];
+    await deleteOrders(sequelize, transaction, ids);
+    return { deleted: ids.length };
+  });
+}
+
+/** Carrier status callback: moves the company's orders to shipped / delivered / returned, history by the company. */
+export async function applyCarrierUpdates(core: Core, companyId: number, updates: CarrierUpdate[]) {
+  const company = (await core.models.ShippingCompany.findByPk(companyId))!;
+  const { sequelize } = core.db;
+  return sequelize.transaction(async (transaction) => {
+    const rows = await lockCompanyOrders(sequelize, transaction, company, updates);
+    const errors: FieldErrors = {};
+    const seen = new Set<number>();
+    const moves = updates.map((u, i) => {
+      const row = rows.find((r) =>
+        u.reference ? r.reference === u.reference.toUpperCase() : r.tracking_number === u.tracking_number,
+      );
+      if (!row) addError(errors, `orders.${i}`, `The order in orders.${i} is unknown to ${company.name}.`);
+      else if (seen.has(row.id))
+        addError(errors, `orders.${i}`, `The order ${row.reference} appears twice in this update.`);
+      if (row) seen.add(row.id);
+      return { row: row!, status: u.status as OrderStatus, path: `orders.${i}.status` };
+    });
+    if (Object.keys(errors).length) throw new ValidationError(errors);
+    await applyMoves(core, transaction, moves, { name: company.name, userId: null });
+    return { updated: moves.length };
+  });
+}
