@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { inlineParams } from '../../src/db/index.js';
-import { copyTextRows, csvRecordCounter } from '../../src/transfers/export.service.js';
-import { parseProducts } from '../../src/transfers/import.service.js';
+import { copyTextRows, csvRecordCounter } from '../../src/transfers/export-streams.js';
+import { parseProducts } from '../../src/transfers/import-rows.js';
 
 /** Feeds `text` through the counter in the given chunk sizes and returns the records it counted. */
 async function count(text: string, cuts: number[]): Promise<number> {

@@ -1,0 +1,98 @@
+import type { Catalogue } from '../leads/lead.check.js';
+import { unescapeCell } from './spreadsheet.js';
+
+/** Columns the export writes that describe a lead's state rather than the lead to create; import ignores them. */
+const IGNORED = new Set(['reference', 'status', 'total', 'created_at', 'updated_at', 'action_date', 'order_reference']);
+const FIELDS = ['phone', 'sku', 'full_name', 'city', 'area', 'address', 'quantity', 'price', 'products', 'data'];
+
+type Line = { sku: string; quantity: number; price: number };
+/**
+ * The export's `products` cell ("SKU-1 x2 @ 150; SKU-2 x1 @ 99.5") as product lines, or null unless the whole cell
+ * reads back that way.
+ */
+export function parseProducts(cell: string): Line[] | null {
+  const item = /(.+?) x(\d+) @ (\d+(?:\.\d+)?)(?:; |$)/y;
+  const lines: Line[] = [];
+  for (let m; item.lastIndex < cell.length && (m = item.exec(cell));)
+    lines.push({ sku: m[1], quantity: Number(m[2]), price: Number(m[3]) });
+  return lines.length && item.lastIndex === cell.length ? lines : null;
+}
+
+/** The file-row → field mapping of one data row (header matched case-insensitively). */
+export function toItem({ fields, extra }: ImportHeader, row: string[], catalogue: Catalogue) {
+  const get = (k: string) => {
+    const i = fields.get(k);
+    return i === undefined ? '' : unescapeCell(String(row[i] ?? '').trim());
+  };
+  const sku = get('sku');
+  const phone = get('phone');
+  let data: { key: string; value: string }[] = [];
+  const rawData = get('data');
+  if (rawData) {
+    try {
+      const parsed = JSON.parse(rawData);
+      if (Array.isArray(parsed)) data = parsed;
+    } catch {
+      data.push({ key: 'data', value: rawData });
+    }
+  }
+  for (const [key, i] of extra) {
+    const value = unescapeCell(String(row[i] ?? '').trim());
+    if (value) data.push({ key, value });
+  }
+  const first = {
+    sku,
+    quantity: get('quantity') === '' ? 1 : Number(get('quantity')),
+    price: get('price') === '' ? (catalogue.get(sku)?.price ?? 1) : Number(get('price')),
+  };
+  // A lead exported with several products lists them all in `products` and repeats the first in sku/quantity/price;
+  // the list is taken only while that first entry still matches (an edited sku, quantity or price wins alone).
+  const listed = parseProducts(get('products'));
+  const same =
+    listed && listed[0].sku === first.sku && listed[0].quantity === first.quantity && listed[0].price === first.price;
+  const item: Record<string, unknown> = {
+    phone,
+    full_name: get('full_name') || phone,
+    products: same ? listed : [first],
+  };
+  for (const k of ['city', 'area', 'address']) if (get(k)) item[k] = get(k);
+  if (data.length) item.data = data;
+  return item;
+}
+
+/** The spreadsheet column an error path (`rows.3.products.0.sku`) points at. */
+export function columnOf(field: string): string {
+  const f = field.replace(/^rows\.\d+\.?/, '');
+  if (f.startsWith('products.0.')) return f.split('.').pop()!;
+  if (f.startsWith('products')) return 'products';
+  return f.split('.')[0] || 'row';
+}
+
+/** The columns of a file's first row: known fields by name, up to 100 other named columns kept as `data`. */
+export interface ImportHeader {
+  fields: Map<string, number>;
+  extra: [string, number][];
+}
+
+/** The header row, or the message that fails the run when a required column is missing. */
+export function readHeader(cells: string[]): ImportHeader | { missing: string } {
+  const names = cells.map((c) => String(c).trim().toLowerCase());
+  for (const required of ['phone', 'sku']) {
+    if (!names.includes(required))
+      return {
+        missing:
+          `The file has no ${required} column ` + '(the first row must name the columns; phone and sku are required).',
+      };
+  }
+  const fields = new Map(
+    names
+      .map((n, i) => [n, i] as [string, number])
+      .filter(([n]) => FIELDS.includes(n))
+      .reverse(),
+  );
+  const extra = cells
+    .map((c, i) => [String(c).trim(), i] as [string, number])
+    .filter(([n]) => n && !FIELDS.includes(n.toLowerCase()) && !IGNORED.has(n.toLowerCase()))
+    .slice(0, 100);
+  return { fields, extra };
+}
