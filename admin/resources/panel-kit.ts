@@ -151,89 +151,97 @@ export async function recordJson(
   return record.toJSON(context.currentAdmin);
 }
 
+type ServiceOps = {
+  create?: (actor: Actor, payload: Record<string, unknown>) => Promise<{ id: number }>;
+  update?: (actor: Actor, id: number, payload: Record<string, unknown>) => Promise<unknown>;
+  remove?: (actor: Actor, ids: number[]) => Promise<unknown>;
+  createdNotice?: (created: { id: number } & Record<string, unknown>) => string;
+};
+
+/** The answer that shows a record's page after a write. */
+async function showRecord(context: ActionContext, id: number, message: string): Promise<ActionResponse> {
+  return {
+    record: await recordJson(context, id),
+    redirectUrl: context.h.recordActionUrl({
+      resourceId: context.resource.id(),
+      recordId: String(id),
+      actionName: 'show',
+    }),
+    notice: { message, type: 'success' },
+  };
+}
+
+function createHandler(ops: ServiceOps, create: NonNullable<ServiceOps['create']>): Handler {
+  return async (request, _response, context) => {
+    const created = (await guarded(() => create(actorOf(context), payloadOf(request)))) as {
+      id: number;
+    } & Record<string, unknown>;
+    return showRecord(context, created.id, ops.createdNotice ? ops.createdNotice(created) : 'Created.');
+  };
+}
+
+function editHandler(update: NonNullable<ServiceOps['update']>): Handler {
+  return async (request, _response, context) => {
+    const id = Number(context.record!.id());
+    await guarded(() => update(actorOf(context), id, payloadOf(request)));
+    return showRecord(context, id, 'Saved.');
+  };
+}
+
+function deleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
+  return async (_request, _response, context) => {
+    const record = context.record!;
+    await guarded(() => remove(actorOf(context), [Number(record.id())]));
+    return {
+      record: record.toJSON(context.currentAdmin),
+      redirectUrl: context.h.resourceUrl({ resourceId: context.resource.id() }),
+      notice: { message: 'Deleted.', type: 'success' },
+    };
+  };
+}
+
+function bulkDeleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
+  return async (_request, _response, context) => {
+    const records = context.records ?? [];
+    const json = records.map((r) => r.toJSON(context.currentAdmin));
+    try {
+      await remove(
+        actorOf(context),
+        records.map((r) => Number(r.id())),
+      );
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw toAdminError(err);
+      // Bulk results are shown as a notice: the whole batch was refused and nothing was deleted.
+      const message = `Nothing was deleted: ${Object.values(err.errors).flat().join(' ')}`;
+      return { records: json, notice: { message, type: 'error' } };
+    }
+    return {
+      records: json,
+      redirectUrl: context.h.resourceUrl({ resourceId: context.resource.id() }),
+      notice: { message: `${records.length} deleted.`, type: 'success' },
+    };
+  };
+}
+
 /**
  * new / edit / delete / bulkDelete handlers that call a service instead of writing through the adapter, so the
  * panel obeys exactly the rules of the REST API and the dashboard routes.
  */
-export function serviceActions(
-  resource: Resource,
-  ops: {
-    create?: (actor: Actor, payload: Record<string, unknown>) => Promise<{ id: number }>;
-    update?: (actor: Actor, id: number, payload: Record<string, unknown>) => Promise<unknown>;
-    remove?: (actor: Actor, ids: number[]) => Promise<unknown>;
-    createdNotice?: (created: { id: number } & Record<string, unknown>) => string;
-  },
-): NonNullable<ResourceOptions['actions']> {
-  const actions: NonNullable<ResourceOptions['actions']> = {
-    new: { isAccessible: ops.create ? allow(resource, 'create') : false },
-    edit: { isAccessible: ops.update ? allow(resource, 'update') : false },
-    delete: { isAccessible: ops.remove ? allow(resource, 'delete') : false },
-    bulkDelete: { isAccessible: ops.remove ? allow(resource, 'delete') : false },
+export function serviceActions(resource: Resource, ops: ServiceOps): NonNullable<ResourceOptions['actions']> {
+  return {
+    new: ops.create
+      ? { isAccessible: allow(resource, 'create'), handler: createHandler(ops, ops.create) }
+      : { isAccessible: false },
+    edit: ops.update
+      ? { isAccessible: allow(resource, 'update'), handler: editHandler(ops.update) }
+      : { isAccessible: false },
+    delete: ops.remove
+      ? { isAccessible: allow(resource, 'delete'), handler: deleteHandler(ops.remove) }
+      : { isAccessible: false },
+    bulkDelete: ops.remove
+      ? { isAccessible: allow(resource, 'delete'), handler: bulkDeleteHandler(ops.remove) }
+      : { isAccessible: false },
   };
-  if (ops.create) {
-    actions.new!.handler = async (request, _response, context): Promise<ActionResponse> => {
-      const created = (await guarded(() => ops.create!(actorOf(context), payloadOf(request)))) as {
-        id: number;
-      } & Record<string, unknown>;
-      return {
-        record: await recordJson(context, created.id),
-        redirectUrl: context.h.recordActionUrl({
-          resourceId: context.resource.id(),
-          recordId: String(created.id),
-          actionName: 'show',
-        }),
-        notice: { message: ops.createdNotice ? ops.createdNotice(created) : 'Created.', type: 'success' },
-      };
-    };
-  }
-  if (ops.update) {
-    actions.edit!.handler = async (request, _response, context): Promise<ActionResponse> => {
-      const id = Number(context.record!.id());
-      await guarded(() => ops.update!(actorOf(context), id, payloadOf(request)));
-      return {
-        record: await recordJson(context, id),
-        redirectUrl: context.h.recordActionUrl({
-          resourceId: context.resource.id(),
-          recordId: String(id),
-          actionName: 'show',
-        }),
-        notice: { message: 'Saved.', type: 'success' },
-      };
-    };
-  }
-  if (ops.remove) {
-    actions.delete!.handler = async (_request, _response, context): Promise<ActionResponse> => {
-      const record = context.record!;
-      await guarded(() => ops.remove!(actorOf(context), [Number(record.id())]));
-      return {
-        record: record.toJSON(context.currentAdmin),
-        redirectUrl: context.h.resourceUrl({ resourceId: context.resource.id() }),
-        notice: { message: 'Deleted.', type: 'success' },
-      };
-    };
-    actions.bulkDelete!.handler = async (_request, _response, context): Promise<ActionResponse> => {
-      const records = context.records ?? [];
-      try {
-        await ops.remove!(
-          actorOf(context),
-          records.map((r) => Number(r.id())),
-        );
-      } catch (err) {
-        if (!(err instanceof ValidationError)) throw toAdminError(err);
-        // Bulk results are shown as a notice: the whole batch was refused and nothing was deleted.
-        return {
-          records: records.map((r) => r.toJSON(context.currentAdmin)),
-          notice: { message: `Nothing was deleted: ${Object.values(err.errors).flat().join(' ')}`, type: 'error' },
-        };
-      }
-      return {
-        records: records.map((r) => r.toJSON(context.currentAdmin)),
-        redirectUrl: context.h.resourceUrl({ resourceId: context.resource.id() }),
-        notice: { message: `${records.length} deleted.`, type: 'success' },
-      };
-    };
-  }
-  return actions;
 }
 
 /** `2026-12-01T14:30` or an ISO date from a picker → the API's Y-m-d\TH:i:sP (UTC offset). */

@@ -1,0 +1,21 @@
+import type { ResourceWithOptions } from 'adminjs';
+import type { AppContext } from '../../src/context.js';
+import { allow, serviceActions } from './panel-kit.js';
+import { nav, text } from './panel-ui.js';
+
+export function cityResource(ctx: AppContext): ResourceWithOptions {
+  const s = ctx.services;
+  return {
+    resource: ctx.models.City,
+    options: {
+      navigation: nav.catalogue,
+      listProperties: ['name'],
+      editProperties: ['name'],
+      actions: {
+        list: { isAccessible: allow('city', 'viewAny') },
+        show: { isAccessible: allow('city', 'view') },
+        ...serviceActions('city', { create: (actor, p) => s.catalogue.createCity(actor, text(p.name)) }),
+      },
+    },
+  };
+}

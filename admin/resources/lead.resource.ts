@@ -1,0 +1,127 @@
+import type { ActionContext, ActionRequest, PropertyOptions, ResourceWithOptions } from 'adminjs';
+import type { AppContext } from '../../src/context.js';
+import { LEAD_STATUSES } from '../../src/leads/lead.model.js';
+import { actorOf, allow, guarded, serviceActions, tenantReadActions, toActionDate } from './panel-kit.js';
+import {
+  accountProp,
+  type PanelComponents,
+  nav,
+  hidden,
+  virtualText,
+  timelineAfter,
+  leavePanel,
+  text,
+} from './panel-ui.js';
+
+/** "Export" buttons on the leads list: the list's current filters go to the export job. */
+function transferAction(ctx: AppContext, ext: 'csv' | 'xlsx', component: string) {
+  return {
+    actionType: 'resource' as const,
+    icon: 'Download',
+    component,
+    showInDrawer: true,
+    isAccessible: allow('lead', 'export'),
+    custom: {
+      confirm: `Export the leads of this list (its status, city and account filters) as ${ext.toUpperCase()}?`,
+    },
+    handler: async (request: ActionRequest, _response: unknown, context: ActionContext) => {
+      const q = request.query ?? {};
+      const filters = Object.fromEntries(
+        ['status', 'city_id', 'account_id'].filter((k) => q[`filters.${k}`]).map((k) => [k, q[`filters.${k}`]]),
+      );
+      const run = await guarded(() =>
+        ctx.services.exports.start(actorOf(context), { file_extension: ext, ...filters }),
+      );
+      return {
+        redirectUrl: context.h.resourceUrl({ resourceId: 'export_runs' }),
+        notice: {
+          message: `Export #${run.id} (${ext}) queued; it appears in Export runs when ready.`,
+          type: 'success' as const,
+        },
+      };
+    },
+  };
+}
+
+/** Which columns the list, filters, show page and form use. */
+const LEAD_LAYOUT = {
+  titleProperty: 'full_name',
+  listProperties: ['reference', 'full_name', 'phone', 'city', 'status', 'created_at', 'account_id'],
+  filterProperties: ['reference', 'phone', 'full_name', 'city', 'status', 'city_id', 'created_at', 'account_id'],
+  showProperties: [
+    'reference',
+    'status',
+    'action_date',
+    'full_name',
+    'phone',
+    'city',
+    'area',
+    'address',
+    'total',
+    'products_summary',
+    'custom_data',
+    'history_timeline',
+    'created_at',
+    'updated_at',
+    'account_id',
+  ],
+  editProperties: ['phone', 'full_name', 'status', 'action_date', 'city_id', 'area', 'address'],
+};
+
+const LEAD_PROPERTIES: Record<string, PropertyOptions> = {
+  ...accountProp,
+  status: { availableValues: LEAD_STATUSES.map((v) => ({ value: v, label: v.replace('_', ' ') })) },
+  action_date: { type: 'string', description: 'Required for call later, e.g. 2026-12-01T14:30:00+01:00' },
+  products_summary: virtualText,
+  custom_data: virtualText,
+  history_timeline: virtualText,
+  phone_normalized: { isVisible: hidden },
+  data: { isVisible: hidden },
+  import_run_id: { isVisible: hidden },
+  import_row: { isVisible: hidden },
+  created_by_user_id: { isVisible: hidden },
+  created_by_token_id: { isVisible: hidden },
+};
+
+export function leadResource(ctx: AppContext, components: PanelComponents): ResourceWithOptions {
+  const s = ctx.services;
+  return {
+    resource: ctx.models.Lead,
+    options: {
+      navigation: nav.leads,
+      ...LEAD_LAYOUT,
+      properties: LEAD_PROPERTIES,
+      actions: {
+        ...tenantReadActions('lead'),
+        show: { isAccessible: allow('lead', 'view'), after: timelineAfter('lead', ctx) as never },
+        ...serviceActions('lead', {
+          create: async (actor, p) =>
+            s.leads.createOne(actor, {
+              name: text(p.phone),
+              status: String(p.status ?? 'new'),
+              full_name: p.full_name as string,
+              city_id: p.city_id ? Number(p.city_id) : undefined,
+              area: p.area as string,
+              address: p.address as string,
+              action_date: toActionDate(p.action_date),
+            }),
+          update: (actor, id, p) =>
+            s.leads.update(actor, id, {
+              status: text(p.status),
+              full_name: text(p.full_name),
+              phone: text(p.phone),
+              city_id: p.city_id ? Number(p.city_id) : null,
+              area: (p.area as string) ?? null,
+              address: (p.address as string) ?? null,
+              action_date: toActionDate(p.action_date) ?? null,
+            }),
+          remove: (actor, ids) => s.leads.deleteMany(actor, { ids }, 'ids'),
+          createdNotice: (l) => `Lead ${l.reference} created.`,
+        }),
+        exportCsv: transferAction(ctx, 'csv', components.confirmAction),
+        exportXlsx: transferAction(ctx, 'xlsx', components.confirmAction),
+        importFile: leavePanel(components.leavePanel, 'resource', '/leads/import', allow('lead', 'import'), 'Upload'),
+      },
+    },
+  };
+}

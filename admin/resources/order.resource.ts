@@ -1,0 +1,108 @@
+import type { PropertyOptions, ResourceWithOptions } from 'adminjs';
+import type { AppContext } from '../../src/context.js';
+import { ORDER_STATUSES } from '../../src/orders/order.model.js';
+import { actorOf, allow, guarded, serviceActions, tenantReadActions } from './panel-kit.js';
+import { accountProp, type PanelComponents, nav, hidden, virtualText, timelineAfter } from './panel-ui.js';
+
+/** Which columns the list, filters, show page and form use. */
+const ORDER_LAYOUT = {
+  titleProperty: 'full_name',
+  listProperties: [
+    'reference',
+    'full_name',
+    'phone',
+    'city',
+    'status',
+    'tracking_number',
+    'last_push_error',
+    'created_at',
+  ],
+  filterProperties: [
+    'reference',
+    'phone',
+    'full_name',
+    'city',
+    'status',
+    'tracking_number',
+    'created_at',
+    'account_id',
+  ],
+  showProperties: [
+    'reference',
+    'lead_reference',
+    'status',
+    'full_name',
+    'phone',
+    'city',
+    'area',
+    'address',
+    'total',
+    'products_summary',
+    'tracking_number',
+    'push_state',
+    'push_attempts',
+    'last_push_error',
+    'pushed_at',
+    'history_timeline',
+    'created_at',
+    'account_id',
+  ],
+  editProperties: ['status', 'tracking_number'],
+};
+
+const ORDER_PROPERTIES: Record<string, PropertyOptions> = {
+  ...accountProp,
+  status: { availableValues: ORDER_STATUSES.map((v) => ({ value: v, label: v })) },
+  products_summary: virtualText,
+  history_timeline: virtualText,
+  phone_normalized: { isVisible: hidden },
+  data: { isVisible: hidden },
+  lead_id: { isVisible: hidden },
+  created_by_user_id: { isVisible: hidden },
+};
+
+export function orderResource(ctx: AppContext, components: PanelComponents): ResourceWithOptions {
+  const s = ctx.services;
+  return {
+    resource: ctx.models.Order,
+    options: {
+      navigation: nav.orders,
+      ...ORDER_LAYOUT,
+      properties: ORDER_PROPERTIES,
+      actions: {
+        ...tenantReadActions('order'),
+        show: { isAccessible: allow('order', 'view'), after: timelineAfter('order', ctx) as never },
+        ...serviceActions('order', {
+          update: (actor, id, p) =>
+            s.orders.updateStatuses(
+              actor,
+              {
+                orders: [
+                  { id, status: p.status, ...(p.tracking_number ? { tracking_number: p.tracking_number } : {}) },
+                ],
+              },
+              'ids',
+            ),
+          remove: (actor, ids) => s.orders.deleteMany(actor, { ids }, 'ids'),
+        }),
+        pushToShipping: {
+          actionType: 'bulk',
+          icon: 'Truck',
+          component: components.confirmAction,
+          isAccessible: allow('order', 'update'),
+          custom: { confirm: "Push the selected orders to the account's shipping company?" },
+          handler: async (_request, _response, context) => {
+            const records = context.records ?? [];
+            const ids = records.map((r) => Number(r.id()));
+            const result = await guarded(() => s.orders.push(actorOf(context), { ids }, 'ids'));
+            return {
+              records: records.map((r) => r.toJSON(context.currentAdmin)),
+              redirectUrl: context.h.resourceUrl({ resourceId: 'orders' }),
+              notice: { message: `${result.queued} orders queued for ${result.company}.`, type: 'success' },
+            };
+          },
+        },
+      },
+    },
+  };
+}

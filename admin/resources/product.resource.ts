@@ -1,0 +1,36 @@
+import type { ResourceWithOptions } from 'adminjs';
+import type { AppContext } from '../../src/context.js';
+import { serviceActions, tenantReadActions } from './panel-kit.js';
+import { accountProp, checked, nav, optional, text } from './panel-ui.js';
+
+export function productResource(ctx: AppContext): ResourceWithOptions {
+  const s = ctx.services;
+  return {
+    resource: ctx.models.Product,
+    options: {
+      navigation: nav.catalogue,
+      listProperties: ['sku', 'name', 'price', 'active', 'account_id'],
+      editProperties: ['sku', 'name', 'price', 'active'],
+      properties: { ...accountProp },
+      actions: {
+        ...tenantReadActions('product'),
+        ...serviceActions('product', {
+          create: (actor, p) =>
+            s.catalogue.createProduct(actor, {
+              sku: text(p.sku),
+              name: text(p.name),
+              price: Number(p.price),
+              active: p.active !== 'false' && p.active !== false,
+            }),
+          update: (actor, id, p) =>
+            s.catalogue.updateProduct(actor, id, {
+              sku: p.sku as string,
+              name: p.name as string,
+              price: optional(p.price, Number),
+              active: optional(p.active, checked),
+            }),
+        }),
+      },
+    },
+  };
+}
