@@ -2,6 +2,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import crypto from 'node:crypto';
 import { doubleCsrf } from 'csrf-csrf';
 import type { AppContext } from '../src/context.js';
+import { ForbiddenError, UnauthenticatedError } from '../src/errors.js';
+import { sendErrorPage } from '../http/errors.js';
 
 /** JSON clients (Accept JSON, XHR or a JSON body) get JSON answers; browsers get pages and redirects. */
 export function wantsJson(req: Request): boolean {
@@ -12,10 +14,7 @@ export function wantsJson(req: Request): boolean {
 /** Every dashboard route behind the session: 401 JSON for JSON clients, a redirect to the login page for browsers. */
 export const requireUser: RequestHandler = (req, res, next) => {
   if (req.user && req.actor) return next();
-  if (wantsJson(req)) {
-    res.status(401).json({ message: 'Unauthenticated.' });
-    return;
-  }
+  if (wantsJson(req)) return next(new UnauthenticatedError());
   res.redirect(302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
 };
 
@@ -51,17 +50,12 @@ export function createCsrf(ctx: AppContext) {
   const protect: RequestHandler = (req, res, next) => {
     csrf.doubleCsrfProtection(req, res, (err?: unknown) => {
       if (!err) return next();
-      if (wantsJson(req)) {
-        res.status(403).json({ message: 'CSRF token mismatch.' });
-        return;
-      }
-      res
-        .status(403)
-        .type('html')
-        .send(
-          '<!doctype html><title>Expired form</title>' +
-            '<p>This form has expired. <a href="/login">Go back</a> and try again.</p>',
-        );
+      const mismatch = new ForbiddenError('CSRF token mismatch.');
+      if (wantsJson(req)) return next(mismatch);
+      const page =
+        '<!doctype html><title>Expired form</title>' +
+        '<p>This form has expired. <a href="/login">Go back</a> and try again.</p>';
+      sendErrorPage(res, mismatch, page);
     });
   };
   return { token, protect };

@@ -7,6 +7,7 @@ import { observeRequests } from '../http/observe.js';
 import { apiDocsHtml } from '../api/openapi.js';
 import { createRestRouter } from '../api/routes/index.js';
 import { mountDashboard } from '../admin/router.js';
+import { NotFoundError } from '../src/errors.js';
 import { withTimeout } from '../src/timers.js';
 
 const READY_TIMEOUT_MS = 2000;
@@ -41,9 +42,7 @@ export async function createApp(ctx: AppContext): Promise<Express> {
   app.use('/api/web/1.0', createRestRouter(ctx));
   await mountDashboard(app, ctx);
 
-  app.use((req, res) => {
-    res.status(404).json({ message: 'Not found.' });
-  });
+  app.use((_req, _res, next) => next(new NotFoundError()));
   app.use(jsonErrorHandler(ctx.logger));
   return app;
 }

@@ -1,7 +1,10 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import {
   AppError,
+  BadRequestError,
   ConflictError,
+  GoneError,
+  MethodNotAllowedError,
   ForbiddenError,
   NotFoundError,
   RateLimitedError,
@@ -17,10 +20,13 @@ const UNAVAILABLE_RETRY_AFTER = 5;
 /** The one table from typed errors to HTTP status codes (bodies follow decisions.md, Laravel style). */
 export function statusFor(err: unknown): number {
   if (err instanceof ValidationError) return 422;
+  if (err instanceof BadRequestError) return 400;
   if (err instanceof UnauthenticatedError) return 401;
   if (err instanceof ForbiddenError) return 403;
   if (err instanceof NotFoundError) return 404;
+  if (err instanceof MethodNotAllowedError) return 405;
   if (err instanceof ConflictError) return 409;
+  if (err instanceof GoneError) return 410;
   if (err instanceof RateLimitedError) return 429;
   if (isDatabaseUnavailable(err)) return 503;
   return 500;
@@ -33,11 +39,22 @@ export function errorBody(err: unknown): Record<string, unknown> {
   return { message: 'Server Error' };
 }
 
+/** The headers a refusal carries: Retry-After for a rate limit that knows its wait, and while the database is away. */
+function setErrorHeaders(res: Response, err: unknown): void {
+  if (err instanceof RateLimitedError && err.retryAfterSeconds !== undefined)
+    res.set('Retry-After', String(err.retryAfterSeconds));
+  if (statusFor(err) === 503) res.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER));
+}
+
 export function sendError(res: Response, err: unknown): void {
-  const status = statusFor(err);
-  if (err instanceof RateLimitedError) res.set('Retry-After', String(err.retryAfterSeconds));
-  if (status === 503) res.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER));
-  res.status(status).json(errorBody(err));
+  setErrorHeaders(res, err);
+  res.status(statusFor(err)).json(errorBody(err));
+}
+
+/** A refusal answered to a browser as an HTML page (a form shown again with the message), status from the table. */
+export function sendErrorPage(res: Response, err: unknown, html: string): void {
+  setErrorHeaders(res, err);
+  res.status(statusFor(err)).type('html').send(html);
 }
 
 /** Body-parser and other HTTP-level errors carry a status; they are answered as JSON too, never HTML. */

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import { Redis } from 'ioredis';
 import { RedisStore } from 'rate-limit-redis';
+import { RateLimitedError } from '../src/errors.js';
 
 const clients = new Map<string, Redis>();
 
@@ -42,9 +43,10 @@ export function restRateLimit(opts: {
     standardHeaders: false,
     keyGenerator: (req) =>
       req.actor && req.actor.kind === 'token' ? `token:${req.actor.tokenId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`,
-    handler: (_req, res) => {
+    // the limiter has set Retry-After and the X-RateLimit-* headers already
+    handler: (_req, _res, next) => {
       opts.refused?.();
-      res.status(429).json({ message: 'Too Many Attempts.' });
+      next(new RateLimitedError());
     },
     ...(opts.redisUrl ? { store: redisStore(opts.redisUrl, opts.prefix ?? 'rl:rest:') } : {}),
   });

@@ -48,11 +48,25 @@ export class ForbiddenError extends AppError {
 
 export class ConflictError extends AppError {}
 
+/** Too many requests; `retryAfterSeconds`, when known, becomes the Retry-After header. */
 export class RateLimitedError extends AppError {
   constructor(
-    public readonly retryAfterSeconds: number,
     message = 'Too Many Attempts.',
+    public readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
 }
+
+/** A request that cannot be read at all (a body that is not JSON where JSON is required). */
+export class BadRequestError extends AppError {}
+
+/** A route that exists, asked with a method it does not serve. */
+export class MethodNotAllowedError extends AppError {
+  constructor(message = 'The method is not supported for this route.') {
+    super(message);
+  }
+}
+
+/** Something that existed and is gone for good (an expired export, a used or expired reset link). */
+export class GoneError extends AppError {}

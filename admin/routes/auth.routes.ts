@@ -2,7 +2,8 @@ import express, { type Router } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type passport from 'passport';
 import type { AppContext } from '../../src/context.js';
-import { ValidationError } from '../../src/errors.js';
+import { GoneError, RateLimitedError, UnauthenticatedError, ValidationError } from '../../src/errors.js';
+import { sendErrorPage } from '../../http/errors.js';
 import { route } from '../../http/async.js';
 import { redisStore } from '../../http/rate-limit.js';
 import { wantsJson, type createCsrf } from '../auth.js';
@@ -11,7 +12,6 @@ import { loginCredentials, type SessionUser } from '../session.js';
 
 const RESET_MESSAGE = 'If that email belongs to a LeadFlow login, a reset link is on its way.';
 
-/** Only same-site relative paths are followed after login. */
 /**
  * Where to go after login: a path on this site only. Browsers read `//host` and `/\\host` as another site, so a
  * backslash anywhere, a second leading slash or a control character sends the user to /admin instead.
@@ -24,36 +24,31 @@ export function safeNext(next: unknown): string {
   return url.origin === base ? `${url.pathname}${url.search}${url.hash}` : '/admin';
 }
 
-export function createAuthRoutes(
-  ctx: AppContext,
-  auth: passport.PassportStatic,
-  csrf: ReturnType<typeof createCsrf>,
-): Router {
-  const r = express.Router();
+type Csrf = ReturnType<typeof createCsrf>;
 
-  /** 5 failed logins per email + IP per minute; successful logins do not count. */
-  const loginThrottle = rateLimit({
+/** 5 failed logins per email + IP per minute; successful logins do not count. */
+function loginThrottle(ctx: AppContext, csrf: Csrf) {
+  return rateLimit({
     windowMs: 60_000,
     limit: ctx.config.loginThrottlePerMinute,
     skipSuccessfulRequests: true,
     legacyHeaders: false,
     standardHeaders: false,
     keyGenerator: (req) => `${loginCredentials(req)?.email ?? ''}|${ipKeyGenerator(req.ip ?? '')}`,
-    handler: (req, res, _next, options) => {
+    handler: (req, res, next, options) => {
       ctx.metrics.rateLimited.inc({ limiter: 'login' });
       const retry = Math.ceil(options.windowMs / 1000);
-      res.set('Retry-After', String(retry));
-      const message = `Too many login attempts. Please try again in ${retry} seconds.`;
-      if (wantsJson(req)) res.status(429).json({ message });
-      else
-        res
-          .status(429)
-          .type('html')
-          .send(loginPage({ csrf: csrf.token(req, res), error: message, email: String(req.body?.email ?? '') }));
+      const refusal = new RateLimitedError(`Too many login attempts. Please try again in ${retry} seconds.`, retry);
+      if (wantsJson(req)) return next(refusal);
+      const email = String(req.body?.email ?? '');
+      sendErrorPage(res, refusal, loginPage({ csrf: csrf.token(req, res), error: refusal.message, email }));
     },
     ...(ctx.config.redisUrl ? { store: redisStore(ctx.config.redisUrl, 'rl:login:') } : {}),
   });
+}
 
+/** Login, logout and the CSRF token. */
+function addLoginRoutes(r: Router, ctx: AppContext, auth: passport.PassportStatic, csrf: Csrf) {
   r.get('/csrf-token', (req, res) => {
     res.json({ token: csrf.token(req, res) });
   });
@@ -63,23 +58,19 @@ export function createAuthRoutes(
     res.type('html').send(loginPage({ csrf: csrf.token(req, res), next: String(req.query.next ?? '') }));
   });
 
-  r.post('/login', csrf.protect, loginThrottle, (req, res, next) => {
+  r.post('/login', csrf.protect, loginThrottle(ctx, csrf), (req, res, next) => {
     auth.authenticate('local', (err: unknown, user: SessionUser | false) => {
       if (err) return next(err);
       if (!user) {
-        const message = 'These credentials do not match our records.';
-        if (wantsJson(req)) return res.status(401).json({ message });
-        return res
-          .status(401)
-          .type('html')
-          .send(
-            loginPage({
-              csrf: csrf.token(req, res),
-              error: message,
-              email: typeof req.body?.email === 'string' ? req.body.email : '',
-              next: typeof req.body?.next === 'string' ? req.body.next : '',
-            }),
-          );
+        const refusal = new UnauthenticatedError('These credentials do not match our records.');
+        if (wantsJson(req)) return next(refusal);
+        const form = {
+          csrf: csrf.token(req, res),
+          error: refusal.message,
+          email: typeof req.body?.email === 'string' ? req.body.email : '',
+          next: typeof req.body?.next === 'string' ? req.body.next : '',
+        };
+        return sendErrorPage(res, refusal, loginPage(form));
       }
       // req.login regenerates the session id (passport ≥ 0.6), so a pre-login id is never reused.
       req.login(user, (loginErr) => {
@@ -100,7 +91,7 @@ export function createAuthRoutes(
 
   r.post('/logout', csrf.protect, (req, res, next) => {
     if (!req.user) {
-      if (wantsJson(req)) return res.status(401).json({ message: 'Unauthenticated.' });
+      if (wantsJson(req)) return next(new UnauthenticatedError());
       return res.redirect(303, '/login');
     }
     req.logout((err) => {
@@ -112,7 +103,10 @@ export function createAuthRoutes(
       });
     });
   });
+}
 
+/** The password reset pages and forms. */
+function addResetRoutes(r: Router, ctx: AppContext, csrf: Csrf) {
   r.get('/reset-password', (req, res) => {
     res.type('html').send(forgotPage({ csrf: csrf.token(req, res) }));
   });
@@ -131,10 +125,9 @@ export function createAuthRoutes(
     '/reset-password/:token',
     route(async (req, res) => {
       const valid = await ctx.services.passwordResets.isValid(req.params.token);
-      res
-        .status(valid ? 200 : 410)
-        .type('html')
-        .send(resetPage({ csrf: csrf.token(req, res), token: req.params.token, valid }));
+      const page = resetPage({ csrf: csrf.token(req, res), token: req.params.token, valid });
+      if (valid) res.type('html').send(page);
+      else sendErrorPage(res, new GoneError('This password reset link is invalid or has expired.'), page);
     }),
   );
 
@@ -147,10 +140,8 @@ export function createAuthRoutes(
       } catch (err) {
         if (!(err instanceof ValidationError) || wantsJson(req)) throw err;
         const valid = await ctx.services.passwordResets.isValid(req.params.token);
-        return res
-          .status(422)
-          .type('html')
-          .send(resetPage({ csrf: csrf.token(req, res), token: req.params.token, valid, error: err.message }));
+        const page = resetPage({ csrf: csrf.token(req, res), token: req.params.token, valid, error: err.message });
+        return sendErrorPage(res, err, page);
       }
       if (wantsJson(req)) return res.json({ message: 'Your password has been reset.' });
       res
@@ -160,6 +151,11 @@ export function createAuthRoutes(
         );
     }),
   );
+}
 
+export function createAuthRoutes(ctx: AppContext, auth: passport.PassportStatic, csrf: Csrf): Router {
+  const r = express.Router();
+  addLoginRoutes(r, ctx, auth, csrf);
+  addResetRoutes(r, ctx, csrf);
   return r;
 }

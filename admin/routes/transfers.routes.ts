@@ -90,10 +90,6 @@ export function createTransferRoutes(ctx: AppContext): Router {
     '/exports/:id/download',
     route(async (req, res) => {
       const file = await exports.file(req.actor!, Number(req.params.id));
-      if (file === 'expired') {
-        res.status(410).json({ message: 'This export has expired.' });
-        return;
-      }
       res.download(file.path, file.name);
     }),
   );

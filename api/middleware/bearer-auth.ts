@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import passport from 'passport';
 import { Strategy as BearerStrategy } from 'passport-http-bearer';
 import type { Actor } from '../../src/actor.js';
+import { UnauthenticatedError } from '../../src/errors.js';
 import type { TokenService } from '../../src/tokens/token.service.js';
 
 /**
@@ -29,10 +30,6 @@ export function resolveBearer(tokens: TokenService): RequestHandler {
   };
 }
 
-export const requireToken: RequestHandler = (req, res, next) => {
-  if (!req.actor) {
-    res.status(401).json({ message: 'Unauthenticated.' });
-    return;
-  }
-  next();
+export const requireToken: RequestHandler = (req, _res, next) => {
+  next(req.actor ? undefined : new UnauthenticatedError());
 };

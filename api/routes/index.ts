@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import type { AppContext } from '../../src/context.js';
+import { NotFoundError } from '../../src/errors.js';
 import { resolveBearer, requireToken } from '../middleware/bearer-auth.js';
 import { restRateLimit } from '../../http/rate-limit.js';
 import { createHistoryRoutes } from './histories.routes.js';
@@ -31,8 +32,6 @@ export function createRestRouter(ctx: AppContext): Router {
   router.use(createLeadRoutes(ctx));
   router.use(createHistoryRoutes(ctx));
   router.use(createOrderRoutes(ctx));
-  router.use((_req, res) => {
-    res.status(404).json({ message: 'Not found.' });
-  });
+  router.use((_req, _res, next) => next(new NotFoundError()));
   return router;
 }

@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import type { AppContext } from '../../src/context.js';
+import { BadRequestError, UnauthenticatedError } from '../../src/errors.js';
 import { carrierCallbackSchema, type CarrierUpdate } from '../../src/orders/order.schemas.js';
 import { validate } from '../../src/validation.js';
 import { route } from '../../http/async.js';
@@ -40,16 +41,12 @@ export function createShippingCallbackRoutes(ctx: AppContext): Router {
         req.headers['x-timestamp'],
         req.headers['x-signature'],
       );
-      if (!company) {
-        res.status(401).json({ message: 'Invalid signature.' });
-        return;
-      }
+      if (!company) throw new UnauthenticatedError('Invalid signature.');
       let body: unknown;
       try {
         body = JSON.parse(raw.toString('utf8'));
       } catch {
-        res.status(400).json({ message: 'Malformed JSON body.' });
-        return;
+        throw new BadRequestError('Malformed JSON body.');
       }
       const { orders } = validate<{ orders: CarrierUpdate[] }>(carrierCallbackSchema, body);
       const { updated } = await ctx.services.orders.applyCarrierUpdates(company.id, orders);

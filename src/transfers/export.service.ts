@@ -5,7 +5,7 @@ import { Op } from 'sequelize';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { isDatabaseUnavailable } from '../db/index.js';
-import { NotFoundError } from '../errors.js';
+import { GoneError, NotFoundError } from '../errors.js';
 import { dashboardListQuerySchema, type LeadFilters } from '../leads/lead.schemas.js';
 import { leadExport } from '../leads/lead-export.repository.js';
 import { accountScope, authorize } from '../policy.js';
@@ -118,8 +118,8 @@ export function createExportService(core: Core) {
       ).map(exportRunView);
     },
 
-    /** The file of a finished export of the actor's account; an expired one is gone (410 at the route). */
-    async file(actor: Actor, id: number): Promise<{ path: string; name: string } | 'expired'> {
+    /** The file of a finished export of the actor's account; an expired one is gone. */
+    async file(actor: Actor, id: number): Promise<{ path: string; name: string }> {
       authorize(actor, 'view', 'exportRun');
       const run = await findInScope(ExportRun, actor, { id });
       if (run.status !== 'completed' && run.status !== 'expired') throw new NotFoundError();
@@ -129,7 +129,7 @@ export function createExportService(core: Core) {
         !run.file_path ||
         !fs.existsSync(run.file_path)
       )
-        return 'expired';
+        throw new GoneError('This export has expired.');
       return { path: run.file_path, name: `leads-${run.id}.${run.file_extension}` };
     },
 
