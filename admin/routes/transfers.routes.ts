@@ -56,6 +56,13 @@ export function createTransferRoutes(ctx: AppContext): Router {
     }),
   );
 
+  addRunRoutes(r, ctx);
+  return r;
+}
+
+/** The runs: list, status and progress, an import's report of refused rows, an export's file. */
+function addRunRoutes(r: Router, ctx: AppContext) {
+  const { imports, exports } = ctx.services;
   r.get(
     '/imports',
     route(async (req, res) => {
@@ -93,5 +100,4 @@ export function createTransferRoutes(ctx: AppContext): Router {
       res.download(file.path, file.name);
     }),
   );
-  return r;
 }

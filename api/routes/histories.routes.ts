@@ -8,33 +8,20 @@ import { listPath, methodNotAllowed } from '../../http/route-helpers.js';
 export function createHistoryRoutes(ctx: AppContext): Router {
   const { histories } = ctx.services;
   const r = express.Router();
-  r.get(
-    '/lead-histories',
-    route(async (req, res) => {
-      const page = await histories.listLeadHistories(req.actor!, req.query);
-      res.json(
-        paginationEnvelope(page, listPath(req), {
-          per_page: page.perPage,
-          lead_reference: req.query.lead_reference,
-          since: req.query.since,
-        }),
-      );
-    }),
-  );
-  r.all('/lead-histories', methodNotAllowed);
-  r.get(
-    '/order-histories',
-    route(async (req, res) => {
-      const page = await histories.listOrderHistories(req.actor!, req.query);
-      res.json(
-        paginationEnvelope(page, listPath(req), {
-          per_page: page.perPage,
-          order_reference: req.query.order_reference,
-          since: req.query.since,
-        }),
-      );
-    }),
-  );
-  r.all('/order-histories', methodNotAllowed);
+  const lists = [
+    ['/lead-histories', 'lead_reference', histories.listLeadHistories],
+    ['/order-histories', 'order_reference', histories.listOrderHistories],
+  ] as const;
+  for (const [path, refKey, list] of lists) {
+    r.get(
+      path,
+      route(async (req, res) => {
+        const page = await list(req.actor!, req.query);
+        const query = { per_page: page.perPage, [refKey]: req.query[refKey], since: req.query.since };
+        res.json(paginationEnvelope(page, listPath(req), query));
+      }),
+    );
+    r.all(path, methodNotAllowed);
+  }
   return r;
 }

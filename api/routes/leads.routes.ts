@@ -21,14 +21,8 @@ export function createLeadRoutes(ctx: AppContext): Router {
     '/leads',
     route(async (req, res) => {
       const page = await leads.list(req.actor!, req.query, 'rest');
-      const data = page.data.map(({ reference, full_name, phone, city, status, created_at }) => ({
-        reference,
-        full_name,
-        phone,
-        city,
-        status,
-        created_at,
-      }));
+      // the spec's six fields, in its order
+      const data = page.data.map(({ id: _id, account_id: _a, ...item }) => item);
       res.json(
         paginationEnvelope({ ...page, data }, listPath(req), {
           per_page: page.perPage,

@@ -1,8 +1,6 @@
 import express, { type Router } from 'express';
 import type { AppContext } from '../../src/context.js';
 import { BadRequestError, UnauthenticatedError } from '../../src/errors.js';
-import { carrierCallbackSchema, type CarrierUpdate } from '../../src/orders/order.schemas.js';
-import { validate } from '../../src/validation.js';
 import { route } from '../../http/async.js';
 import { restRateLimit } from '../../http/rate-limit.js';
 
@@ -48,8 +46,7 @@ export function createShippingCallbackRoutes(ctx: AppContext): Router {
       } catch {
         throw new BadRequestError('Malformed JSON body.');
       }
-      const { orders } = validate<{ orders: CarrierUpdate[] }>(carrierCallbackSchema, body);
-      const { updated } = await ctx.services.orders.applyCarrierUpdates(company.id, orders);
+      const { updated } = await ctx.services.orders.applyCarrierUpdates(company.id, body);
       res.json({ message: `${updated} orders updated.`, updated });
     }),
   );

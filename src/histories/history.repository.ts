@@ -1,5 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { actorUserId, type Actor } from '../actor.js';
+import { placeholders, select, selectPage } from '../query.js';
 
 /** One row's move from `old` (null when the row was just created) to `status`. */
 export interface StatusMove {
@@ -48,4 +49,62 @@ export async function insertHistory(
       transaction,
     },
   );
+}
+
+/** The two history tables share their shape; one definition serves both. */
+export const HISTORY_KINDS = {
+  lead: { table: 'lead_histories', ref: 'lead_reference', owner: 'lead_id', resource: 'leadHistory', parent: 'leads' },
+  order: {
+    table: 'order_histories',
+    ref: 'order_reference',
+    owner: 'order_id',
+    resource: 'orderHistory',
+    parent: 'orders',
+  },
+} as const;
+export type HistoryKind = keyof typeof HISTORY_KINDS;
+
+/** One page of a history table, newest first, in `accountId` (none: every account), of one reference, since a time. */
+export function listHistory(
+  sequelize: Sequelize,
+  kind: HistoryKind,
+  f: { accountId?: number; reference?: string; since?: Date; page: number; perPage: number },
+) {
+  const k = HISTORY_KINDS[kind];
+  const { params, add } = placeholders();
+  const conds: string[] = [];
+  const account = f.accountId ? add(f.accountId) : null;
+  if (account) conds.push(`account_id = ${account}`);
+  // a reference's entries are found through its lead or order (reference key, then the owner index)
+  if (f.reference) {
+    const inAccount = account ? ` AND account_id = ${account}` : '';
+    conds.push(`${k.owner} IN (SELECT id FROM ${k.parent} WHERE reference = ${add(f.reference)}${inAccount})`);
+  }
+  if (f.since) conds.push(`changed_at >= ${add(f.since)}`);
+  const statement = {
+    columns: `${k.ref}, old_status, new_status, changed_by, changed_at`,
+    from: k.table,
+    where: conds.length ? conds.join(' AND ') : 'true',
+    params,
+    orderBy: 'changed_at DESC, id DESC',
+  };
+  return selectPage<Record<string, unknown> & { changed_at: Date }>(sequelize, statement, f.page, f.perPage);
+}
+
+/** A lead or order by id within `accountId` (none: every account), and its history oldest first; null if unknown. */
+export async function historyOf(sequelize: Sequelize, kind: HistoryKind, id: number, accountId?: number) {
+  const k = HISTORY_KINDS[kind];
+  const [parent] = await select<{ id: number; reference: string; status: string; account_id: number }>(
+    sequelize,
+    `SELECT id, reference, status, account_id FROM ${k.parent} WHERE id = $1 ${accountId ? 'AND account_id = $2' : ''}`,
+    accountId ? [id, accountId] : [id],
+  );
+  if (!parent) return null;
+  const rows = await select<Record<string, unknown> & { changed_at: Date }>(
+    sequelize,
+    `SELECT ${k.ref}, old_status, new_status, changed_by, changed_at FROM ${k.table}
+      WHERE ${k.owner} = $1 ORDER BY changed_at ASC, id ASC`,
+    [id],
+  );
+  return { parent, rows };
 }

@@ -9,7 +9,12 @@ import type { RowKey } from '../query.js';
 import { addError, validate } from '../validation.js';
 import type { OrderStatus } from './order.model.js';
 import { deleteOrders, lockCompanyOrders, lockOrders, setOrderStatuses, type LockedOrder } from './order.repository.js';
-import { orderUpdateBodySchema, type CarrierUpdate, type OrderStatusChange } from './order.schemas.js';
+import {
+  carrierCallbackSchema,
+  orderUpdateBodySchema,
+  type CarrierUpdate,
+  type OrderStatusChange,
+} from './order.schemas.js';
 import { canMove, DELETABLE_ORDER_STATUSES } from './order.transitions.js';
 
 type Move = { row: LockedOrder; status: OrderStatus; tracking_number?: string; path: string };
@@ -91,8 +96,12 @@ export async function deleteMany(core: Core, actor: Actor, body: unknown, by: Ro
   });
 }
 
-/** Carrier status callback: moves the company's orders to shipped / delivered / returned, history by the company. */
-export async function applyCarrierUpdates(core: Core, companyId: number, updates: CarrierUpdate[]) {
+/**
+ * Carrier status callback (its signature already verified): moves the company's orders to shipped / delivered /
+ * returned, history by the company.
+ */
+export async function applyCarrierUpdates(core: Core, companyId: number, body: unknown) {
+  const { orders: updates } = validate<{ orders: CarrierUpdate[] }>(carrierCallbackSchema, body);
   const company = (await core.models.ShippingCompany.findByPk(companyId))!;
   const { sequelize } = core.db;
   return sequelize.transaction(async (transaction) => {

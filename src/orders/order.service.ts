@@ -14,7 +14,7 @@ import { validate } from '../validation.js';
 import { push, pushOne } from './order-push.js';
 import { applyCarrierUpdates, deleteMany, updateStatuses } from './order-writes.js';
 import { insertOrders, listOrders } from './order.repository.js';
-import { orderListQuerySchema, type CarrierUpdate, type OrderFilters } from './order.schemas.js';
+import { orderListQuerySchema, type OrderFilters } from './order.schemas.js';
 
 export { PUSH_JOB, type PushResult } from './order-push.js';
 
@@ -118,7 +118,7 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
     push: (actor: Actor, body: unknown, by: RowKey = 'references') => push(core, deps.shipping, actor, body, by),
     pushOne: (orderId: number, requestedBy: string, userId: number | null) =>
       pushOne(core, orderId, requestedBy, userId),
-    applyCarrierUpdates: (companyId: number, updates: CarrierUpdate[]) => applyCarrierUpdates(core, companyId, updates),
+    applyCarrierUpdates: (companyId: number, body: unknown) => applyCarrierUpdates(core, companyId, body),
   };
 }
 export type OrderService = ReturnType<typeof createOrderService>;
