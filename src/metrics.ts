@@ -14,52 +14,63 @@ const STORE_READ_MS = 2000;
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-/**
- * The process's Prometheus series (prom-client), one registry per application context. Every counter is here, named
- * `leadflow_*`, so the list in docs/operations.md is this file; code that counts something calls these objects.
- */
-export function createMetrics() {
-  const registry = new client.Registry();
-  client.collectDefaultMetrics({ register: registry, prefix: 'leadflow_' });
-  const registers = [registry];
-  let sources: MetricSources | null = null;
+/** The series code counts into: requests, jobs, transfer rows, rate-limit refusals, carrier traffic. */
+function counters(registers: client.Registry[]) {
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new client.Counter({ name: `leadflow_${name}`, help, labelNames, registers });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+    new client.Histogram({ name: `leadflow_${name}`, help, labelNames, buckets, registers });
+  return {
+    httpRequests: counter('http_requests_total', 'HTTP requests by route pattern and status', [
+      'method',
+      'route',
+      'status',
+    ]),
+    httpDuration: histogram(
+      'http_request_duration_seconds',
+      'HTTP request latency by route pattern and status',
+      ['method', 'route', 'status'],
+      SECONDS,
+    ),
+    jobRuns: counter('job_runs_total', 'Job runs by job, priority and outcome (succeeded, failed)', [
+      'job',
+      'priority',
+      'outcome',
+    ]),
+    jobDuration: histogram(
+      'job_duration_seconds',
+      'Job run time by job and priority',
+      ['job', 'priority'],
+      [...SECONDS, 60, 300, 900],
+    ),
+    transferRows: counter(
+      'transfer_rows_total',
+      'Import and export rows: imported, refused (in the error report), exported',
+      ['kind', 'outcome'],
+    ),
+    rateLimited: counter('rate_limit_refusals_total', 'Requests refused with 429 by limiter (rest, callback, login)', [
+      'limiter',
+    ]),
+    carrierPushes: counter('carrier_pushes_total', 'Order pushes to carriers by outcome (sent, failed)', ['outcome']),
+    carrierCallbacks: counter('carrier_callbacks_total', 'Carrier status callbacks by outcome (applied, refused)', [
+      'outcome',
+    ]),
+  };
+}
 
-  const httpRequests = new client.Counter({
-    name: 'leadflow_http_requests_total',
-    help: 'HTTP requests by route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers,
-  });
-  const httpDuration = new client.Histogram({
-    name: 'leadflow_http_request_duration_seconds',
-    help: 'HTTP request latency by route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: SECONDS,
-    registers,
-  });
-  const jobRuns = new client.Counter({
-    name: 'leadflow_job_runs_total',
-    help: 'Job runs by job, priority and outcome (succeeded, failed)',
-    labelNames: ['job', 'priority', 'outcome'] as const,
-    registers,
-  });
-  const jobDuration = new client.Histogram({
-    name: 'leadflow_job_duration_seconds',
-    help: 'Job run time by job and priority',
-    labelNames: ['job', 'priority'] as const,
-    buckets: [...SECONDS, 60, 300, 900],
-    registers,
-  });
+/** The gauges read at scrape time from the job store and the pool, once `sources()` has them. */
+function scrapeGauges(registers: client.Registry[], sources: () => MetricSources | null) {
   const queue = new client.Gauge({
     name: 'leadflow_job_queue_depth',
     help: 'Jobs due and waiting for a worker, and running, per priority (read from the job store at scrape)',
     labelNames: ['priority', 'state'] as const,
     registers,
     async collect() {
-      if (!sources) return;
+      const s = sources();
+      if (!s) return;
       queue.reset();
       // no answer in time: the series are absent from this scrape (alert on absence), the rest of the page is served
-      for (const row of await withTimeout(sources.queueDepth(), STORE_READ_MS).catch(() => [])) {
+      for (const row of await withTimeout(s.queueDepth(), STORE_READ_MS).catch(() => [])) {
         queue.set({ priority: row.priority, state: 'waiting' }, row.waiting);
         queue.set({ priority: row.priority, state: 'running' }, row.running);
       }
@@ -72,7 +83,7 @@ export function createMetrics() {
     registers,
     collect() {
       const p = (
-        sources?.sequelize as unknown as
+        sources()?.sequelize as unknown as
           { connectionManager?: { pool?: { using: number; available: number; waiting: number } } } | undefined
       )?.connectionManager?.pool;
       if (!p) return;
@@ -81,40 +92,20 @@ export function createMetrics() {
       pool.set({ state: 'waiting' }, p.waiting);
     },
   });
-  const transferRows = new client.Counter({
-    name: 'leadflow_transfer_rows_total',
-    help: 'Import and export rows: imported, refused (in the error report), exported',
-    labelNames: ['kind', 'outcome'] as const,
-    registers,
-  });
-  const rateLimited = new client.Counter({
-    name: 'leadflow_rate_limit_refusals_total',
-    help: 'Requests refused with 429 by limiter (rest, callback, login)',
-    labelNames: ['limiter'] as const,
-    registers,
-  });
-  const carrierPushes = new client.Counter({
-    name: 'leadflow_carrier_pushes_total',
-    help: 'Order pushes to carriers by outcome (sent, failed)',
-    labelNames: ['outcome'] as const,
-    registers,
-  });
-  const carrierCallbacks = new client.Counter({
-    name: 'leadflow_carrier_callbacks_total',
-    help: 'Carrier status callbacks by outcome (applied, refused)',
-    labelNames: ['outcome'] as const,
-    registers,
-  });
+}
 
+/**
+ * The process's Prometheus series (prom-client), one registry per application context. Every counter is here, named
+ * `leadflow_*`, so the list in docs/operations.md is this file; code that counts something calls these objects.
+ */
+export function createMetrics() {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry, prefix: 'leadflow_' });
+  const registers = [registry];
+  let sources: MetricSources | null = null;
+  scrapeGauges(registers, () => sources);
   return {
-    httpRequests,
-    httpDuration,
-    jobRuns,
-    jobDuration,
-    transferRows,
-    rateLimited,
-    carrierPushes,
-    carrierCallbacks,
+    ...counters(registers),
     /** Connects the scrape-time gauges to the pool and the job store once they exist. */
     watch(s: MetricSources) {
       sources = s;

@@ -39,27 +39,98 @@ export function userView(u: User): UserView {
   };
 }
 
+/** Deletes all the users or none (each in scope, of the actor's rank or below, never the actor's own login). */
+async function deleteUsers(core: Core, actor: Actor, ids: number[]): Promise<void> {
+  const { User } = core.models;
+  const wanted = idsOrNotFound(ids);
+  await core.db.sequelize.transaction(async (transaction) => {
+    const found = await User.findAll({
+      where: { id: wanted, ...accountScope(actor) },
+      transaction,
+      lock: transaction.LOCK.UPDATE,
+    });
+    if (found.length !== wanted.length) throw new NotFoundError();
+    for (const u of found) authorize(actor, 'delete', 'user', u);
+    if (actor.kind !== 'system' && wanted.includes(actor.userId))
+      throw new ConflictError('You cannot delete your own login.');
+    await User.destroy({ where: { id: wanted }, transaction });
+  });
+}
+
+/** Creates a login. Sellers create agents/sellers of their own account; only admins create admins. */
+async function createUser(core: Core, actor: Actor, input: UserCreateInput) {
+  const { Account, User } = core.models;
+  const v = validate<UserCreateInput>(userCreateSchema, input);
+  authorize(actor, 'create', 'user', { account_id: v.account_id, role: v.role });
+  if (!(await Account.findByPk(v.account_id)))
+    throw ValidationError.single('account_id', 'The selected account_id is invalid.');
+  if (await User.findOne({ where: { email: { [Op.iLike]: v.email } } })) {
+    throw ValidationError.single('email', 'The email has already been taken.');
+  }
+  const u = await User.create({
+    ...v,
+    email: normalizeEmail(v.email),
+    password_hash: await hashPassword(v.password, core.config.passwordHashCost),
+  });
+  return userView(u);
+}
+
+async function updateUser(core: Core, actor: Actor, id: number, input: UserUpdateInput) {
+  const { User } = core.models;
+  const v = validate<UserUpdateInput>(userUpdateSchema, input);
+  const u = await User.findOne({ where: { id, ...accountScope(actor) } });
+  if (!u) throw new NotFoundError();
+  // Both the stored role and the new one: a seller may neither demote an admin nor promote anyone to admin.
+  authorize(actor, 'update', 'user', { account_id: u.account_id, role: u.role });
+  if (v.role) authorize(actor, 'update', 'user', { account_id: u.account_id, role: v.role });
+  if (
+    v.email &&
+    v.email !== u.email &&
+    (await User.findOne({ where: { email: { [Op.iLike]: v.email }, id: { [Op.ne]: id } } }))
+  ) {
+    throw ValidationError.single('email', 'The email has already been taken.');
+  }
+  const { password, ...rest } = v;
+  await u.update({
+    ...rest,
+    ...(password ? { password_hash: await hashPassword(password, core.config.passwordHashCost) } : {}),
+  });
+  return userView(u);
+}
+
+/**
+ * Password check for login; returns the user or null, taking the same time for unknown emails. A hash made with
+ * other parameters than new ones get is replaced at this login (the only moment the password is known).
+ */
+async function verifyCredentials(core: Core, email: string, password: string): Promise<User | null> {
+  const { User } = core.models;
+  const cost = core.config.passwordHashCost;
+  const u = await User.scope('withPassword').findOne({
+    where: { email: normalizeEmail(String(email)), active: true },
+  });
+  if (!u) {
+    await verifyAgainstNothing(password, cost);
+    return null;
+  }
+  if (!(await verifyPassword(u.password_hash, password))) return null;
+  if (needsRehash(u.password_hash, cost)) {
+    const rehashed = await hashPassword(password, cost);
+    // only if nobody changed the password meanwhile
+    await User.update(
+      { password_hash: rehashed },
+      { where: { id: u.id, password_hash: u.password_hash }, silent: true },
+    );
+  }
+  return u;
+}
+
 export function createAccountService(core: Core) {
   const { Account, User } = core.models;
 
-  /** Deletes all the users or none (each in scope, of the actor's rank or below, never the actor's own login). */
-  async function deleteUsers(actor: Actor, ids: number[]): Promise<void> {
-    const wanted = idsOrNotFound(ids);
-    await core.db.sequelize.transaction(async (transaction) => {
-      const found = await User.findAll({
-        where: { id: wanted, ...accountScope(actor) },
-        transaction,
-        lock: transaction.LOCK.UPDATE,
-      });
-      if (found.length !== wanted.length) throw new NotFoundError();
-      for (const u of found) authorize(actor, 'delete', 'user', u);
-      if (actor.kind !== 'system' && wanted.includes(actor.userId))
-        throw new ConflictError('You cannot delete your own login.');
-      await User.destroy({ where: { id: wanted }, transaction });
-    });
-  }
-
   return {
+    createUser: (actor: Actor, input: UserCreateInput) => createUser(core, actor, input),
+    updateUser: (actor: Actor, id: number, input: UserUpdateInput) => updateUser(core, actor, id, input),
+    verifyCredentials: (email: string, password: string) => verifyCredentials(core, email, password),
     /** Creates a tenant. Admin (or system) only. */
     async createAccount(actor: Actor, input: AccountCreateInput) {
       authorize(actor, 'create', 'account');
@@ -88,80 +159,16 @@ export function createAccountService(core: Core) {
       }));
     },
 
-    /** Creates a login. Sellers create agents/sellers of their own account; only admins create admins. */
-    async createUser(actor: Actor, input: UserCreateInput) {
-      const v = validate<UserCreateInput>(userCreateSchema, input);
-      authorize(actor, 'create', 'user', { account_id: v.account_id, role: v.role });
-      if (!(await Account.findByPk(v.account_id)))
-        throw ValidationError.single('account_id', 'The selected account_id is invalid.');
-      if (await User.findOne({ where: { email: { [Op.iLike]: v.email } } })) {
-        throw ValidationError.single('email', 'The email has already been taken.');
-      }
-      const u = await User.create({
-        ...v,
-        email: normalizeEmail(v.email),
-        password_hash: await hashPassword(v.password, core.config.passwordHashCost),
-      });
-      return userView(u);
-    },
-
-    async updateUser(actor: Actor, id: number, input: UserUpdateInput) {
-      const v = validate<UserUpdateInput>(userUpdateSchema, input);
-      const u = await User.findOne({ where: { id, ...accountScope(actor) } });
-      if (!u) throw new NotFoundError();
-      // Both the stored role and the new one: a seller may neither demote an admin nor promote anyone to admin.
-      authorize(actor, 'update', 'user', { account_id: u.account_id, role: u.role });
-      if (v.role) authorize(actor, 'update', 'user', { account_id: u.account_id, role: v.role });
-      if (
-        v.email &&
-        v.email !== u.email &&
-        (await User.findOne({ where: { email: { [Op.iLike]: v.email }, id: { [Op.ne]: id } } }))
-      ) {
-        throw ValidationError.single('email', 'The email has already been taken.');
-      }
-      const { password, ...rest } = v;
-      await u.update({
-        ...rest,
-        ...(password ? { password_hash: await hashPassword(password, core.config.passwordHashCost) } : {}),
-      });
-      return userView(u);
-    },
-
     async listUsers(actor: Actor, accountId?: number) {
       authorize(actor, 'viewAny', 'user');
       const rows = await User.findAll({ where: accountScope(actor, accountId), order: [['id', 'ASC']] });
       return rows.map(userView);
     },
 
-    deleteUsers,
+    deleteUsers: (actor: Actor, ids: number[]) => deleteUsers(core, actor, ids),
 
     async deleteUser(actor: Actor, id: number) {
-      await deleteUsers(actor, [id]);
-    },
-
-    /**
-     * Password check for login; returns the user or null, taking the same time for unknown emails. A hash made with
-     * other parameters than new ones get is replaced at this login (the only moment the password is known).
-     */
-    async verifyCredentials(email: string, password: string): Promise<User | null> {
-      const cost = core.config.passwordHashCost;
-      const u = await User.scope('withPassword').findOne({
-        where: { email: normalizeEmail(String(email)), active: true },
-      });
-      if (!u) {
-        await verifyAgainstNothing(password, cost);
-        return null;
-      }
-      if (!(await verifyPassword(u.password_hash, password))) return null;
-      if (needsRehash(u.password_hash, cost)) {
-        const rehashed = await hashPassword(password, cost);
-        // only if nobody changed the password meanwhile
-        await User.update(
-          { password_hash: rehashed },
-          { where: { id: u.id, password_hash: u.password_hash }, silent: true },
-        );
-      }
-      return u;
+      await deleteUsers(core, actor, [id]);
     },
 
     async findUserByEmail(email: string) {

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import type { FieldErrors } from '../errors.js';
-import { addError, controlCharErrors, fastValidator, JOI_OPTIONS, toFieldErrors } from '../validation.js';
+import { fastValidator } from '../fast-validator.js';
+import { addError, controlCharErrors, JOI_OPTIONS, toFieldErrors } from '../validation.js';
 import type { LeadStatus } from './lead.model.js';
 import { leadItemSchema, type LeadItemInput } from './lead.schemas.js';
 import { normalizePhone } from './phone.js';

@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import Joi from 'joi';
 import { checkLeadItems, type CatalogueProduct } from '../../src/leads/lead.check.js';
 import { leadItemSchema } from '../../src/leads/lead.schemas.js';
-import { fastValidator, JOI_OPTIONS, toFieldErrors } from '../../src/validation.js';
+import { fastValidator } from '../../src/fast-validator.js';
+import { JOI_OPTIONS, toFieldErrors } from '../../src/validation.js';
 
 /** Whatever the fast path accepts, Joi accepts with the same value; returns how many inputs the fast path decided. */
 function agreesWithJoi(schema: Joi.Schema, inputs: fc.Arbitrary<unknown>, numRuns = 3000): number {
