@@ -40,26 +40,8 @@ declare global {
 
 export const SESSION_COOKIE = 'leadflow.sid';
 
-/**
- * Session cookie (httpOnly, SameSite=Lax, Secure behind TLS) stored in the `sessions` table; rolling idle timeout
- * through the cookie's maxAge, absolute timeout through the login time kept in the session.
- */
-export function createSessionMiddleware(ctx: AppContext): {
-  session: RequestHandler;
-  passport: passport.PassportStatic;
-  absoluteTimeout: RequestHandler;
-} {
-  const SequelizeStore = connectSessionSequelize(session.Store);
-  const store = new SequelizeStore({
-    db: ctx.db.sequelize,
-    table: 'Session',
-    extendDefaultFields: (defaults: { data: string; expires: Date }, s: { passport?: { user?: number } }) => ({
-      data: defaults.data,
-      expires: defaults.expires,
-      user_id: s.passport?.user ?? null,
-    }),
-  });
-
+/** The dashboard's passport: email + password login (passport-local), the session holding the user's id. */
+function createPassport(ctx: AppContext): passport.PassportStatic {
   const auth = new passport.Passport() as unknown as passport.PassportStatic;
   // passport-local falls back to the query string; the credentials are read from the body only, typed, exactly as the
   // login throttle keys them (loginCredentials), so a try cannot be counted under one email and checked under another.
@@ -89,6 +71,30 @@ export function createSessionMiddleware(ctx: AppContext): {
       done,
     );
   });
+  return auth;
+}
+
+/**
+ * Session cookie (httpOnly, SameSite=Lax, Secure behind TLS) stored in the `sessions` table; rolling idle timeout
+ * through the cookie's maxAge, absolute timeout through the login time kept in the session.
+ */
+export function createSessionMiddleware(ctx: AppContext): {
+  session: RequestHandler;
+  passport: passport.PassportStatic;
+  absoluteTimeout: RequestHandler;
+} {
+  const SequelizeStore = connectSessionSequelize(session.Store);
+  const store = new SequelizeStore({
+    db: ctx.db.sequelize,
+    table: 'Session',
+    extendDefaultFields: (defaults: { data: string; expires: Date }, s: { passport?: { user?: number } }) => ({
+      data: defaults.data,
+      expires: defaults.expires,
+      user_id: s.passport?.user ?? null,
+    }),
+  });
+
+  const auth = createPassport(ctx);
 
   const absoluteMs = ctx.config.sessionAbsoluteHours * 3600_000;
   const absoluteTimeout: RequestHandler = (req, _res, next) => {
