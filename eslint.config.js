@@ -80,8 +80,8 @@ export default tseslint.config(
     files: ['**/*.ts', '**/*.js'],
     ignores: ['test/**', 'migrations/**', 'bench/**'],
     rules: {
-      'max-lines': ['warn', { max: 250, skipBlankLines: true, skipComments: true }],
-      'max-lines-per-function': ['warn', { max: 60, skipBlankLines: true, skipComments: true, IIFEs: true }],
+      'max-lines': ['error', { max: 250, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true, IIFEs: true }],
     },
   },
   ...layers.map(({ files, regex, message }) => ({
