@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
-import type http from 'node:http';
+import http from 'node:http';
 import { startWebServer, type WebServer } from '../app/server.js';
+import type { Sequelize } from 'sequelize';
 import type { AppContext } from '../src/context.js';
 import { signBody } from '../src/shipping/shipping.service.js';
 import { getCtx } from './hooks.js';
@@ -58,4 +59,51 @@ export function postCallback(
     },
     body: raw,
   });
+}
+
+/** One statement a Sequelize instance sent, as logged: its SQL (without Sequelize's prefix) and bind parameters. */
+export interface SentStatement {
+  sql: string;
+  bind: unknown[];
+}
+
+/**
+ * Runs `fn` and answers the statements `sequelize` sent meanwhile (through Sequelize's `logging` hook, restored
+ * afterwards, also when `fn` fails), with what `fn` returned.
+ */
+export async function captureSql<T>(
+  sequelize: Sequelize,
+  fn: () => Promise<T>,
+): Promise<{ result: T; sent: SentStatement[] }> {
+  const options = (sequelize as unknown as { options: { logging: unknown } }).options;
+  const previous = options.logging;
+  const sent: SentStatement[] = [];
+  options.logging = (msg: string, opts: { bind?: unknown[] }) => {
+    sent.push({ sql: msg.replace(/^Executing \([^)]*\): /, ''), bind: opts?.bind ?? [] });
+  };
+  try {
+    return { result: await fn(), sent };
+  } finally {
+    options.logging = previous;
+  }
+}
+
+/**
+ * An HTTP server on 127.0.0.1 and a free port (a fake carrier, a proxy, a receiver) answering with `handler`. `close`
+ * also ends the connections still open, so a test never waits for a keep-alive client.
+ */
+export async function serveLocal(handler: http.RequestListener) {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    server,
+    port,
+    url: (path = '') => `http://127.0.0.1:${port}${path}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

@@ -1,25 +1,20 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { systemActor } from '../../src/actor.js';
 import { CarrierAddressError, isPublicAddress, postToCarrier } from '../../src/shipping/carrier-client.js';
 import { createShippingService } from '../../src/shipping/shipping.service.js';
 import { makeAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';
+import { serveLocal } from '../helpers.js';
 
 /** A local HTTP server that records what reaches it and answers with `answer`. */
 async function listen(answer: (res: http.ServerResponse) => void) {
   const hits: string[] = [];
-  const server = http.createServer((req, res) => {
+  const local = await serveLocal((req, res) => {
     hits.push(req.url ?? '');
     answer(res);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    hits,
-    port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
+  return { hits, port: local.port, close: local.close };
 }
 
 describe('carrier endpoints (SSRF)', () => {

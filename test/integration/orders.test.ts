@@ -1,6 +1,4 @@
 import { QueryTypes } from 'sequelize';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { SCOPES, systemActor, type Scope } from '../../src/actor.js';
 import { signBody } from '../../src/shipping/shipping.service.js';
@@ -9,7 +7,7 @@ import { jobDefinitions } from '../../jobs/index.js';
 import type { JobDefinition } from '../../jobs/job.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, type TestAccount } from '../factories.js';
-import { postCallback, startTestServer, useTestServer } from '../helpers.js';
+import { postCallback, serveLocal, startTestServer, useTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
 
 const SECRET = 'carrier-secret-0123456789';
@@ -26,7 +24,7 @@ const order = (acc: TestAccount, over: Record<string, unknown> = {}) => ({
 /** A real carrier on 127.0.0.1: answers per a script of behaviours and records every call. */
 async function startCarrier(script: ('ok' | '500' | 'slow')[]) {
   const calls: { body: string; signature: string; idempotency: string }[] = [];
-  const server = http.createServer((req, res) => {
+  const carrier = await serveLocal((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
@@ -52,16 +50,7 @@ async function startCarrier(script: ('ok' | '500' | 'slow')[]) {
       res.end(JSON.stringify({ tracking_number: `TRK-${JSON.parse(body).reference}` }));
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/shipments`,
-    calls,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  return { url: carrier.url('/shipments'), calls, close: carrier.close };
 }
 
 async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, ms = 10_000): Promise<T> {

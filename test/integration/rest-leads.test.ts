@@ -3,7 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { SCOPES, type Scope } from '../../src/actor.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, type TestAccount } from '../factories.js';
-import { useTestServer } from '../helpers.js';
+import { captureSql, useTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
 
 const lead = (acc: TestAccount, over: Record<string, unknown> = {}) => ({
@@ -258,18 +258,9 @@ describe('REST leads', () => {
       this.timeout(60_000);
       const acc = await makeAccount(getCtx());
       const count = async (items: unknown[]) => {
-        const seq = getCtx().db.sequelize as unknown as { options: { logging: unknown } };
-        let n = 0;
-        const previous = seq.options.logging;
-        seq.options.logging = () => {
-          n++;
-        };
-        try {
-          await getCtx().services.leads.createMany(acc.seller.actor, { leads: items });
-        } finally {
-          seq.options.logging = previous;
-        }
-        return n;
+        const { sequelize } = getCtx().db;
+        const create = () => getCtx().services.leads.createMany(acc.seller.actor, { leads: items });
+        return (await captureSql(sequelize, create)).sent.length;
       };
       const big = await count(
         Array.from({ length: 1000 }, () =>
@@ -299,19 +290,11 @@ describe('REST leads', () => {
       await getCtx().services.leads.createMany(acc.seller.actor, {
         leads: Array.from({ length: 50 }, (_, i) => lead(acc, { phone: `+2127${String(i).padStart(8, '0')}` })),
       });
-      const sent: { sql: string; bind: unknown[] }[] = [];
-      const seq = sequelize as unknown as { options: { logging: unknown } };
-      const previous = seq.options.logging;
-      seq.options.logging = (msg: string, opts: { bind?: unknown[] }) => {
-        sent.push({ sql: msg.replace(/^Executing \([^)]*\): /, ''), bind: opts.bind ?? [] });
-      };
-      try {
-        await getCtx().services.leads.createMany(acc.seller.actor, {
+      const { sent } = await captureSql(sequelize, () =>
+        getCtx().services.leads.createMany(acc.seller.actor, {
           leads: Array.from({ length: 100 }, (_, i) => lead(acc, { phone: `+2127${String(i * 3).padStart(8, '0')}` })),
-        });
-      } finally {
-        seq.options.logging = previous;
-      }
+        }),
+      );
       const at = sent.findIndex((s) => s.sql.includes('INSERT INTO leads'));
       const plan = await sequelize.transaction(async (transaction) => {
         await sequelize.query('SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off', {
