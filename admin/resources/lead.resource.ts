@@ -8,9 +8,10 @@ import {
   nav,
   hidden,
   virtualText,
-  timelineAfter,
   leavePanel,
   text,
+  contactRecordProps,
+  timelineShow,
 } from './panel-ui.js';
 
 /** "Export" buttons on the leads list: the list's current filters go to the export job. */
@@ -72,11 +73,8 @@ const LEAD_PROPERTIES: Record<string, PropertyOptions> = {
   ...accountProp,
   status: { availableValues: LEAD_STATUSES.map((v) => ({ value: v, label: v.replace('_', ' ') })) },
   action_date: { type: 'string', description: 'Required for call later, e.g. 2026-12-01T14:30:00+01:00' },
-  products_summary: virtualText,
+  ...contactRecordProps,
   custom_data: virtualText,
-  history_timeline: virtualText,
-  phone_normalized: { isVisible: hidden },
-  data: { isVisible: hidden },
   import_run_id: { isVisible: hidden },
   import_row: { isVisible: hidden },
   created_by_user_id: { isVisible: hidden },
@@ -93,7 +91,7 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
       properties: LEAD_PROPERTIES,
       actions: {
         ...tenantReadActions('lead'),
-        show: { isAccessible: allow('lead', 'view'), after: timelineAfter('lead', ctx) as never },
+        show: timelineShow('lead', ctx),
         ...serviceActions('lead', {
           create: async (actor, p) =>
             s.leads.createOne(actor, {

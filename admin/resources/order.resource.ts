@@ -2,7 +2,7 @@ import type { PropertyOptions, ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { ORDER_STATUSES } from '../../src/orders/order.model.js';
 import { actorOf, allow, guarded, serviceActions, tenantReadActions } from './panel-kit.js';
-import { accountProp, type PanelComponents, nav, hidden, virtualText, timelineAfter } from './panel-ui.js';
+import { accountProp, type PanelComponents, nav, hidden, contactRecordProps, timelineShow } from './panel-ui.js';
 
 /** Which columns the list, filters, show page and form use. */
 const ORDER_LAYOUT = {
@@ -53,10 +53,7 @@ const ORDER_LAYOUT = {
 const ORDER_PROPERTIES: Record<string, PropertyOptions> = {
   ...accountProp,
   status: { availableValues: ORDER_STATUSES.map((v) => ({ value: v, label: v })) },
-  products_summary: virtualText,
-  history_timeline: virtualText,
-  phone_normalized: { isVisible: hidden },
-  data: { isVisible: hidden },
+  ...contactRecordProps,
   lead_id: { isVisible: hidden },
   created_by_user_id: { isVisible: hidden },
 };
@@ -71,7 +68,7 @@ export function orderResource(ctx: AppContext, components: PanelComponents): Res
       properties: ORDER_PROPERTIES,
       actions: {
         ...tenantReadActions('order'),
-        show: { isAccessible: allow('order', 'view'), after: timelineAfter('order', ctx) as never },
+        show: timelineShow('order', ctx),
         ...serviceActions('order', {
           update: (actor, id, p) =>
             s.orders.updateStatuses(

@@ -1,6 +1,6 @@
 import type { ActionContext, ActionRequest, ActionResponse } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
-import { actorOf, type allow } from './panel-kit.js';
+import { actorOf, allow } from './panel-kit.js';
 
 /** Component ids of admin/components, as the panel's ComponentLoader registered them. */
 export interface PanelComponents {
@@ -48,6 +48,20 @@ export function timelineAfter(kind: 'lead' | 'order', ctx: AppContext) {
     return response;
   };
 }
+
+/** The properties a lead and an order share: their show page's computed texts, and columns the panel never shows. */
+export const contactRecordProps = {
+  products_summary: virtualText,
+  history_timeline: virtualText,
+  phone_normalized: { isVisible: hidden },
+  data: { isVisible: hidden },
+};
+
+/** The show action of a lead or an order: its page with products and the history timeline. */
+export const timelineShow = (kind: 'lead' | 'order', ctx: AppContext) => ({
+  isAccessible: allow(kind, 'view'),
+  after: timelineAfter(kind, ctx) as never,
+});
 
 /** An action that loads a dashboard page or file (admin/components/leave-panel.tsx); `{id}` is the record's id. */
 export function leavePanel(

@@ -1,4 +1,5 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { productLineColumns } from '../db/columns.js';
 
 export class LeadProduct extends Model {
   declare id: number;
@@ -15,21 +16,8 @@ export class LeadProduct extends Model {
 export function initLeadProduct(sequelize: Sequelize) {
   LeadProduct.init(
     {
-      id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
-      account_id: { type: DataTypes.INTEGER, allowNull: false },
+      ...productLineColumns,
       lead_id: { type: DataTypes.BIGINT, allowNull: false },
-      product_id: DataTypes.INTEGER,
-      sku: { type: DataTypes.STRING(100), allowNull: false },
-      name: { type: DataTypes.STRING(200), allowNull: false },
-      quantity: { type: DataTypes.INTEGER, allowNull: false },
-      price: {
-        type: DataTypes.DECIMAL(12, 2),
-        allowNull: false,
-        get() {
-          return Number(this.getDataValue('price'));
-        },
-      },
-      position: { type: DataTypes.SMALLINT, allowNull: false, defaultValue: 0 },
     },
     { sequelize, tableName: 'lead_products', modelName: 'LeadProduct', timestamps: false },
   );

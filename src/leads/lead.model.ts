@@ -1,4 +1,5 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { contactColumns, deliveryColumns } from '../db/columns.js';
 
 export const LEAD_STATUSES = ['new', 'confirmed', 'wrong', 'call_later', 'no_answer', 'duplicate', 'canceled'] as const;
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
@@ -37,24 +38,11 @@ export function initLead(sequelize: Sequelize) {
       id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
       account_id: { type: DataTypes.INTEGER, allowNull: false },
       reference: { type: DataTypes.STRING(12), allowNull: false },
-      phone: { type: DataTypes.STRING(100), allowNull: false },
-      phone_normalized: { type: DataTypes.STRING(100), allowNull: false },
-      full_name: { type: DataTypes.STRING(100), allowNull: false },
-      city: DataTypes.STRING(100),
+      ...contactColumns,
       city_id: DataTypes.INTEGER,
-      area: DataTypes.STRING(100),
-      address: DataTypes.STRING(100),
-      data: { type: DataTypes.JSONB, allowNull: false, defaultValue: [] },
+      ...deliveryColumns,
       status: { type: DataTypes.STRING(20), allowNull: false, defaultValue: 'new' },
       action_date: DataTypes.DATE,
-      total: {
-        type: DataTypes.DECIMAL(16, 2),
-        allowNull: false,
-        defaultValue: 0,
-        get() {
-          return Number(this.getDataValue('total'));
-        },
-      },
       created_by_user_id: DataTypes.INTEGER,
       created_by_token_id: DataTypes.INTEGER,
       import_run_id: DataTypes.INTEGER,

@@ -1,10 +1,11 @@
-import type { OrderItem, Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';
 import { createOrdersFromLeads } from '../orders/from-leads.js';
 import type { Page } from '../pagination.js';
 import { authorize, targetAccount } from '../policy.js';
+import { HISTORY_ORDER, LINE_ORDER, historyView, lineView } from '../record-views.js';
 import { findInScope, type RowKey } from '../query.js';
 import { newReferences } from '../references.js';
 import { validate } from '../validation.js';
@@ -158,23 +159,14 @@ async function list(
   return { data, total, page: query.page, perPage: query.perPage, query };
 }
 
-const BY_POSITION: OrderItem[] = [
-  ['position', 'ASC'],
-  ['id', 'ASC'],
-];
-const BY_TIME: OrderItem[] = [
-  ['changed_at', 'ASC'],
-  ['id', 'ASC'],
-];
-
 /** The full lead: list fields, contact details, data, products, total, order reference and the status history. */
 async function show(core: Core, actor: Actor, key: { reference: string } | { id: number }) {
   authorize(actor, 'view', 'lead');
   const { Lead, LeadProduct, LeadHistory, Order } = core.models;
   const lead = await findInScope(Lead, actor, key);
   const [products, history, order] = await Promise.all([
-    LeadProduct.findAll({ where: { lead_id: lead.id }, order: BY_POSITION }),
-    LeadHistory.findAll({ where: { lead_id: lead.id }, order: BY_TIME }),
+    LeadProduct.findAll({ where: { lead_id: lead.id }, order: LINE_ORDER }),
+    LeadHistory.findAll({ where: { lead_id: lead.id }, order: HISTORY_ORDER }),
     Order.findOne({
       where: { account_id: lead.account_id, lead_reference: lead.reference },
       attributes: ['reference'],
@@ -195,16 +187,10 @@ async function show(core: Core, actor: Actor, key: { reference: string } | { id:
     action_date: lead.action_date?.toISOString() ?? null,
     updated_at: lead.updated_at.toISOString(),
     data: lead.data,
-    products: products.map((p) => ({ sku: p.sku, name: p.name, quantity: p.quantity, price: Number(p.price) })),
+    products: products.map(lineView),
     total: Number(lead.total),
     order_reference: order?.reference ?? null,
-    history: history.map((h) => ({
-      lead_reference: h.lead_reference,
-      old_status: h.old_status,
-      new_status: h.new_status,
-      changed_by: h.changed_by,
-      changed_at: h.changed_at.toISOString(),
-    })),
+    history: history.map((h) => ({ lead_reference: h.lead_reference, ...historyView(h) })),
   };
 }
 

@@ -1,4 +1,5 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { contactColumns, deliveryColumns } from '../db/columns.js';
 import type { DataPair } from '../leads/lead.model.js';
 
 export const ORDER_STATUSES = ['new', 'pushed', 'shipped', 'delivered', 'returned', 'canceled'] as const;
@@ -38,21 +39,8 @@ export function initOrder(sequelize: Sequelize) {
       reference: { type: DataTypes.STRING(12), allowNull: false },
       lead_id: DataTypes.BIGINT,
       lead_reference: DataTypes.STRING(12),
-      phone: { type: DataTypes.STRING(100), allowNull: false },
-      phone_normalized: { type: DataTypes.STRING(100), allowNull: false },
-      full_name: { type: DataTypes.STRING(100), allowNull: false },
-      city: DataTypes.STRING(100),
-      area: DataTypes.STRING(100),
-      address: DataTypes.STRING(100),
-      data: { type: DataTypes.JSONB, allowNull: false, defaultValue: [] },
-      total: {
-        type: DataTypes.DECIMAL(16, 2),
-        allowNull: false,
-        defaultValue: 0,
-        get() {
-          return Number(this.getDataValue('total'));
-        },
-      },
+      ...contactColumns,
+      ...deliveryColumns,
       status: { type: DataTypes.STRING(20), allowNull: false, defaultValue: 'new' },
       shipping_company_id: DataTypes.INTEGER,
       tracking_number: DataTypes.STRING(100),

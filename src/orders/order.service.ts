@@ -1,4 +1,3 @@
-import type { OrderItem } from 'sequelize';
 import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';
@@ -7,6 +6,7 @@ import { createBodySchema } from '../leads/lead.schemas.js';
 import type { LeadService, PreparedLead } from '../leads/lead.service.js';
 import type { Page } from '../pagination.js';
 import { accountScope, authorize } from '../policy.js';
+import { HISTORY_ORDER, LINE_ORDER, historyView, lineView } from '../record-views.js';
 import { findInScope, type RowKey } from '../query.js';
 import { newReferences } from '../references.js';
 import type { ShippingService } from '../shipping/shipping.service.js';
@@ -57,23 +57,14 @@ async function list(core: Core, actor: Actor, query: unknown): Promise<Page<Reco
   };
 }
 
-const BY_POSITION: OrderItem[] = [
-  ['position', 'ASC'],
-  ['id', 'ASC'],
-];
-const BY_TIME: OrderItem[] = [
-  ['changed_at', 'ASC'],
-  ['id', 'ASC'],
-];
-
 /** The full order: contact fields, products, shipping state (with the last push error) and history. */
 async function show(core: Core, actor: Actor, key: { reference: string } | { id: number }) {
   authorize(actor, 'view', 'order');
   const { Order, OrderProduct, OrderHistory, ShippingCompany } = core.models;
   const o = await findInScope(Order, actor, key);
   const [products, history, company] = await Promise.all([
-    OrderProduct.findAll({ where: { order_id: o.id }, order: BY_POSITION }),
-    OrderHistory.findAll({ where: { order_id: o.id }, order: BY_TIME }),
+    OrderProduct.findAll({ where: { order_id: o.id }, order: LINE_ORDER }),
+    OrderHistory.findAll({ where: { order_id: o.id }, order: HISTORY_ORDER }),
     o.shipping_company_id ? ShippingCompany.findByPk(o.shipping_company_id) : null,
   ]);
   return {
@@ -89,7 +80,7 @@ async function show(core: Core, actor: Actor, key: { reference: string } | { id:
     data: o.data,
     status: o.status,
     total: Number(o.total),
-    products: products.map((p) => ({ sku: p.sku, name: p.name, quantity: p.quantity, price: Number(p.price) })),
+    products: products.map(lineView),
     shipping_company: company?.code ?? null,
     tracking_number: o.tracking_number,
     pushed_at: o.pushed_at?.toISOString() ?? null,
@@ -98,13 +89,7 @@ async function show(core: Core, actor: Actor, key: { reference: string } | { id:
     last_push_error: o.last_push_error,
     created_at: o.created_at.toISOString(),
     updated_at: o.updated_at.toISOString(),
-    history: history.map((h) => ({
-      order_reference: h.order_reference,
-      old_status: h.old_status,
-      new_status: h.new_status,
-      changed_by: h.changed_by,
-      changed_at: h.changed_at.toISOString(),
-    })),
+    history: history.map((h) => ({ order_reference: h.order_reference, ...historyView(h) })),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Order } from '../orders/order.model.js';
 import type { OrderProduct } from '../orders/order-product.model.js';
+import { lineView } from '../record-views.js';
 import { CarrierAddressError, postToCarrier } from './carrier-client.js';
 import type { ShippingCompany } from './shipping-company.model.js';
 import { signBody } from './shipping.service.js';
@@ -18,7 +19,7 @@ function payloadOf(order: Order, products: OrderProduct[]): string {
     total: Number(order.total),
     cash_on_delivery: Number(order.total),
     data: order.data,
-    products: products.map((p) => ({ sku: p.sku, name: p.name, quantity: p.quantity, price: Number(p.price) })),
+    products: products.map(lineView),
   });
 }
 
