@@ -4,7 +4,7 @@ import { serviceActions, tenantReadActions } from './panel-kit.js';
 import { nav, text } from './panel-ui.js';
 
 export function accountResource(ctx: AppContext): ResourceWithOptions {
-  const s = ctx.services;
+  const { services } = ctx;
   return {
     resource: ctx.models.Account,
     options: {
@@ -14,7 +14,7 @@ export function accountResource(ctx: AppContext): ResourceWithOptions {
       actions: {
         ...tenantReadActions('account'),
         ...serviceActions('account', {
-          create: (actor, p) => s.accounts.createAccount(actor, { name: text(p.name) }),
+          create: (actor, p) => services.accounts.createAccount(actor, { name: text(p.name) }),
         }),
       },
     },

@@ -5,7 +5,7 @@ import { serviceActions, tenantReadActions } from './panel-kit.js';
 import { accountProp, nav, hidden, text } from './panel-ui.js';
 
 export function apiTokenResource(ctx: AppContext): ResourceWithOptions {
-  const s = ctx.services;
+  const { services } = ctx;
   return {
     resource: ctx.models.ApiToken,
     options: {
@@ -23,12 +23,12 @@ export function apiTokenResource(ctx: AppContext): ResourceWithOptions {
         ...tenantReadActions('token'),
         ...serviceActions('token', {
           create: (actor, p) =>
-            s.tokens.createToken(actor, {
+            services.tokens.createToken(actor, {
               name: text(p.name),
               scopes: (p.scopes as never[]) ?? [],
               ...(p.expires_at ? { expires_at: String(p.expires_at) } : {}),
             }),
-          remove: (actor, ids) => s.tokens.revokeTokens(actor, ids),
+          remove: (actor, ids) => services.tokens.revokeTokens(actor, ids),
           createdNotice: (t) => `Copy this API key now, it will not be shown again: ${t.token}`,
         }),
       },

@@ -4,7 +4,7 @@ import { allow, serviceActions } from './panel-kit.js';
 import { nav, text } from './panel-ui.js';
 
 export function cityResource(ctx: AppContext): ResourceWithOptions {
-  const s = ctx.services;
+  const { services } = ctx;
   return {
     resource: ctx.models.City,
     options: {
@@ -14,7 +14,7 @@ export function cityResource(ctx: AppContext): ResourceWithOptions {
       actions: {
         list: { isAccessible: allow('city', 'viewAny') },
         show: { isAccessible: allow('city', 'view') },
-        ...serviceActions('city', { create: (actor, p) => s.catalogue.createCity(actor, text(p.name)) }),
+        ...serviceActions('city', { create: (actor, p) => services.catalogue.createCity(actor, text(p.name)) }),
       },
     },
   };

@@ -82,7 +82,7 @@ const LEAD_PROPERTIES: Record<string, PropertyOptions> = {
 };
 
 export function leadResource(ctx: AppContext, components: PanelComponents): ResourceWithOptions {
-  const s = ctx.services;
+  const { services } = ctx;
   return {
     resource: ctx.models.Lead,
     options: {
@@ -94,7 +94,7 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
         show: timelineShow('lead', ctx),
         ...serviceActions('lead', {
           create: async (actor, p) =>
-            s.leads.createOne(actor, {
+            services.leads.createOne(actor, {
               name: text(p.phone),
               status: String(p.status ?? 'new'),
               full_name: p.full_name as string,
@@ -104,7 +104,7 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
               action_date: toActionDate(p.action_date),
             }),
           update: (actor, id, p) =>
-            s.leads.update(actor, id, {
+            services.leads.update(actor, id, {
               status: text(p.status),
               full_name: text(p.full_name),
               phone: text(p.phone),
@@ -113,7 +113,7 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
               address: (p.address as string) ?? null,
               action_date: toActionDate(p.action_date) ?? null,
             }),
-          remove: (actor, ids) => s.leads.deleteMany(actor, { ids }, 'ids'),
+          remove: (actor, ids) => services.leads.deleteMany(actor, { ids }, 'ids'),
           createdNotice: (l) => `Lead ${l.reference} created.`,
         }),
         exportCsv: transferAction(ctx, 'csv', components.confirmAction),

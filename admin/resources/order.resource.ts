@@ -59,7 +59,7 @@ const ORDER_PROPERTIES: Record<string, PropertyOptions> = {
 };
 
 export function orderResource(ctx: AppContext, components: PanelComponents): ResourceWithOptions {
-  const s = ctx.services;
+  const { services } = ctx;
   return {
     resource: ctx.models.Order,
     options: {
@@ -71,7 +71,7 @@ export function orderResource(ctx: AppContext, components: PanelComponents): Res
         show: timelineShow('order', ctx),
         ...serviceActions('order', {
           update: (actor, id, p) =>
-            s.orders.updateStatuses(
+            services.orders.updateStatuses(
               actor,
               {
                 orders: [
@@ -80,7 +80,7 @@ export function orderResource(ctx: AppContext, components: PanelComponents): Res
               },
               'ids',
             ),
-          remove: (actor, ids) => s.orders.deleteMany(actor, { ids }, 'ids'),
+          remove: (actor, ids) => services.orders.deleteMany(actor, { ids }, 'ids'),
         }),
         pushToShipping: {
           actionType: 'bulk',
@@ -91,7 +91,7 @@ export function orderResource(ctx: AppContext, components: PanelComponents): Res
           handler: async (_request, _response, context) => {
             const records = context.records ?? [];
             const ids = records.map((r) => Number(r.id()));
-            const result = await guarded(() => s.orders.push(actorOf(context), { ids }, 'ids'));
+            const result = await guarded(() => services.orders.push(actorOf(context), { ids }, 'ids'));
             return {
               records: records.map((r) => r.toJSON(context.currentAdmin)),
               redirectUrl: context.h.resourceUrl({ resourceId: 'orders' }),

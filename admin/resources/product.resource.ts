@@ -4,7 +4,7 @@ import { serviceActions, tenantReadActions } from './panel-kit.js';
 import { accountProp, checked, nav, optional, text } from './panel-ui.js';
 
 export function productResource(ctx: AppContext): ResourceWithOptions {
-  const s = ctx.services;
+  const { services } = ctx;
   return {
     resource: ctx.models.Product,
     options: {
@@ -16,14 +16,14 @@ export function productResource(ctx: AppContext): ResourceWithOptions {
         ...tenantReadActions('product'),
         ...serviceActions('product', {
           create: (actor, p) =>
-            s.catalogue.createProduct(actor, {
+            services.catalogue.createProduct(actor, {
               sku: text(p.sku),
               name: text(p.name),
               price: Number(p.price),
               active: p.active !== 'false' && p.active !== false,
             }),
           update: (actor, id, p) =>
-            s.catalogue.updateProduct(actor, id, {
+            services.catalogue.updateProduct(actor, id, {
               sku: p.sku as string,
               name: p.name as string,
               price: optional(p.price, Number),

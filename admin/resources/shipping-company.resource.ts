@@ -18,7 +18,7 @@ function companyValues(p: Record<string, unknown>) {
 }
 
 export function shippingCompanyResource(ctx: AppContext): ResourceWithOptions {
-  const s = ctx.services;
+  const { services } = ctx;
   return {
     resource: ctx.models.ShippingCompany,
     options: {
@@ -50,9 +50,9 @@ export function shippingCompanyResource(ctx: AppContext): ResourceWithOptions {
         ...tenantReadActions('shippingCompany'),
         ...serviceActions('shippingCompany', {
           create: (actor, p) =>
-            s.shipping.createCompany(actor, { ...pick(p, COMPANY_FIELDS), ...companyValues(p) } as never),
+            services.shipping.createCompany(actor, { ...pick(p, COMPANY_FIELDS), ...companyValues(p) } as never),
           update: (actor, id, p) =>
-            s.shipping.updateCompany(actor, id, { ...pick(p, COMPANY_FIELDS), ...companyValues(p) } as never),
+            services.shipping.updateCompany(actor, id, { ...pick(p, COMPANY_FIELDS), ...companyValues(p) } as never),
           createdNotice: (c) =>
             c.hmac_secret ? `Copy the HMAC secret now, it will not be shown again: ${c.hmac_secret}` : 'Created.',
         }),

@@ -5,7 +5,7 @@ import { serviceActions, tenantReadActions } from './panel-kit.js';
 import { accountProp, nav, hidden, text, checked } from './panel-ui.js';
 
 export function userResource(ctx: AppContext): ResourceWithOptions {
-  const s = ctx.services;
+  const { services } = ctx;
   return {
     resource: ctx.models.User,
     options: {
@@ -22,7 +22,7 @@ export function userResource(ctx: AppContext): ResourceWithOptions {
         ...tenantReadActions('user'),
         ...serviceActions('user', {
           create: (actor, p) =>
-            s.accounts.createUser(actor, {
+            services.accounts.createUser(actor, {
               account_id: isSystemWide(actor) && p.account_id ? Number(p.account_id) : (actor.accountId as number),
               role: p.role as 'agent',
               email: text(p.email),
@@ -30,14 +30,14 @@ export function userResource(ctx: AppContext): ResourceWithOptions {
               name: text(p.name),
             }),
           update: (actor, id, p) =>
-            s.accounts.updateUser(actor, id, {
+            services.accounts.updateUser(actor, id, {
               name: p.name as string,
               email: p.email as string,
               role: p.role as 'agent',
               ...(p.password ? { password: String(p.password) } : {}),
               ...(p.active !== undefined ? { active: checked(p.active) } : {}),
             }),
-          remove: (actor, ids) => s.accounts.deleteUsers(actor, ids),
+          remove: (actor, ids) => services.accounts.deleteUsers(actor, ids),
         }),
       },
     },

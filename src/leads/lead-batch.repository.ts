@@ -49,9 +49,9 @@ export function batchCheckProbe(sequelize: Sequelize, mode: 'batch' | 'row'): ()
  * row the batch points at is locked FOR KEY SHARE until commit (so it cannot go away before the batch is visible to
  * its ON DELETE actions) and must exist. A lead's products and history point at leads of the same statement.
  */
-async function lockParents(sequelize: Sequelize, transaction: Transaction, b: LeadBatch) {
-  const products = [...new Set(b.leads.flatMap((l) => l.products.map((p) => p.product_id)))];
-  const cities = [...new Set(b.leads.flatMap((l) => (l.city_id ? [l.city_id] : [])))];
+async function lockParents(sequelize: Sequelize, transaction: Transaction, batch: LeadBatch) {
+  const products = [...new Set(batch.leads.flatMap((l) => l.products.map((p) => p.product_id)))];
+  const cities = [...new Set(batch.leads.flatMap((l) => (l.city_id ? [l.city_id] : [])))];
   const found = await select<{ kind: string; n: number }>(
     sequelize,
     `WITH a AS (SELECT 'account'::text AS kind FROM accounts WHERE id = $1 FOR KEY SHARE),
@@ -63,15 +63,15 @@ async function lockParents(sequelize: Sequelize, transaction: Transaction, b: Le
      SELECT kind, count(*)::int AS n
        FROM (TABLE a UNION ALL TABLE u UNION ALL TABLE t UNION ALL TABLE r UNION ALL TABLE p UNION ALL TABLE c) x
       GROUP BY kind`,
-    [b.accountId, b.userId, b.tokenId, b.importRunId, products, cities],
+    [batch.accountId, batch.userId, batch.tokenId, batch.importRunId, products, cities],
     transaction,
   );
   const n = new Map(found.map((f) => [f.kind, f.n]));
   const expected: [string, number][] = [
     ['account', 1],
-    ['user', b.userId ? 1 : 0],
-    ['token', b.tokenId ? 1 : 0],
-    ['import run', b.importRunId ? 1 : 0],
+    ['user', batch.userId ? 1 : 0],
+    ['token', batch.tokenId ? 1 : 0],
+    ['import run', batch.importRunId ? 1 : 0],
     ['product', products.length],
     ['city', cities.length],
   ];
@@ -119,9 +119,9 @@ function unnestOf(add: (v: unknown, cast: string) => string, columns: readonly C
 }
 
 /** The batch's leads and product lines as rows in LEAD_COLUMNS / PRODUCT_COLUMNS order. */
-function batchRows(b: LeadBatch): { leads: unknown[][]; products: unknown[][] } {
-  const leads = b.leads.map((l, i) => [
-    b.references[i],
+function batchRows(batch: LeadBatch): { leads: unknown[][]; products: unknown[][] } {
+  const leads = batch.leads.map((l, i) => [
+    batch.references[i],
     l.phone,
     l.phone_normalized,
     l.full_name,
@@ -133,10 +133,10 @@ function batchRows(b: LeadBatch): { leads: unknown[][]; products: unknown[][] } 
     l.status,
     l.action_date,
     l.total,
-    b.importRows[i],
+    batch.importRows[i],
   ]);
-  const products = b.leads.flatMap((l, i) =>
-    l.products.map((p, j) => [b.references[i], p.product_id, p.sku, p.name, p.quantity, p.price, j]),
+  const products = batch.leads.flatMap((l, i) =>
+    l.products.map((p, j) => [batch.references[i], p.product_id, p.sku, p.name, p.quantity, p.price, j]),
   );
   return { leads, products };
 }
@@ -146,14 +146,14 @@ function batchRows(b: LeadBatch): { leads: unknown[][]; products: unknown[][] } 
  * whatever the count). A phone seen in the account within the duplicate window, earlier in the same batch, or among
  * `seenPhones` makes the lead `duplicate`, recorded by `system`. Returns the inserted rows.
  */
-function insertStatement(b: LeadBatch): { sql: string; params: unknown[] } {
+function insertStatement(batch: LeadBatch): { sql: string; params: unknown[] } {
   const { params, add } = placeholders();
-  const rows = batchRows(b);
+  const rows = batchRows(batch);
   const v = unnestOf(add, LEAD_COLUMNS, rows.leads);
   const x = unnestOf(add, PRODUCT_COLUMNS, rows.products);
-  const account = add(b.accountId);
-  const user = add(b.userId);
-  const days = add(b.duplicateWindowDays);
+  const account = add(batch.accountId);
+  const user = add(batch.userId);
+  const days = add(batch.duplicateWindowDays);
   const sql = `
     WITH v AS (
       SELECT * FROM ${v.unnest} WITH ORDINALITY AS v(${v.names}, ord)
@@ -161,7 +161,7 @@ function insertStatement(b: LeadBatch): { sql: string; params: unknown[] } {
       SELECT DISTINCT phone_normalized FROM leads
        WHERE account_id = ${account} AND phone_normalized IN (SELECT phone_normalized FROM v)
          AND created_at >= now() - make_interval(days => ${days})
-      UNION SELECT unnest(${add(b.seenPhones, '::text[]')})
+      UNION SELECT unnest(${add(batch.seenPhones, '::text[]')})
     ), s AS (
       SELECT v.*,
              CASE WHEN ${days} > 0 AND (e.phone_normalized IS NOT NULL
@@ -172,8 +172,8 @@ function insertStatement(b: LeadBatch): { sql: string; params: unknown[] } {
       INSERT INTO leads (account_id, reference, phone, phone_normalized, full_name, city, city_id, area, address, data,
                          status, action_date, total, created_by_user_id, created_by_token_id, import_run_id, import_row)
       SELECT ${account}, s.reference, s.phone, s.phone_normalized, s.full_name, s.city, s.city_id, s.area, s.address,
-             s.data::jsonb, s.final_status, s.action_date, s.total, ${user}, ${add(b.tokenId)}, ${add(b.importRunId)},
-             s.import_row
+             s.data::jsonb, s.final_status, s.action_date, s.total, ${user}, ${add(batch.tokenId)},
+             ${add(batch.importRunId)}, s.import_row
         FROM s ORDER BY s.ord
       RETURNING id, reference, status
     ), products AS (
@@ -184,7 +184,7 @@ function insertStatement(b: LeadBatch): { sql: string; params: unknown[] } {
       INSERT INTO lead_histories (account_id, lead_id, lead_reference, old_status, new_status, changed_by,
                                   changed_by_user_id)
       SELECT ${account}, ins.id, ins.reference, NULL, ins.status,
-             CASE WHEN ins.status = 'duplicate' THEN 'system' ELSE ${add(b.actorName)} END,
+             CASE WHEN ins.status = 'duplicate' THEN 'system' ELSE ${add(batch.actorName)} END,
              CASE WHEN ins.status = 'duplicate' THEN NULL ELSE ${user}::int END
         FROM ins
     )
@@ -199,10 +199,10 @@ function insertStatement(b: LeadBatch): { sql: string; params: unknown[] } {
 export async function insertLeadBatch(
   sequelize: Sequelize,
   transaction: Transaction,
-  b: LeadBatch,
+  batch: LeadBatch,
   perBatch: boolean,
 ): Promise<{ id: number; reference: string; status: string }[]> {
-  if (perBatch) await lockParents(sequelize, transaction, b);
+  if (perBatch) await lockParents(sequelize, transaction, batch);
   // unnest's row estimates put a big batch's statement over jit_above_cost on servers built with JIT, and compiling
   // it (≈ 80 ms for 5,000 leads) costs more than running it. Bitmap scans are off for the statement because the only
   // thing they could serve in it is the duplicate check through a trigram GIN index (pg_trgm answers equality too):
@@ -216,7 +216,7 @@ export async function insertLeadBatch(
       (perBatch ? '; SET LOCAL session_replication_role = replica' : ''),
     { transaction },
   );
-  const { sql, params } = insertStatement(b);
+  const { sql, params } = insertStatement(batch);
   const rows = await select<{ id: number; reference: string; status: string }>(sequelize, sql, params, transaction);
   await sequelize.query(
     `SET LOCAL enable_bitmapscan TO DEFAULT${perBatch ? '; SET LOCAL session_replication_role = origin' : ''}`,

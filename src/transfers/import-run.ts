@@ -63,36 +63,36 @@ interface ImportState {
 }
 
 /** Fails the run; the upload goes once the failure is recorded (a run the database cut short runs again from it). */
-async function fail(s: ImportState, error: string) {
-  await s.core.models.ImportRun.update(
+async function fail(state: ImportState, error: string) {
+  await state.core.models.ImportRun.update(
     { status: 'failed', error, finished_at: new Date() },
-    { where: { id: s.run.id, status: 'running' } },
+    { where: { id: state.run.id, status: 'running' } },
   );
-  await fs.promises.rm(s.run.file_path, { force: true });
+  await fs.promises.rm(state.run.file_path, { force: true });
 }
 
 /**
  * Validates the rows read so far like REST leads, in a small chunk, then yields to the event loop so the database
  * replies of the batch being written are handled at once.
  */
-async function validateChunk(s: ImportState) {
-  if (!s.unchecked.length) return;
-  const rows = s.unchecked;
-  s.unchecked = [];
+async function validateChunk(state: ImportState) {
+  if (!state.unchecked.length) return;
+  const rows = state.unchecked;
+  state.unchecked = [];
   const { prepared, errors } = checkLeadItems(
     rows.map((r) => r.item),
     'rows',
-    s.catalogue,
+    state.catalogue,
   );
-  prepared.forEach((p, i) => p && s.checked.good.push({ p, row: rows[i].row }));
+  prepared.forEach((p, i) => p && state.checked.good.push({ p, row: rows[i].row }));
   for (const [field, msgs] of Object.entries(errors)) {
     const row = rows[Number(field.split('.')[1])].row;
     const column = columnOf(field);
     for (const m of msgs)
-      s.checked.bad.push({ row, column, message: m.replace(/rows\.\d+\.(products\.\d+\.)?/g, '').slice(0, 500) });
+      state.checked.bad.push({ row, column, message: m.replace(/rows\.\d+\.(products\.\d+\.)?/g, '').slice(0, 500) });
   }
-  s.checked.first ||= rows[0].row;
-  s.checked.last = rows[rows.length - 1].row;
+  state.checked.first ||= rows[0].row;
+  state.checked.last = rows[rows.length - 1].row;
   await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
@@ -102,13 +102,13 @@ async function validateChunk(s: ImportState) {
  * cursor stands right before its first row; so what is committed is always the file up to the cursor, and each row is
  * written once. A cursor elsewhere means another attempt of this run wrote these rows.
  */
-async function writeBatch(s: ImportState, b: Checked & { from: number }, previous: InFlight | null) {
-  const { sequelize } = s.core.db;
-  const { run } = s;
+async function writeBatch(state: ImportState, b: Checked & { from: number }, previous: InFlight | null) {
+  const { sequelize } = state.core.db;
+  const { run } = state;
   const failed = new Set(b.bad.map((e) => e.row)).size;
   const imported = await sequelize.transaction(async (transaction) => {
-    const written = await s.leads.insertLeads(
-      s.actor,
+    const written = await state.leads.insertLeads(
+      state.actor,
       b.good.map((g) => g.p),
       {
         transaction,
@@ -125,71 +125,86 @@ async function writeBatch(s: ImportState, b: Checked & { from: number }, previou
     return written.length;
   });
   // counted once committed: a batch rolled back (and written again by a retry) is not counted twice
-  s.core.metrics.transferRows.inc({ kind: 'import', outcome: 'imported' }, imported);
-  s.core.metrics.transferRows.inc({ kind: 'import', outcome: 'refused' }, failed);
+  state.core.metrics.transferRows.inc({ kind: 'import', outcome: 'imported' }, imported);
+  state.core.metrics.transferRows.inc({ kind: 'import', outcome: 'refused' }, failed);
 }
 
 /** Validates what is left and queues the checked rows as a batch, behind the write before the newest. */
-async function queueBatch(s: ImportState) {
-  await validateChunk(s);
-  if (!s.checked.last) return;
-  const full = s.checked;
-  s.checked = noneChecked();
-  await s.older;
-  const previous = s.newest;
-  const done = writeBatch(s, { ...full, from: s.queuedTo }, previous);
+async function queueBatch(state: ImportState) {
+  await validateChunk(state);
+  if (!state.checked.last) return;
+  const full = state.checked;
+  state.checked = noneChecked();
+  await state.older;
+  const previous = state.newest;
+  const done = writeBatch(state, { ...full, from: state.queuedTo }, previous);
   done.catch(() => {}); // awaited by the next batch or at the end
-  s.queuedTo = full.last;
-  s.batches++;
-  s.older = previous?.done ?? Promise.resolve();
-  s.newest = { done, phones: full.good.map((g) => g.p.phone_normalized) };
+  state.queuedTo = full.last;
+  state.batches++;
+  state.older = previous?.done ?? Promise.resolve();
+  state.newest = { done, phones: full.good.map((g) => g.p.phone_normalized) };
 }
 
 /** Writes what is left and waits for the last commit (which waits for every earlier one). */
-async function drain(s: ImportState) {
-  await queueBatch(s);
-  await s.newest?.done;
+async function drain(state: ImportState) {
+  await queueBatch(state);
+  await state.newest?.done;
 }
 
+/** What a row asks for once read: nothing more, a chunk to validate, a batch to write, or the end of the run. */
+type AfterRow = 'next' | 'validate' | 'queue' | 'too many rows' | { missing: string };
+
+const batchFull = (state: ImportState) =>
+  state.checked.last - state.checked.first + 1 >= Math.min(BATCH, FIRST_BATCH * 2 ** state.batches) ||
+  state.checked.chars >= BATCH_CHARS;
+
 /**
- * One row of the file: the header, or a data row after the cursor, read into the next batch. Answers false when the
- * run has stopped (a missing column, too many rows).
+ * One row of the file: the header, or a data row after the cursor, read into the next chunk. Synchronous, so the
+ * common row costs no promise of its own; what needs the database is left to `afterRow`.
  */
-async function readRow(s: ImportState, cells: string[]): Promise<boolean> {
-  s.rowNo++;
-  const { config } = s.core;
-  if (!s.header) {
+function readRow(state: ImportState, cells: string[]): AfterRow {
+  state.rowNo++;
+  if (!state.header) {
     const header = readHeader(cells);
-    if ('missing' in header) return fail(s, header.missing).then(() => false);
-    s.header = header;
-    return true;
+    if ('missing' in header) return header;
+    state.header = header;
+    return 'next';
   }
-  if (s.rowNo - 1 > config.importMaxRows) {
-    await drain(s);
-    const max = config.importMaxRows;
-    await fail(s, `The file has more than ${max} rows; the first ${max} were imported.`);
+  if (state.rowNo - 1 > state.core.config.importMaxRows) return 'too many rows';
+  if (state.rowNo <= state.run.cursor_row) return 'next';
+  state.unchecked.push({ row: state.rowNo, item: toItem(state.header, cells, state.catalogue) });
+  for (const c of cells) state.checked.chars += c.length;
+  if (state.unchecked.length >= CHECK) return 'validate';
+  return batchFull(state) ? 'queue' : 'next';
+}
+
+/** Does what a row asked for; answers false when the run has stopped (a missing column, too many rows). */
+async function afterRow(state: ImportState, step: Exclude<AfterRow, 'next'>): Promise<boolean> {
+  if (typeof step === 'object') return fail(state, step.missing).then(() => false);
+  if (step === 'too many rows') {
+    await drain(state);
+    const max = state.core.config.importMaxRows;
+    await fail(state, `The file has more than ${max} rows; the first ${max} were imported.`);
     return false;
   }
-  if (s.rowNo <= s.run.cursor_row) return true;
-  s.unchecked.push({ row: s.rowNo, item: toItem(s.header, cells, s.catalogue) });
-  for (const c of cells) s.checked.chars += c.length;
-  if (s.unchecked.length >= CHECK) await validateChunk(s);
-  const checkedRows = s.checked.last - s.checked.first + 1;
-  if (checkedRows >= Math.min(BATCH, FIRST_BATCH * 2 ** s.batches) || s.checked.chars >= BATCH_CHARS)
-    await queueBatch(s);
+  if (step === 'validate') await validateChunk(state);
+  if (batchFull(state)) await queueBatch(state);
   return true;
 }
 
 /** Reads the whole file, writes its last batch and completes the run. */
-async function readFile(s: ImportState) {
-  const { run } = s;
-  const inflated = run.file_type === 'xlsx' ? await inflatedSizeProblem(run.file_path, s.limits) : null;
-  if (inflated) return fail(s, inflated);
-  for await (const cells of readRows(run.file_path, run.file_type)) if (!(await readRow(s, cells))) return;
-  if (!s.header) return fail(s, 'The file is empty.');
-  await drain(s);
+async function readFile(state: ImportState) {
+  const { run } = state;
+  const inflated = run.file_type === 'xlsx' ? await inflatedSizeProblem(run.file_path, state.limits) : null;
+  if (inflated) return fail(state, inflated);
+  for await (const cells of readRows(run.file_path, run.file_type)) {
+    const step = readRow(state, cells);
+    if (step !== 'next' && !(await afterRow(state, step))) return;
+  }
+  if (!state.header) return fail(state, 'The file is empty.');
+  await drain(state);
   await run.reload();
-  await s.core.models.ImportRun.update(
+  await state.core.models.ImportRun.update(
     { status: 'completed', rows_total: run.rows_read, finished_at: new Date() },
     { where: { id: run.id, status: 'running' } },
   );
@@ -220,7 +235,7 @@ export async function runImport(core: Core, leads: LeadService, runId: number, l
   const attempt = await startAttempt(core, runId);
   if (!attempt) return;
   const catalogue = await leads.activeProducts(attempt.run.account_id);
-  const s: ImportState = {
+  const state: ImportState = {
     core,
     leads,
     catalogue,
@@ -237,9 +252,9 @@ export async function runImport(core: Core, leads: LeadService, runId: number, l
     batches: 0,
   };
   try {
-    await readFile(s);
+    await readFile(state);
   } catch (err) {
-    await Promise.allSettled([s.older, s.newest?.done]);
+    await Promise.allSettled([state.older, state.newest?.done]);
     const constraint = (err as { original?: { constraint?: string } }).original?.constraint;
     if (err instanceof AnotherAttempt || constraint === 'leads_import_row_key') {
       core.logger.warn({ runId }, 'another attempt of this import wrote its rows; this one stops');
@@ -248,6 +263,6 @@ export async function runImport(core: Core, leads: LeadService, runId: number, l
     // An outage is not the file's fault: the job waits for the database and resumes from the cursor, upload kept.
     if (isDatabaseUnavailable(err)) throw err;
     core.logger.error({ err, runId }, 'import failed');
-    await fail(s, `The file could not be read: ${(err as Error).message}`.slice(0, 1000));
+    await fail(state, `The file could not be read: ${(err as Error).message}`.slice(0, 1000));
   }
 }
