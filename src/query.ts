@@ -107,28 +107,30 @@ export async function selectPage<T extends object>(
 /** How a bulk write names its rows: by reference (REST, within the token's account) or by id (panel, dashboard). */
 export type RowKey = 'references' | 'ids';
 
+/** A table whose rows a bulk write locks, and the columns it reads from them (`R`, their row type). */
+export interface LockSpec<R> {
+  table: 'leads' | 'orders';
+  columns: string;
+  /** Only carries the row type. */
+  row?: R;
+}
+
 /**
- * Locks the rows of `table` named by reference or id, FOR UPDATE in id order, within `accountId` when given (an
+ * Locks the rows of `spec.table` named by reference or id, FOR UPDATE in id order, within `accountId` when given (an
  * admin's scope has none). An id outside the id column's range names no row. Every key that names no row becomes the
  * 422 error "The selected <path> is invalid." at `path(i)`; the caller throws them with its own.
  */
 export async function lockByKeys<R extends { id: number; reference: string }>(
   sequelize: Sequelize,
   transaction: Transaction,
-  q: {
-    table: 'leads' | 'orders';
-    columns: string;
-    by: RowKey;
-    keys: (string | number)[];
-    accountId?: number;
-    path: (i: number) => string;
-  },
+  spec: LockSpec<R>,
+  q: { by: RowKey; keys: (string | number)[]; accountId?: number; path: (i: number) => string },
 ): Promise<{ byKey: Map<string, R>; errors: FieldErrors }> {
   const column = q.by === 'references' ? 'reference' : 'id';
   const wanted = q.by === 'references' ? q.keys : q.keys.filter((k) => isRowId(k as number));
   const found = await select<R>(
     sequelize,
-    `SELECT ${q.columns} FROM ${q.table} WHERE ${column} = ANY($1::${q.by === 'references' ? 'text' : 'bigint'}[])
+    `SELECT ${spec.columns} FROM ${spec.table} WHERE ${column} = ANY($1::${q.by === 'references' ? 'text' : 'bigint'}[])
       ${q.accountId ? 'AND account_id = $2' : ''} ORDER BY id FOR UPDATE`,
     q.accountId ? [wanted, q.accountId] : [wanted],
     transaction,

@@ -5,11 +5,11 @@ import { ValidationError, type FieldErrors } from '../errors.js';
 import { insertHistory } from '../histories/history.repository.js';
 import { createOrdersFromLeads } from '../orders/from-leads.js';
 import { accountScope, authorize } from '../policy.js';
-import { findInScope, type RowKey } from '../query.js';
+import { lockByKeys, findInScope, type RowKey } from '../query.js';
 import { addError, validate } from '../validation.js';
 import {
   deleteLeads,
-  lockLeads,
+  LEAD_LOCK,
   lockLeadStatus,
   phoneTaken,
   setLeadStatuses,
@@ -55,7 +55,12 @@ export async function updateStatuses(core: Core, actor: Actor, body: unknown): P
     const refs = leads.map((l) => l.reference.toUpperCase());
     const path = (i: number) => `leads.${i}.reference`;
     const scope = accountScope(actor).account_id;
-    const { byKey, errors: unknown } = await lockLeads(sequelize, transaction, 'references', refs, scope, path);
+    const { byKey, errors: unknown } = await lockByKeys(sequelize, transaction, LEAD_LOCK, {
+      by: 'references',
+      keys: refs,
+      accountId: scope,
+      path,
+    });
     // in request order: the first error names the summary message
     const errors: FieldErrors = {};
     refs.forEach((r, i) => {
@@ -127,7 +132,12 @@ export async function deleteMany(core: Core, actor: Actor, body: unknown, by: Ro
   const result = await sequelize.transaction(async (transaction) => {
     const path = (i: number) => `${by}.${i}`;
     const scope = accountScope(actor).account_id;
-    const { byKey, errors } = await lockLeads(sequelize, transaction, by, keys, scope, path);
+    const { byKey, errors } = await lockByKeys(sequelize, transaction, LEAD_LOCK, {
+      by,
+      keys,
+      accountId: scope,
+      path,
+    });
     keys.forEach((k, i) => {
       const lead = byKey.get(String(k));
       if (lead && PROTECTED_LEAD_STATUSES.includes(lead.status)) {

@@ -1,15 +1,7 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import type { Actor } from '../actor.js';
 import { accountScope } from '../policy.js';
-import {
-  likeContains,
-  lockByKeys,
-  searchClause,
-  select,
-  selectPage,
-  type ListStatement,
-  type RowKey,
-} from '../query.js';
+import { likeContains, searchClause, select, selectPage, type ListStatement, type LockSpec } from '../query.js';
 import type { Catalogue, CatalogueProduct } from './lead.check.js';
 import type { LeadFilters } from './lead.schemas.js';
 
@@ -83,21 +75,8 @@ export interface LockedLead {
   status: string;
 }
 
-/**
- * Locks leads named by reference or id within `accountId` (none: every account, for an admin); unknown ones are 422
- * errors at `path(i)`.
- */
-export function lockLeads(
-  sequelize: Sequelize,
-  transaction: Transaction,
-  by: RowKey,
-  keys: (string | number)[],
-  accountId: number | undefined,
-  path: (i: number) => string,
-) {
-  const columns = 'id, reference, account_id, status';
-  return lockByKeys<LockedLead>(sequelize, transaction, { table: 'leads', columns, by, keys, accountId, path });
-}
+/** Leads as their bulk writes lock them (lockByKeys). */
+export const LEAD_LOCK: LockSpec<LockedLead> = { table: 'leads', columns: 'id, reference, account_id, status' };
 
 /** One lead's status move; `action_date` null keeps the lead's date. */
 export interface LeadStatusChange {

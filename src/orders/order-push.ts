@@ -2,12 +2,12 @@ import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';
 import { insertHistory } from '../histories/history.repository.js';
-import { accountScope, authorize } from '../policy.js';
+import { authorize } from '../policy.js';
 import type { RowKey } from '../query.js';
 import { sendOrder } from '../shipping/carrier.adapter.js';
 import type { ShippingService } from '../shipping/shipping.service.js';
 import { addError, validate } from '../validation.js';
-import { lockOrders } from './order.repository.js';
+import { lockNamedOrders } from './order-writes.js';
 import { pushBodySchema, type PushInput } from './order.schemas.js';
 
 export const PUSH_JOB = 'push-order';
@@ -31,12 +31,11 @@ export async function push(core: Core, shipping: ShippingService, actor: Actor, 
   const keys = by === 'references' ? [...new Set(v.references!.map((r) => r.toUpperCase()))] : [...new Set(v.ids!)];
   const { sequelize } = core.db;
   const { toQueue, company } = await sequelize.transaction(async (transaction) => {
-    const path = (i: number) => `${by}.${i}`;
-    const { byKey, errors } = await lockOrders(sequelize, transaction, by, keys, accountScope(actor).account_id, path);
+    const { byKey, errors } = await lockNamedOrders(core, transaction, actor, by, keys);
     keys.forEach((k, i) => {
       const o = byKey.get(String(k));
       if (o && o.status !== 'new')
-        addError(errors, path(i), `Order ${o.reference} is ${o.status}; only new orders can be pushed.`);
+        addError(errors, `${by}.${i}`, `Order ${o.reference} is ${o.status}; only new orders can be pushed.`);
     });
     const accounts = new Set([...byKey.values()].map((o) => o.account_id));
     if (accounts.size > 1) addError(errors, by, 'Push the orders of one account at a time.');

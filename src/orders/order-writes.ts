@@ -5,10 +5,10 @@ import { ValidationError, type FieldErrors } from '../errors.js';
 import { insertHistory } from '../histories/history.repository.js';
 import { deleteBodySchema, deleteIdsSchema } from '../leads/lead.schemas.js';
 import { accountScope, authorize } from '../policy.js';
-import type { RowKey } from '../query.js';
+import { lockByKeys, type RowKey } from '../query.js';
 import { addError, validate } from '../validation.js';
 import type { OrderStatus } from './order.model.js';
-import { deleteOrders, lockCompanyOrders, lockOrders, setOrderStatuses, type LockedOrder } from './order.repository.js';
+import { deleteOrders, lockCompanyOrders, ORDER_LOCK, setOrderStatuses, type LockedOrder } from './order.repository.js';
 import {
   carrierCallbackSchema,
   orderUpdateBodySchema,
@@ -45,6 +45,17 @@ async function applyMoves(core: Core, transaction: Transaction, moves: Move[], b
   await insertHistory(sequelize, transaction, 'order', history, by);
 }
 
+/** Locks the orders a delete or a push names, in the actor's scope; an unknown one is an error at `<by>.<i>`. */
+export function lockNamedOrders(core: Core, transaction: Transaction, actor: Actor, by: RowKey, keys: unknown[]) {
+  const q = {
+    by,
+    keys: keys as (string | number)[],
+    accountId: accountScope(actor).account_id,
+    path: (i: number) => `${by}.${i}`,
+  };
+  return lockByKeys(core.db.sequelize, transaction, ORDER_LOCK, q);
+}
+
 /** Bulk status update under the transition table; atomic. By reference (REST) or id (panel). */
 export async function updateStatuses(core: Core, actor: Actor, body: unknown, by: RowKey) {
   authorize(actor, 'update', 'order');
@@ -55,7 +66,12 @@ export async function updateStatuses(core: Core, actor: Actor, body: unknown, by
     const keys = orders.map((o) => (by === 'references' ? String(o.reference).toUpperCase() : Number(o.id)));
     const scope = accountScope(actor).account_id;
     const path = (i: number) => `orders.${i}.${key}`;
-    const { byKey, errors } = await lockOrders(sequelize, transaction, by, keys, scope, path);
+    const { byKey, errors } = await lockByKeys(sequelize, transaction, ORDER_LOCK, {
+      by,
+      keys,
+      accountId: scope,
+      path,
+    });
     if (new Set(keys).size !== keys.length) addError(errors, 'orders', `The orders field has a duplicate ${key}.`);
     if (Object.keys(errors).length) throw new ValidationError(errors);
     const moves = orders.map((o, i) => ({
@@ -78,14 +94,13 @@ export async function deleteMany(core: Core, actor: Actor, body: unknown, by: Ro
       : validate<{ ids: number[] }>(deleteIdsSchema, body).ids;
   const { sequelize } = core.db;
   return sequelize.transaction(async (transaction) => {
-    const path = (i: number) => `${by}.${i}`;
-    const { byKey, errors } = await lockOrders(sequelize, transaction, by, keys, accountScope(actor).account_id, path);
+    const { byKey, errors } = await lockNamedOrders(core, transaction, actor, by, keys);
     keys.forEach((k, i) => {
       const o = byKey.get(String(k));
       if (o && !DELETABLE_ORDER_STATUSES.includes(o.status))
         addError(
           errors,
-          path(i),
+          `${by}.${i}`,
           `The order ${o.reference} has the protected status ${o.status} and cannot be deleted.`,
         );
     });

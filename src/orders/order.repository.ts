@@ -1,7 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
-import type { FieldErrors } from '../errors.js';
 import type { PreparedLead } from '../leads/lead.check.js';
-import { lockByKeys, searchClause, select, selectPage, type RowKey } from '../query.js';
+import { searchClause, select, selectPage, type LockSpec } from '../query.js';
 import type { OrderStatus } from './order.model.js';
 import type { OrderFilters } from './order.schemas.js';
 
@@ -15,22 +14,8 @@ export interface LockedOrder {
   push_state: string | null;
 }
 const LOCKED_COLUMNS = 'id, account_id, reference, status, tracking_number, push_state';
-
-/**
- * Locks the named orders within `accountId` (none: every account, for an admin), by reference or id; unknown ones are
- * 422 errors at `path(i)`.
- */
-export function lockOrders(
-  sequelize: Sequelize,
-  transaction: Transaction,
-  by: RowKey,
-  keys: (string | number)[],
-  accountId: number | undefined,
-  path: (i: number) => string,
-): Promise<{ byKey: Map<string, LockedOrder>; errors: FieldErrors }> {
-  const q = { table: 'orders' as const, columns: LOCKED_COLUMNS, by, keys, accountId, path };
-  return lockByKeys<LockedOrder>(sequelize, transaction, q);
-}
+/** Orders as their bulk writes lock them (lockByKeys). */
+export const ORDER_LOCK: LockSpec<LockedOrder> = { table: 'orders', columns: LOCKED_COLUMNS };
 
 /** The orders of one shipping company named by reference or tracking number (a carrier's callback), locked. */
 export function lockCompanyOrders(
