@@ -51,26 +51,28 @@ export interface LeadItemInput {
 
 export const MAX_BULK = 1000;
 
+/** A bulk request's list: 1 to MAX_BULK items, required. */
+export const bulkOf = (item: Joi.Schema) => Joi.array().min(1).max(MAX_BULK).required().items(item);
+/** The references or ids a bulk write names. */
+export const bulkReferences = () => bulkOf(Joi.string().trim().max(12).required());
+export const bulkIds = () => bulkOf(Joi.number().integer().positive().required());
+
 /** The envelope only; items are validated one by one so every item's errors are reported with its index. */
 export const createBodySchema = (key: string) =>
   Joi.object({
-    [key]: Joi.array().min(1).max(MAX_BULK).required().items(Joi.any()),
+    [key]: bulkOf(Joi.any()),
   });
 
 export const leadStatus = Joi.string().valid(...LEAD_STATUSES);
 
 export const updateBodySchema = Joi.object({
-  leads: Joi.array()
-    .min(1)
-    .max(MAX_BULK)
-    .required()
-    .items(
-      Joi.object({
-        reference: Joi.string().trim().max(12).required(),
-        status: leadStatus.required(),
-        action_date: actionDate.when('status', { is: 'call_later', then: Joi.required() }),
-      }),
-    ),
+  leads: bulkOf(
+    Joi.object({
+      reference: Joi.string().trim().max(12).required(),
+      status: leadStatus.required(),
+      action_date: actionDate.when('status', { is: 'call_later', then: Joi.required() }),
+    }),
+  ),
 });
 export interface StatusChangeInput {
   reference: string;
@@ -79,11 +81,11 @@ export interface StatusChangeInput {
 }
 
 export const deleteBodySchema = Joi.object({
-  references: Joi.array().min(1).max(MAX_BULK).required().items(Joi.string().trim().max(12).required()),
+  references: bulkReferences(),
 });
 
 export const deleteIdsSchema = Joi.object({
-  ids: Joi.array().min(1).max(MAX_BULK).required().items(Joi.number().integer().positive().required()),
+  ids: bulkIds(),
 });
 
 export const SEARCH_BY = ['reference', 'phone', 'full_name', 'city'] as const;

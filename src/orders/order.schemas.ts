@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { MAX_BULK } from '../leads/lead.schemas.js';
+import { bulkIds, bulkOf, bulkReferences } from '../leads/lead.schemas.js';
 import { pageKeys } from '../pagination.js';
 import { ORDER_STATUSES } from './order.model.js';
 
@@ -8,18 +8,14 @@ export const orderStatus = Joi.string().valid(...ORDER_STATUSES);
 /** Status changes naming each order by `reference` (REST) or by `id` (the panel). */
 export const orderUpdateBodySchema = (key: 'reference' | 'id') =>
   Joi.object({
-    orders: Joi.array()
-      .min(1)
-      .max(MAX_BULK)
-      .required()
-      .items(
-        Joi.object({
-          [key]:
-            key === 'reference' ? Joi.string().trim().max(12).required() : Joi.number().integer().positive().required(),
-          status: orderStatus.required(),
-          tracking_number: Joi.string().trim().min(1).max(100),
-        }),
-      ),
+    orders: bulkOf(
+      Joi.object({
+        [key]:
+          key === 'reference' ? Joi.string().trim().max(12).required() : Joi.number().integer().positive().required(),
+        status: orderStatus.required(),
+        tracking_number: Joi.string().trim().min(1).max(100),
+      }),
+    ),
   });
 export interface OrderStatusChange {
   reference?: string;
@@ -47,8 +43,8 @@ export interface OrderFilters {
 }
 
 const bulkKeys = {
-  references: Joi.array().min(1).max(MAX_BULK).required().items(Joi.string().trim().max(12).required()),
-  ids: Joi.array().min(1).max(MAX_BULK).required().items(Joi.number().integer().positive().required()),
+  references: bulkReferences(),
+  ids: bulkIds(),
 };
 /** REST names the orders by reference and the company by code; the panel names orders by id, the company optionally. */
 export const pushBodySchema = (by: 'references' | 'ids') =>
@@ -63,17 +59,13 @@ export interface PushInput {
 }
 
 export const carrierCallbackSchema = Joi.object({
-  orders: Joi.array()
-    .min(1)
-    .max(MAX_BULK)
-    .required()
-    .items(
-      Joi.object({
-        reference: Joi.string().trim().max(12),
-        tracking_number: Joi.string().trim().max(100),
-        status: Joi.string().valid('shipped', 'delivered', 'returned').required(),
-      }).or('reference', 'tracking_number'),
-    ),
+  orders: bulkOf(
+    Joi.object({
+      reference: Joi.string().trim().max(12),
+      tracking_number: Joi.string().trim().max(100),
+      status: Joi.string().valid('shipped', 'delivered', 'returned').required(),
+    }).or('reference', 'tracking_number'),
+  ),
 });
 export interface CarrierUpdate {
   reference?: string;
