@@ -9,6 +9,7 @@ import {
 import { LEAD_STATUSES } from '../src/leads/lead.model.js';
 import { orderListQuerySchema, orderUpdateBodySchema, pushBodySchema } from '../src/orders/order.schemas.js';
 import { pageKeys } from '../src/pagination.js';
+import { SEARCH_COUNT_LIMIT } from '../src/query.js';
 import { isoDate } from '../src/validation.js';
 
 /**
@@ -42,11 +43,17 @@ const envelope = (item: Record<string, unknown>) => ({
       type: 'object',
       properties: {
         ...Object.fromEntries(
-          ['current_page', 'from', 'last_page', 'per_page', 'to', 'total'].map((k) => [
-            k,
-            { type: ['integer', 'null'] },
-          ]),
+          ['current_page', 'from', 'last_page', 'per_page', 'to'].map((k) => [k, { type: ['integer', 'null'] }]),
         ),
+        total: {
+          type: 'integer',
+          description:
+            'Exact when the list is filtered by nothing but the account and the status (kept as counters, not ' +
+            `counted per request). With a search, a city or a date filter, rows are counted up to ` +
+            `${SEARCH_COUNT_LIMIT.toLocaleString('en')} past the first row of the requested page; when more match, ` +
+            '`total` is that bound, `total_exact` is false and `last_page` / `links.next` follow it.',
+        },
+        total_exact: { type: 'boolean', description: 'False when `total` is the bound described under `total`.' },
         path: { type: 'string' },
       },
     },

@@ -1,6 +1,14 @@
 import type { JobDefinition } from './job.js';
 import { pushOrderJob } from './push-order.job.js';
+import { checkRowCountsJob, foldRowCountsJob } from './row-counts.job.js';
 import { cleanupExportsJob, exportLeadsJob, importLeadsJob } from './transfers.job.js';
 
 /** Every job kind the worker runs; each feature adds its definition here. */
-export const jobDefinitions: JobDefinition<any>[] = [pushOrderJob, importLeadsJob, exportLeadsJob, cleanupExportsJob];
+export const jobDefinitions: JobDefinition<any>[] = [
+  pushOrderJob,
+  importLeadsJob,
+  exportLeadsJob,
+  cleanupExportsJob,
+  foldRowCountsJob,
+  checkRowCountsJob,
+];

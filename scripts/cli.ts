@@ -22,6 +22,7 @@ const HELP = `LeadFlow operator CLI. Every command accepts --json (one JSON obje
   product:create --account ID --sku SKU --name NAME --price N [--inactive]
   ${SHIPPING_CREATE}
   token:create --email USER_EMAIL --name NAME --scopes "CREATE LEADS,VIEW LEADS" [--expires 2027-01-01]
+  counts:check [--repair]          recount every list total kept in row_counts; --repair rebuilds them if one differs
   help`;
 
 /** Flags that take a value; the rest are switches. */
@@ -103,6 +104,10 @@ export const commands: Record<string, Command> = {
       expires_at: str(f, 'expires') ?? undefined,
     });
   },
+  async 'counts:check'(ctx, f) {
+    const differing = await ctx.services.rowCounts.check({ repair: !!f.repair });
+    return { exact: differing.length === 0, differing, repaired: !!f.repair && differing.length > 0 };
+  },
 };
 
 function print(result: object, json: boolean): void {
@@ -121,6 +126,7 @@ async function run(argv: string[]): Promise<void> {
       json: { type: 'boolean' },
       all: { type: 'boolean' },
       inactive: { type: 'boolean' },
+      repair: { type: 'boolean' },
       ...Object.fromEntries(STRING_FLAGS.map((k) => [k, { type: 'string' as const }])),
     },
   });

@@ -6,6 +6,8 @@ export const DEFAULT_PER_PAGE = 15;
 export interface Page<T> {
   data: T[];
   total: number;
+  /** False when `total` is a lower bound: a search counted only up to SEARCH_COUNT_LIMIT (src/query.ts). */
+  totalExact?: boolean;
   page: number;
   perPage: number;
 }
@@ -22,7 +24,7 @@ export function offsetOf(page: number, perPage: number): number {
 
 /**
  * The Laravel paginator envelope: data, links {first,last,prev,next},
- * meta {current_page, from, last_page, path, per_page, to, total}.
+ * meta {current_page, from, last_page, path, per_page, to, total}, and total_exact (false: total is a lower bound).
  */
 export function paginationEnvelope<T>(p: Page<T>, path: string, query: Record<string, unknown> = {}) {
   const lastPage = Math.max(1, Math.ceil(p.total / p.perPage));
@@ -50,6 +52,7 @@ export function paginationEnvelope<T>(p: Page<T>, path: string, query: Record<st
       per_page: p.perPage,
       to: from === null ? null : from + p.data.length - 1,
       total: p.total,
+      total_exact: p.totalExact ?? true,
     },
   };
 }

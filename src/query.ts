@@ -73,35 +73,81 @@ export function select<T extends object>(
   return sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT, transaction });
 }
 
-/** A list statement: `SELECT ${columns} FROM ${from} WHERE ${where} ORDER BY ${orderBy}`, placeholders from $1. */
+/** A table whose rows are counted per account (and per status for leads and orders) in `row_counts`. */
+export type CountedList = 'leads' | 'orders' | 'lead_histories' | 'order_histories';
+
+/** An exact total read from `row_counts`: the rows of `list` in `accountId` (none: every account), of one status. */
+export interface ExactCount {
+  list: CountedList;
+  accountId?: number;
+  status?: string;
+}
+
+/**
+ * How far a total that `row_counts` cannot answer (a search, a date range) is counted: up to this many rows from the
+ * first row of the requested page. Past it the total is a lower bound (`total_exact: false`), so a search that matches
+ * half a million rows costs at most this many index entries per request. Documented in the OpenAPI meta.
+ */
+export const SEARCH_COUNT_LIMIT = 10_000;
+
+/**
+ * A list statement: `SELECT ${columns} FROM ${from} WHERE ${where} ORDER BY ${orderBy}`, placeholders from $1;
+ * `exact`, when the filters are only an account and a status, says where its exact total is kept.
+ */
 export interface ListStatement {
   columns: string;
   from: string;
   where: string;
   params: unknown[];
   orderBy: string;
+  exact: ExactCount | null;
+}
+
+/** The exact number of rows `c` names: the sum of their appended counts (see the row-counts migration). */
+export async function exactTotal(sequelize: Sequelize, c: ExactCount, transaction?: Transaction): Promise<number> {
+  const { params, add } = placeholders();
+  const conds = [`list = ${add(c.list)}`];
+  if (c.accountId !== undefined) conds.push(`account_id = ${add(c.accountId)}`);
+  if (c.status !== undefined) conds.push(`status = ${add(c.status)}`);
+  const sql = `SELECT coalesce(sum(n), 0)::int AS total FROM row_counts WHERE ${conds.join(' AND ')}`;
+  const [{ total }] = await select<{ total: number }>(sequelize, sql, params, transaction);
+  return total;
+}
+
+/** The total of a list `row_counts` cannot answer, counted up to SEARCH_COUNT_LIMIT rows past the page's start. */
+async function boundedTotal(sequelize: Sequelize, q: ListStatement, offset: number) {
+  const limit = offset + SEARCH_COUNT_LIMIT;
+  const [{ total }] = await select<{ total: number }>(
+    sequelize,
+    `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${q.from} WHERE ${q.where} LIMIT $${q.params.length + 1}) c`,
+    [...q.params, limit + 1],
+  );
+  return total > limit ? { total: limit, totalExact: false } : { total, totalExact: true };
 }
 
 /**
- * One page of a list and the count of every row the list matches: the list + count of every paginated endpoint,
- * run side by side on two connections.
+ * One page of a list and its total (exact from `row_counts`, or counted within SEARCH_COUNT_LIMIT): the list + count
+ * of every paginated endpoint, run side by side on two connections.
  */
 export async function selectPage<T extends object>(
   sequelize: Sequelize,
   q: ListStatement,
   page: number,
   perPage: number,
-): Promise<{ rows: T[]; total: number }> {
+): Promise<{ rows: T[]; total: number; totalExact: boolean }> {
   const n = q.params.length;
-  const [rows, [{ total }]] = await Promise.all([
+  const offset = offsetOf(page, perPage);
+  const [rows, counted] = await Promise.all([
     select<T>(
       sequelize,
       `SELECT ${q.columns} FROM ${q.from} WHERE ${q.where} ORDER BY ${q.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
-      [...q.params, perPage, offsetOf(page, perPage)],
+      [...q.params, perPage, offset],
     ),
-    select<{ total: number }>(sequelize, `SELECT count(*)::int AS total FROM ${q.from} WHERE ${q.where}`, q.params),
+    q.exact
+      ? exactTotal(sequelize, q.exact).then((total) => ({ total, totalExact: true }))
+      : boundedTotal(sequelize, q, offset),
   ]);
-  return { rows, total };
+  return { rows, ...counted };
 }
 
 /** How a bulk write names its rows: by reference (REST, within the token's account) or by id (panel, dashboard). */

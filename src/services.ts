@@ -1,6 +1,7 @@
 import { createAccountService } from './accounts/account.service.js';
 import { createPasswordResetService } from './auth/password-reset.service.js';
 import { createCatalogueService } from './catalogue/catalogue.service.js';
+import { createRowCountService } from './db/row-counts.js';
 import type { Core } from './context.js';
 import { createHistoryService } from './histories/history.service.js';
 import { createLeadService } from './leads/lead.service.js';
@@ -27,6 +28,7 @@ export function createServices(core: Core) {
     exports: createExportService(core),
     passwordResets: createPasswordResetService(core),
     stats: createStatsService(core),
+    rowCounts: createRowCountService(core),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -1,6 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { actorUserId, type Actor } from '../actor.js';
-import { placeholders, select, selectPage } from '../query.js';
+import { placeholders, select, selectPage, type ListStatement } from '../query.js';
 
 /** One row's move from `old` (null when the row was just created) to `status`. */
 export interface StatusMove {
@@ -81,7 +81,8 @@ export function listHistory(
     conds.push(`${k.owner} IN (SELECT id FROM ${k.parent} WHERE reference = ${add(f.reference)}${inAccount})`);
   }
   if (f.since) conds.push(`changed_at >= ${add(f.since)}`);
-  const statement = {
+  const statement: ListStatement = {
+    exact: f.reference || f.since ? null : { list: k.table, accountId: f.accountId || undefined },
     columns: `${k.ref}, old_status, new_status, changed_by, changed_at`,
     from: k.table,
     where: conds.length ? conds.join(' AND ') : 'true',

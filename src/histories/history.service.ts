@@ -42,14 +42,14 @@ async function list(
   authorize(actor, 'viewAny', k.resource);
   const q = validate<ListQuery & Record<string, string>>(listSchema(k.ref), query);
   const perPage = q.perPage ?? q.per_page;
-  const { rows, total } = await listHistory(core.db.sequelize, kind, {
+  const { rows, total, totalExact } = await listHistory(core.db.sequelize, kind, {
     accountId: accountScope(actor, q.account_id).account_id,
     reference: q[k.ref]?.toUpperCase(),
     since: q.since,
     page: q.page,
     perPage,
   });
-  return { data: rows.map(withIsoTime) as never[], total, page: q.page, perPage };
+  return { data: rows.map(withIsoTime) as never[], total, totalExact, page: q.page, perPage };
 }
 
 /** Every status change of one lead or order, oldest first; another account's id is unknown. */

@@ -21,7 +21,7 @@ export interface LeadListRow {
  * the filters, or every account). Shared by the list and the export (lead-export.repository.ts), so both apply the
  * same rules.
  */
-export function leadFilter(actor: Actor, f: LeadFilters): { where: string; params: unknown[] } {
+export function leadFilter(actor: Actor, f: LeadFilters): Pick<ListStatement, 'where' | 'params' | 'exact'> {
   const params: unknown[] = [];
   const conds: string[] = [];
   const p = (v: unknown) => `$${params.push(v)}`;
@@ -42,10 +42,16 @@ export function leadFilter(actor: Actor, f: LeadFilters): { where: string; param
   if (f.city_id) conds.push(`l.city_id = ${p(f.city_id)}`);
   if (f.created_from) conds.push(`l.created_at >= ${p(new Date(f.created_from))}`);
   if (f.created_to) conds.push(`l.created_at <= ${p(new Date(f.created_to))}`);
-  return { where: conds.length ? conds.join(' AND ') : 'true', params };
+  // only the account and the status: the exact total is kept in row_counts
+  const exact = conds.length === (scope.account_id ? 1 : 0) + (f.status ? 1 : 0);
+  return {
+    where: conds.length ? conds.join(' AND ') : 'true',
+    params,
+    exact: exact ? { list: 'leads', accountId: scope.account_id, status: f.status } : null,
+  };
 }
 
-/** One page of the lead list, newest first, and the count of every lead it matches. */
+/** One page of the lead list, newest first, and its total (see selectPage). */
 export function listLeads(sequelize: Sequelize, actor: Actor, f: LeadFilters, page: number, perPage: number) {
   const statement: ListStatement = {
     ...leadFilter(actor, f),

@@ -154,9 +154,9 @@ async function list(
           }),
         )
       : validate<ListQuery>(dashboardListQuerySchema, raw);
-  const { rows, total } = await listLeads(core.db.sequelize, actor, query, query.page, query.perPage);
+  const { rows, total, totalExact } = await listLeads(core.db.sequelize, actor, query, query.page, query.perPage);
   const data = rows.map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() }));
-  return { data, total, page: query.page, perPage: query.perPage, query };
+  return { data, total, totalExact, page: query.page, perPage: query.perPage, query };
 }
 
 /** The full lead: list fields, contact details, data, products, total, order reference and the status history. */

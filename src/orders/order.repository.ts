@@ -1,6 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import type { PreparedLead } from '../leads/lead.check.js';
-import { searchClause, select, selectPage, type LockSpec } from '../query.js';
+import { searchClause, select, selectPage, type ListStatement, type LockSpec } from '../query.js';
 import type { OrderStatus } from './order.model.js';
 import type { OrderFilters } from './order.schemas.js';
 
@@ -61,7 +61,7 @@ export async function deleteOrders(sequelize: Sequelize, transaction: Transactio
   await sequelize.query('DELETE FROM orders WHERE id = ANY($1::bigint[])', { bind: [ids], transaction });
 }
 
-/** One page of orders in `accountId` (none: every account), newest first, and the count of all it matches. */
+/** One page of orders in `accountId` (none: every account), newest first, and its total (see selectPage). */
 export function listOrders(sequelize: Sequelize, accountId: number | undefined, q: OrderFilters, perPage: number) {
   const params: unknown[] = [];
   const conds: string[] = [];
@@ -70,7 +70,8 @@ export function listOrders(sequelize: Sequelize, accountId: number | undefined, 
   if (q.status) conds.push(`o.status = ${p(q.status)}`);
   const kw = q.keyWord?.trim();
   if (kw) conds.push(searchClause('o', q.search_by ?? 'reference', kw, p));
-  const statement = {
+  const statement: ListStatement = {
+    exact: kw ? null : { list: 'orders', accountId, status: q.status },
     columns: `o.id, o.account_id, o.reference, o.lead_reference, o.full_name, o.phone, o.city, o.status, o.total,
               o.tracking_number, o.last_push_error, o.created_at`,
     from: 'orders o',

@@ -48,10 +48,11 @@ async function list(core: Core, actor: Actor, query: unknown): Promise<Page<Reco
   authorize(actor, 'viewAny', 'order');
   const q = validate<OrderFilters>(orderListQuerySchema, query, { allowUnknown: true, stripUnknown: true });
   const scope = accountScope(actor, q.account_id).account_id;
-  const { rows, total } = await listOrders(core.db.sequelize, scope, q, q.per_page);
+  const { rows, total, totalExact } = await listOrders(core.db.sequelize, scope, q, q.per_page);
   return {
     data: rows.map((r) => ({ ...r, total: Number(r.total), created_at: new Date(r.created_at).toISOString() })),
     total,
+    totalExact,
     page: q.page,
     perPage: q.per_page,
   };

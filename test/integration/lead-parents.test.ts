@@ -56,13 +56,17 @@ describe('lead inserts: parent checks per batch', () => {
       'leads.import_run_id -> import_runs',
     ]);
     // Every trigger that fires on INSERT into these tables (internal ones included, e.g. a deferrable unique
-    // constraint's) is skipped by a batch-checked insert: only the nine foreign-key checks above may exist.
-    const onInsert = await sql<{ fn: string; n: number }>(
-      `SELECT tgfoid::regproc::text AS fn, count(*)::int AS n FROM pg_trigger
-        WHERE tgrelid IN ('leads'::regclass, 'lead_products'::regclass, 'lead_histories'::regclass) AND tgtype & 4 <> 0 GROUP BY 1`,
+    // constraint's) is skipped by a batch-checked insert unless it is ENABLE ALWAYS: only the nine foreign-key checks
+    // above may be skipped; the row counts' triggers (migrations/*-row-counts.ts) must fire always.
+    const onInsert = await sql<{ fn: string; always: boolean; n: number }>(
+      `SELECT tgfoid::regproc::text AS fn, tgenabled = 'A' AS always, count(*)::int AS n FROM pg_trigger
+        WHERE tgrelid IN ('leads'::regclass, 'lead_products'::regclass, 'lead_histories'::regclass)
+          AND tgtype & 4 <> 0 GROUP BY 1, 2 ORDER BY 1`,
     );
     expect(onInsert, 'a trigger on these tables would not fire for batch-checked inserts').to.deep.equal([
-      { fn: '"RI_FKey_check_ins"', n: 9 },
+      { fn: '"RI_FKey_check_ins"', always: false, n: 9 },
+      { fn: 'count_rows', always: true, n: 1 },
+      { fn: 'count_rows_by_status', always: true, n: 1 },
     ]);
   });
 
