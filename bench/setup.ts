@@ -76,3 +76,26 @@ export function cpuSeconds(): { node: number; postgres: number } {
 /** "node 4.1 s, postgres 9.0 s CPU" between two cpuSeconds() readings. */
 export const cpuSplit = (a: ReturnType<typeof cpuSeconds>, b = cpuSeconds()) =>
   `CPU node ${(b.node - a.node).toFixed(1)} s, postgres ${(b.postgres - a.postgres).toFixed(1)} s`;
+
+/** CPU seconds used so far by process `pid` and its children (a web process; the embedded postmaster and backends). */
+export function treeCpuSeconds(pid: number): number {
+  let total = 0;
+  for (const p of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // f[1] is the parent pid; f[11], f[12] user and system time in clock ticks (100 per second)
+      if (Number(p) === pid || Number(f[1]) === pid) total += (Number(f[11]) + Number(f[12])) / 100;
+    } catch {
+      /* the process ended */
+    }
+  }
+  return total;
+}
+
+/** The pid of the bench's embedded postmaster (null on BENCH_DATABASE_URL). */
+export function postmasterPid(ctx: AppContext): number | null {
+  if (!ctx.db.embedded) return null;
+  const file = `${ctx.config.dataDir}/pg/postmaster.pid`;
+  return fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8').split('\n')[0]) : null;
+}

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import type { Models } from './db/models.js';
+import type { Notifications } from './db/notifications.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { Services } from './services.js';
@@ -25,6 +26,8 @@ export interface Core {
   logger: Logger;
   metrics: Metrics;
   queue: JobQueue;
+  /** PostgreSQL LISTEN for in-process caches (the token cache); opened on the first subscription. */
+  notifications: Notifications;
 }
 
 /** What the rest of the process may ask of the job system (jobs/agenda.ts implements it; app/ starts its worker). */

@@ -34,15 +34,23 @@ export function inRequestScope<T>(reqId: string, fn: () => T): T {
   return requestScope.run({ reqId }, fn);
 }
 
+/**
+ * Records go to standard output without blocking the event loop on each write (sonic-boom, asynchronous): a
+ * synchronous write per access line cost a list request measurable time under load. Pino flushes what is buffered
+ * when the process exits.
+ */
 export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    base: undefined,
-    mixin: () => {
-      const scope = requestScope.getStore();
-      return scope ? { req_id: scope.reqId } : {};
+  return pino(
+    {
+      level,
+      base: undefined,
+      mixin: () => {
+        const scope = requestScope.getStore();
+        return scope ? { req_id: scope.reqId } : {};
+      },
+      redact: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'],
+      serializers: { err: errorRecord },
     },
-    redact: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'],
-    serializers: { err: errorRecord },
-  });
+    pino.destination({ dest: 1, sync: false }),
+  );
 }

@@ -1,9 +1,10 @@
-import { QueryTypes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
+import { type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
 import type { Actor } from './actor.js';
 import { NotFoundError, type FieldErrors } from './errors.js';
 import { offsetOf } from './pagination.js';
 import { addError } from './validation.js';
 import { accountScope } from './policy.js';
+import { rawQuery } from './db/index.js';
 
 /** `%term%` with LIKE wildcards in the term escaped. */
 export function likeContains(s: string): string {
@@ -70,7 +71,7 @@ export function select<T extends object>(
   bind: unknown[],
   transaction?: Transaction,
 ): Promise<T[]> {
-  return sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT, transaction });
+  return rawQuery<T>(sequelize, sql, bind, transaction);
 }
 
 /** A table whose rows are counted per account (and per status for leads and orders) in `row_counts`. */

@@ -119,11 +119,27 @@ function holdsControlChar(v: unknown, depth: number): boolean {
   return false;
 }
 
+const prepared = new WeakMap<Joi.Schema, Map<string, Joi.Schema>>();
+
+/**
+ * `schema` with JOI_OPTIONS and `opts` as its own preferences, made once per schema and options. Options given to
+ * `validate()` itself are merged and their message templates compiled on every call (≈ 8 % of a list request's CPU,
+ * docs/performance.md); a schema's own preferences are merged once and cached by Joi.
+ */
+function withPreferences(schema: Joi.Schema, opts: Joi.ValidationOptions): Joi.Schema {
+  let byOptions = prepared.get(schema);
+  if (!byOptions) prepared.set(schema, (byOptions = new Map()));
+  const key = JSON.stringify(opts);
+  let ready = byOptions.get(key);
+  if (!ready) byOptions.set(key, (ready = schema.prefs({ ...JOI_OPTIONS, ...opts })));
+  return ready;
+}
+
 /** Validates against a Joi schema and throws ValidationError keyed by dotted paths; returns the converted value. */
 export function validate<T>(schema: Joi.Schema, input: unknown, opts: Joi.ValidationOptions = {}): T {
   const controls = controlCharErrors(input);
   if (Object.keys(controls).length) throw new ValidationError(controls);
-  const { value, error } = schema.validate(input, { ...JOI_OPTIONS, ...opts });
+  const { value, error } = withPreferences(schema, opts).validate(input);
   if (error) throw new ValidationError(toFieldErrors(error));
   return value as T;
 }

@@ -11,6 +11,7 @@ import type { TokenService } from '../../src/tokens/token.service.js';
  * those are removed first, so a token is only ever taken from the header and never from URLs or access logs.
  */
 export function resolveBearer(tokens: TokenService): RequestHandler {
+  tokens.watch();
   const auth = new passport.Passport();
   auth.use(
     'bearer',

@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { hashPassword, needsRehash, verifyAgainstNothing, verifyPassword } from '../passwords.js';
 import { accountScope, authorize } from '../policy.js';
 import { idsOrNotFound } from '../query.js';
+import { TOKENS_CHANGED } from '../tokens/token-auth.js';
 import { validate } from '../validation.js';
 import {
   accountCreateSchema,
@@ -55,6 +56,7 @@ async function deleteUsers(core: Core, actor: Actor, ids: number[]): Promise<voi
       throw new ConflictError('You cannot delete your own login.');
     await User.destroy({ where: { id: wanted }, transaction });
   });
+  await core.notifications.settle(TOKENS_CHANGED); // their tokens went with them
 }
 
 /** Creates a login. Sellers create agents/sellers of their own account; only admins create admins. */
@@ -95,6 +97,7 @@ async function updateUser(core: Core, actor: Actor, id: number, input: UserUpdat
     ...rest,
     ...(password ? { password_hash: await hashPassword(password, core.config.passwordHashCost) } : {}),
   });
+  await core.notifications.settle(TOKENS_CHANGED); // a deactivated or demoted owner's tokens refuse at once
   return userView(u);
 }
 

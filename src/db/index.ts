@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Sequelize } from 'sequelize';
+import { Sequelize, type Transaction } from 'sequelize';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
 import { within } from '../timers.js';
@@ -80,15 +80,18 @@ async function probe(url: string, fromEnv: boolean): Promise<void> {
   }
 }
 
-/** PostgreSQL at DATABASE_URL, or the embedded server under DATA_DIR when it is unset. */
+/**
+ * PostgreSQL at DATABASE_URL, or the embedded server under DATA_DIR when it is unset. `embedded` is that server when
+ * the caller started it already (process start-up does, to load its modules meanwhile).
+ */
 export async function openDatabase(
   config: Config,
-  opts: { database?: string; log?: (m: string) => void } = {},
+  opts: { database?: string; log?: (m: string) => void; embedded?: Promise<EmbeddedServer> } = {},
 ): Promise<Database> {
   let embedded: EmbeddedServer | null = null;
   let url = config.databaseUrl;
   if (!url) {
-    embedded = await startEmbedded(config.dataDir, opts.database, opts.log);
+    embedded = await (opts.embedded ?? startEmbedded(config.dataDir, opts.database, opts.log));
     url = embedded.url;
   }
   await probe(url, !!config.databaseUrl);
@@ -114,20 +117,45 @@ export async function openDatabase(
   };
 }
 
+type ConnectionManager = {
+  getConnection(o: object): Promise<pg.Client>;
+  releaseConnection(c: pg.Client): Promise<void>;
+  destroyConnection(c: pg.Client): Promise<void>;
+};
+const managerOf = (sequelize: Sequelize) =>
+  (sequelize as unknown as { connectionManager: ConnectionManager }).connectionManager;
+
+/**
+ * Rows of one statement sent with plain pg on a connection of Sequelize's own pool (the transaction's, when given):
+ * the hot read paths (lists, the token lookup) skip Sequelize's per-query option cloning and formatting, measured at
+ * ≈ 30 % of a list request's CPU (docs/performance.md). Errors are pg's own (isDatabaseUnavailable knows both kinds).
+ * The statement still goes to Sequelize's `logging` when one is set, so statement captures see it.
+ */
+export async function rawQuery<T>(
+  sequelize: Sequelize,
+  sql: string,
+  params: unknown[],
+  transaction?: Transaction,
+): Promise<T[]> {
+  const log = (sequelize as unknown as { options: { logging: unknown } }).options.logging;
+  if (typeof log === 'function') log(`Executing (raw): ${sql}`, { bind: params });
+  const held = (transaction as unknown as { connection?: pg.Client } | undefined)?.connection;
+  if (held) return (await held.query(sql, params)).rows as T[];
+  const manager = managerOf(sequelize);
+  const client = await manager.getConnection({ type: 'read' });
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await manager.releaseConnection(client);
+  }
+}
+
 /**
  * Runs `fn` with a pg client from Sequelize's own pool (for COPY streams, which Sequelize cannot express). The client
  * goes back to the pool afterwards, or is closed if `fn` failed (a broken COPY can leave the connection mid-protocol).
  */
 export async function withPgClient<T>(sequelize: Sequelize, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const manager = (
-    sequelize as unknown as {
-      connectionManager: {
-        getConnection(o: object): Promise<pg.Client>;
-        releaseConnection(c: pg.Client): Promise<void>;
-        destroyConnection(c: pg.Client): Promise<void>;
-      };
-    }
-  ).connectionManager;
+  const manager = managerOf(sequelize);
   const client = await manager.getConnection({ type: 'write' });
   let ok = false;
   try {

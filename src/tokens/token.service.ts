@@ -1,12 +1,15 @@
 import crypto from 'node:crypto';
 import Joi from 'joi';
-import { SCOPES, tokenActor, type Actor, type Scope } from '../actor.js';
+import { SCOPES, type Actor, type Scope } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { accountScope, authorize } from '../policy.js';
 import { idsOrNotFound } from '../query.js';
 import { validate, isoDate } from '../validation.js';
 import type { ApiToken } from './api-token.model.js';
+import { createTokenAuthenticator, sha256, TOKENS_CHANGED } from './token-auth.js';
+
+export { sha256 };
 
 export const tokenCreateSchema = Joi.object({
   name: Joi.string().trim().min(1).max(100).required(),
@@ -27,10 +30,6 @@ export interface TokenCreateInput {
   user_id?: number;
 }
 
-export function sha256(s: string): string {
-  return crypto.createHash('sha256').update(s).digest('hex');
-}
-
 export function tokenView(t: ApiToken) {
   return {
     id: t.id,
@@ -43,9 +42,6 @@ export function tokenView(t: ApiToken) {
     created_at: t.created_at.toISOString(),
   };
 }
-
-/** last_used_at is written at most once a minute per token, never once per request. */
-const TOUCH_INTERVAL_MS = 60_000;
 
 /**
  * Revokes all the tokens or none: each must be in the actor's scope (else "not found", like an unknown id) and
@@ -70,6 +66,7 @@ async function revokeTokens(core: Core, actor: Actor, ids: number[]): Promise<vo
     }
     await ApiToken.destroy({ where: { id: wanted }, transaction });
   });
+  await core.notifications.settle(TOKENS_CHANGED);
   core.logger.info({ account_id: actor.accountId, token_ids: wanted }, 'API tokens revoked');
 }
 
@@ -95,36 +92,8 @@ async function createToken(core: Core, actor: Actor, input: TokenCreateInput) {
   return { ...tokenView(t), token: `${t.id}|${secret}` };
 }
 
-/** Resolves a bearer value to its actor, or null when missing, malformed, unknown, expired or revoked. */
-async function authenticate(core: Core, touched: Map<number, number>, raw: string): Promise<Actor | null> {
-  const { ApiToken, User } = core.models;
-  const m = /^(\d{1,10})\|([A-Za-z0-9_-]{40})$/.exec(raw ?? '');
-  if (!m) return null;
-  const t = await ApiToken.scope('withHash').findByPk(Number(m[1]), {
-    include: [{ model: User, attributes: ['id', 'name', 'role', 'active'] }],
-  });
-  if (!t) return null;
-  const expected = Buffer.from(t.token_hash, 'hex');
-  const given = Buffer.from(sha256(m[2]), 'hex');
-  if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return null;
-  if (t.expires_at && t.expires_at.getTime() <= Date.now()) return null;
-  const owner = (t as unknown as { User: { name: string; role: 'admin' | 'seller' | 'agent'; active: boolean } | null })
-    .User;
-  if (!owner || !owner.active) return null;
-  const now = Date.now();
-  if (now - (touched.get(t.id) ?? 0) > TOUCH_INTERVAL_MS) {
-    touched.set(t.id, now);
-    ApiToken.update({ last_used_at: new Date(now) }, { where: { id: t.id }, silent: true }).catch((err) =>
-      core.logger.warn({ err }, 'token touch failed'),
-    );
-  }
-  return tokenActor(t, owner);
-}
-
 export function createTokenService(core: Core) {
   const { ApiToken } = core.models;
-  /** When each token's last_used_at was last written by this process. */
-  const touched = new Map<number, number>();
   return {
     createToken: (actor: Actor, input: TokenCreateInput) => createToken(core, actor, input),
     async listTokens(actor: Actor, accountId?: number) {
@@ -141,12 +110,12 @@ export function createTokenService(core: Core) {
 
     revokeTokens: (actor: Actor, ids: number[]) => revokeTokens(core, actor, ids),
 
-    /** Deleting the row is the revocation: every process looks the token up per request, so it is immediate. */
+    /** Deleting the row is the revocation; its notification empties every process's token cache (token-auth.ts). */
     async revokeToken(actor: Actor, id: number) {
       await revokeTokens(core, actor, [id]);
     },
 
-    authenticate: (raw: string) => authenticate(core, touched, raw),
+    ...createTokenAuthenticator(core),
   };
 }
 export type TokenService = ReturnType<typeof createTokenService>;
