@@ -1,5 +1,6 @@
 import client from 'prom-client';
 import type { Sequelize } from 'sequelize';
+import { readPoolState } from './db/index.js';
 import { withTimeout } from './timers.js';
 
 /** What `/metrics` reads at scrape time from parts built after the metrics (the pool, the job queue). */
@@ -82,14 +83,16 @@ function scrapeGauges(registers: client.Registry[], sources: () => MetricSources
     labelNames: ['state'] as const,
     registers,
     collect() {
+      const s = sources()?.sequelize;
       const p = (
-        sources()?.sequelize as unknown as
-          { connectionManager?: { pool?: { using: number; available: number; waiting: number } } } | undefined
+        s as unknown as { connectionManager?: { pool?: { using: number; available: number; waiting: number } } }
       )?.connectionManager?.pool;
-      if (!p) return;
-      pool.set({ state: 'used' }, p.using);
-      pool.set({ state: 'idle' }, p.available);
-      pool.set({ state: 'waiting' }, p.waiting);
+      if (!s || !p) return;
+      // both pools of the process: Sequelize's (writes, transactions) and the read pool
+      const r = readPoolState(s) ?? { using: 0, available: 0, waiting: 0 };
+      pool.set({ state: 'used' }, p.using + r.using);
+      pool.set({ state: 'idle' }, p.available + r.available);
+      pool.set({ state: 'waiting' }, p.waiting + r.waiting);
     },
   });
 }

@@ -104,31 +104,33 @@ export interface ListStatement {
   exact: ExactCount | null;
 }
 
-/** The exact number of rows `c` names: the sum of their appended counts (see the row-counts migration). */
-export async function exactTotal(sequelize: Sequelize, c: ExactCount, transaction?: Transaction): Promise<number> {
-  const { params, add } = placeholders();
+/** The subquery of the exact number of rows `c` names: the sum of their appended counts (row-counts migration). */
+function exactTotalSql(c: ExactCount, add: (v: unknown) => string): string {
   const conds = [`list = ${add(c.list)}`];
   if (c.accountId !== undefined) conds.push(`account_id = ${add(c.accountId)}`);
   if (c.status !== undefined) conds.push(`status = ${add(c.status)}`);
-  const sql = `SELECT coalesce(sum(n), 0)::int AS total FROM row_counts WHERE ${conds.join(' AND ')}`;
-  const [{ total }] = await select<{ total: number }>(sequelize, sql, params, transaction);
+  return `(SELECT coalesce(sum(n), 0)::int FROM row_counts WHERE ${conds.join(' AND ')})`;
+}
+
+/** The exact number of rows `c` names, read from `row_counts`. */
+export async function exactTotal(sequelize: Sequelize, c: ExactCount, transaction?: Transaction): Promise<number> {
+  const { params, add } = placeholders();
+  const [{ total }] = await select<{ total: number }>(
+    sequelize,
+    `SELECT ${exactTotalSql(c, add)} AS total`,
+    params,
+    transaction,
+  );
   return total;
 }
 
-/** The total of a list `row_counts` cannot answer, counted up to SEARCH_COUNT_LIMIT rows past the page's start. */
-async function boundedTotal(sequelize: Sequelize, q: ListStatement, offset: number) {
-  const limit = offset + SEARCH_COUNT_LIMIT;
-  const [{ total }] = await select<{ total: number }>(
-    sequelize,
-    `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${q.from} WHERE ${q.where} LIMIT $${q.params.length + 1}) c`,
-    [...q.params, limit + 1],
-  );
-  return total > limit ? { total: limit, totalExact: false } : { total, totalExact: true };
-}
+/** The name the page's statement gives its total; no list has a column of that name. */
+const TOTAL = 'list_total__';
 
 /**
- * One page of a list and its total (exact from `row_counts`, or counted within SEARCH_COUNT_LIMIT): the list + count
- * of every paginated endpoint, run side by side on two connections.
+ * One page of a list and its total (exact from `row_counts`, or counted up to SEARCH_COUNT_LIMIT rows past the page's
+ * start): one statement, the total a subquery PostgreSQL runs once beside the page, so a list request costs one round
+ * trip. A page past the end has no row to carry the total: the total alone is then asked for.
  */
 export async function selectPage<T extends object>(
   sequelize: Sequelize,
@@ -136,19 +138,30 @@ export async function selectPage<T extends object>(
   page: number,
   perPage: number,
 ): Promise<{ rows: T[]; total: number; totalExact: boolean }> {
-  const n = q.params.length;
   const offset = offsetOf(page, perPage);
-  const [rows, counted] = await Promise.all([
-    select<T>(
-      sequelize,
-      `SELECT ${q.columns} FROM ${q.from} WHERE ${q.where} ORDER BY ${q.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
-      [...q.params, perPage, offset],
-    ),
-    q.exact
-      ? exactTotal(sequelize, q.exact).then((total) => ({ total, totalExact: true }))
-      : boundedTotal(sequelize, q, offset),
-  ]);
-  return { rows, ...counted };
+  const bound = offset + SEARCH_COUNT_LIMIT;
+  // the total's subquery, its placeholders appended to `params` (which holds the list's own when it uses them)
+  const totalOf = (params: unknown[]) => {
+    const add = (v: unknown) => `$${params.push(v)}`;
+    return q.exact
+      ? exactTotalSql(q.exact, add)
+      : `(SELECT count(*)::int FROM (SELECT 1 FROM ${q.from} WHERE ${q.where} LIMIT ${add(bound + 1)}) c)`;
+  };
+  const params = [...q.params];
+  const withTotal = await select<T & { [TOTAL]: number }>(
+    sequelize,
+    `SELECT ${q.columns}, ${totalOf(params)} AS ${TOTAL} FROM ${q.from} WHERE ${q.where}
+      ORDER BY ${q.orderBy} LIMIT $${params.push(perPage)} OFFSET $${params.push(offset)}`,
+    params,
+  );
+  const alone = q.exact ? [] : [...q.params];
+  const counted =
+    withTotal[0]?.[TOTAL] ??
+    (await select<{ [TOTAL]: number }>(sequelize, `SELECT ${totalOf(alone)} AS ${TOTAL}`, alone))[0][TOTAL];
+  const rows = withTotal.map(({ [TOTAL]: _total, ...row }) => row as unknown as T);
+  return !q.exact && counted > bound
+    ? { rows, total: bound, totalExact: false }
+    : { rows, total: counted, totalExact: true };
 }
 
 /** How a bulk write names its rows: by reference (REST, within the token's account) or by id (panel, dashboard). */

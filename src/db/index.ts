@@ -39,6 +39,7 @@ const UNAVAILABLE_MESSAGES = new Set([
   'Connection terminated due to connection timeout',
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',
+  'timeout exceeded when trying to connect', // pg-pool: no connection within connectionTimeoutMillis
 ]);
 
 /**
@@ -104,6 +105,16 @@ export async function openDatabase(
     dialectOptions: { keepAlive: true, connectionTimeoutMillis: 5000 },
     define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
   });
+  const reads = new pg.Pool({
+    connectionString: url,
+    max: config.databasePoolMax,
+    idleTimeoutMillis: 10_000,
+    connectionTimeoutMillis: 5000,
+    keepAlive: true,
+  });
+  // a connection that dies while idle (a server restart) is dropped by the pool; unheard, it would end the process
+  reads.on('error', () => {});
+  readPools.set(sequelize, reads);
   return {
     sequelize,
     url,
@@ -111,7 +122,7 @@ export async function openDatabase(
     async close() {
       // close() waits for connections in use; one held by a job handed back to the queue (or by a server that stopped
       // answering) must not keep the process from stopping.
-      await within(sequelize.close(), 2000);
+      await Promise.all([within(sequelize.close(), 2000), within(reads.end(), 2000)]);
       if (embedded?.owned) await embedded.stop();
     },
   };
@@ -126,9 +137,21 @@ const managerOf = (sequelize: Sequelize) =>
   (sequelize as unknown as { connectionManager: ConnectionManager }).connectionManager;
 
 /**
- * Rows of one statement sent with plain pg on a connection of Sequelize's own pool (the transaction's, when given):
- * the hot read paths (lists, the token lookup) skip Sequelize's per-query option cloning and formatting, measured at
- * ≈ 30 % of a list request's CPU (docs/performance.md). Errors are pg's own (isDatabaseUnavailable knows both kinds).
+ * Each database's pool for reads outside transactions: plain pg, beside Sequelize's pool (which serves writes and
+ * transactions), each of DATABASE_POOL_MAX connections. Acquiring from Sequelize's pool and sending through it cost a
+ * list request more CPU than the rest of its handling (docs/performance.md).
+ */
+const readPools = new WeakMap<Sequelize, pg.Pool>();
+
+/** The read pool's connections in use, idle, and requests waiting for one (for /metrics). */
+export function readPoolState(sequelize: Sequelize): { using: number; available: number; waiting: number } | null {
+  const p = readPools.get(sequelize);
+  return p ? { using: p.totalCount - p.idleCount, available: p.idleCount, waiting: p.waitingCount } : null;
+}
+
+/**
+ * Rows of one statement sent with plain pg: in `transaction` on its connection, otherwise on the read pool (or
+ * Sequelize's pool for an instance opened elsewhere). Errors are pg's own (isDatabaseUnavailable knows both kinds).
  * The statement still goes to Sequelize's `logging` when one is set, so statement captures see it.
  */
 export async function rawQuery<T>(
@@ -141,6 +164,8 @@ export async function rawQuery<T>(
   if (typeof log === 'function') log(`Executing (raw): ${sql}`, { bind: params });
   const held = (transaction as unknown as { connection?: pg.Client } | undefined)?.connection;
   if (held) return (await held.query(sql, params)).rows as T[];
+  const reads = readPools.get(sequelize);
+  if (reads) return (await reads.query(sql, params)).rows as T[];
   const manager = managerOf(sequelize);
   const client = await manager.getConnection({ type: 'read' });
   try {
