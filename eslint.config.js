@@ -54,7 +54,7 @@ const frameworks = `^(${[
 ].join('|')})$`;
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'admin/components/**', '**/*.d.ts'] },
+  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'admin/components/**', '**/*.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

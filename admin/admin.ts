@@ -6,6 +6,7 @@ import * as AdminJSSequelize from '@adminjs/sequelize';
 import AdminJS, { ComponentLoader, type ActionContext, type ResourceWithOptions } from 'adminjs';
 import express, { type Router } from 'express';
 import type { AppContext } from '../src/context.js';
+import { addComponentSources, type ComponentName } from './panel-components.js';
 import { dropRemoteFonts, knownActions, panelSession, sameOriginWrites } from './panel-guards.js';
 import { accountResource } from './resources/account.resource.js';
 import { apiTokenResource } from './resources/api-token.resource.js';
@@ -23,8 +24,8 @@ import { ScopedResource } from './resources/scoped-resource.js';
 import { shippingCompanyResource } from './resources/shipping-company.resource.js';
 import { userResource } from './resources/user.resource.js';
 
-/** Components are bundled from their TypeScript sources (absolute paths: AdminJS resolves relative to the caller). */
-const SOURCE_DIR = path.dirname(fileURLToPath(import.meta.url));
+/** The components' TypeScript sources, which AdminJS bundles when no prebuilt bundle is there (run from sources). */
+const COMPONENTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'components');
 
 AdminJS.registerAdapter({ Database: AdminJSSequelize.Database, Resource: ScopedResource });
 
@@ -35,6 +36,38 @@ const REFUSALS = {
   error404Resource: 'This page does not exist.',
   error404Action: 'This action does not exist or you are not allowed to use it.',
   error404Record: 'This record does not exist or you are not allowed to see it.',
+};
+
+/** The panel's labels of resources and actions, and the refusal texts above. */
+const LOCALE = {
+  language: 'en',
+  translations: {
+    en: {
+      labels: {
+        leads: 'Leads',
+        orders: 'Orders',
+        lead_histories: 'Lead histories',
+        order_histories: 'Order histories',
+        products: 'Products',
+        cities: 'Cities',
+        users: 'Users',
+        accounts: 'Accounts',
+        api_tokens: 'API keys',
+        shipping_companies: 'Shipping companies',
+        import_runs: 'Import runs',
+        export_runs: 'Export runs',
+      },
+      actions: {
+        exportCsv: 'Export CSV',
+        exportXlsx: 'Export Excel',
+        importFile: 'Import file',
+        pushToShipping: 'Push to shipping company',
+        errorReport: 'Error report',
+        download: 'Download',
+      },
+      messages: REFUSALS,
+    },
+  },
 };
 
 /** Every panel resource, one file each under admin/resources/; the panel lists them in this order. */
@@ -62,22 +95,29 @@ export function builtPanel(): AdminJS | null {
   return panel?.admin ?? null;
 }
 
-/** The AdminJS panel, built once per process; AdminJS bundles its components offline under DATA_DIR. */
-export async function buildPanelRouter(ctx: AppContext): Promise<Router> {
+/**
+ * The AdminJS panel, built once per process. Its components come bundled by `npm run build` (`prebuilt`), or AdminJS
+ * bundles them from their sources under DATA_DIR (admin/panel-components.ts chose before AdminJS loaded).
+ */
+export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: boolean }): Promise<Router> {
   if (!panel) {
-    // A bundle left by an earlier version would be served as is: drop it so the first page load bundles afresh.
-    fs.rmSync(path.join(process.env.ADMIN_JS_TMP_DIR ?? '.adminjs', 'bundle.js'), { force: true });
     const componentLoader = new ComponentLoader();
-    const Dashboard = componentLoader.add('LeadFlowDashboard', path.join(SOURCE_DIR, 'components', 'dashboard.tsx'));
+    if (!bundle.prebuilt) {
+      // A bundle left by an earlier version would be served as is: drop it so the first page load bundles afresh.
+      fs.rmSync(path.join(process.env.ADMIN_JS_TMP_DIR ?? '.adminjs', 'bundle.js'), { force: true });
+      addComponentSources(componentLoader, COMPONENTS_DIR);
+    }
+    // Options name components; the browser finds them in the bundle by these names.
+    const component = (name: ComponentName) => name;
     const components: PanelComponents = {
-      leavePanel: componentLoader.add('LeavePanel', path.join(SOURCE_DIR, 'components', 'leave-panel.tsx')),
-      confirmAction: componentLoader.add('ConfirmAction', path.join(SOURCE_DIR, 'components', 'confirm-action.tsx')),
+      leavePanel: component('LeavePanel'),
+      confirmAction: component('ConfirmAction'),
     };
     const admin = new AdminJS({
       rootPath: '/admin',
       componentLoader,
       dashboard: {
-        component: Dashboard,
+        component: component('LeadFlowDashboard'),
         handler: async (_req, _res, context) =>
           ctx.services.stats.dashboard(actorOf(context as unknown as ActionContext)),
       },
@@ -85,38 +125,10 @@ export async function buildPanelRouter(ctx: AppContext): Promise<Router> {
       logoutPath: '/admin/logout',
       resources: lockDown(resources(ctx, components)),
       branding: { companyName: 'LeadFlow', withMadeWithLove: false, logo: false },
-      locale: {
-        language: 'en',
-        translations: {
-          en: {
-            labels: {
-              leads: 'Leads',
-              orders: 'Orders',
-              lead_histories: 'Lead histories',
-              order_histories: 'Order histories',
-              products: 'Products',
-              cities: 'Cities',
-              users: 'Users',
-              accounts: 'Accounts',
-              api_tokens: 'API keys',
-              shipping_companies: 'Shipping companies',
-              import_runs: 'Import runs',
-              export_runs: 'Export runs',
-            },
-            actions: {
-              exportCsv: 'Export CSV',
-              exportXlsx: 'Export Excel',
-              importFile: 'Import file',
-              pushToShipping: 'Push to shipping company',
-              errorReport: 'Error report',
-              download: 'Download',
-            },
-            messages: REFUSALS,
-          },
-        },
-      },
+      locale: LOCALE,
     });
-    // buildRouter starts the component bundling in the background, so it never delays start-up.
+    // Without a prebuilt bundle, buildRouter bundles in the background in production (elsewhere the first page load
+    // does), so bundling never delays start-up.
     panel = { admin, router: AdminJSExpress.buildRouter(admin) };
   }
   const outer = express.Router();

@@ -1,8 +1,8 @@
-import path from 'node:path';
 import cookieParser from 'cookie-parser';
 import express, { type Express, type Router } from 'express';
 import type { AppContext } from '../src/context.js';
 import { createCsrf, requireUser } from './auth.js';
+import { choosePanelBundle } from './panel-components.js';
 import { createApiKeyRoutes } from './routes/api-keys.routes.js';
 import { createAuthRoutes } from './routes/auth.routes.js';
 import { createDashboardHistoryRoutes } from './routes/dashboard-histories.routes.js';
@@ -31,9 +31,9 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
   let panel: Promise<Router> | null = null;
   const loadPanel = () =>
     (panel ??= (async () => {
-      // AdminJS reads its bundle folder when its modules load, so it is set before the first import.
-      process.env.ADMIN_JS_TMP_DIR ??= path.join(ctx.config.dataDir, '.adminjs');
-      return (await import('./admin.js')).buildPanelRouter(ctx);
+      // AdminJS reads its bundle folder when its modules load, so it is chosen before the first import.
+      const bundle = choosePanelBundle(ctx.config.dataDir);
+      return (await import('./admin.js')).buildPanelRouter(ctx, bundle);
     })());
   setTimeout(
     () => void loadPanel().catch((err) => ctx.logger.error({ err }, 'admin panel failed to load')),

@@ -1,9 +1,10 @@
-import { startMetricsServer } from '../http/metrics.js';
-import { startWebServer, type WebServer } from './server.js';
-import { jobDefinitions } from '../jobs/index.js';
-import { createAppContext, type ProcessContext } from './context.js';
-import { ConfigError, loadConfig } from '../src/config.js';
-import { seed } from '../src/seed.js';
+import type { startMetricsServer } from '../http/metrics.js';
+import type { WebServer } from './server.js';
+import type { ProcessContext } from './context.js';
+import { ConfigError, loadConfig, type Config } from '../src/config.js';
+import { startEmbedded } from '../src/db/embedded.js';
+import { createLogger } from '../src/logger.js';
+import type { seed } from '../src/seed.js';
 
 const ROLES = ['web', 'worker', 'all'] as const;
 type ProcessRole = (typeof ROLES)[number];
@@ -49,6 +50,27 @@ function startupProgress() {
   };
 }
 
+/**
+ * The modules a role needs, loaded while the database starts: a worker loads no HTTP server, REST API or dashboard, a
+ * web process no job definitions (docs/performance.md, Start-up).
+ */
+async function loadModules(role: ProcessRole, config: Readonly<Config>) {
+  const [context, seeding, server, jobs, metrics] = await Promise.all([
+    import('./context.js'),
+    import('../src/seed.js'),
+    role === 'worker' ? null : import('./server.js'),
+    role === 'web' ? null : import('../jobs/index.js'),
+    config.metricsPort ? import('../http/metrics.js') : null,
+  ]);
+  return {
+    createAppContext: context.createAppContext,
+    seed: seeding.seed,
+    startWebServer: server?.startWebServer,
+    jobDefinitions: jobs?.jobDefinitions,
+    startMetricsServer: metrics?.startMetricsServer,
+  };
+}
+
 async function main(): Promise<void> {
   const progress = startupProgress();
   const role = parseRole(process.argv.slice(2));
@@ -82,19 +104,27 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  ctx = await createAppContext(config, { onStep: progress.step });
+  const logger = createLogger(config.logLevel);
+  // PostgreSQL (embedded mode) starts in a process of its own while this one loads its modules.
+  const embedded = config.databaseUrl
+    ? undefined
+    : startEmbedded(config.dataDir, undefined, (m) => logger.debug({ pg: m }));
+  embedded?.catch(() => {}); // awaited, and a failure reported, by createAppContext
+  progress.step('loading the modules');
+  const modules = await loadModules(role, config);
+  ctx = await modules.createAppContext(config, { logger, onStep: progress.step, embedded });
   if (stopping) {
     stopping = false;
     return shutdown('signal during start-up');
   }
   // Listening first: readiness needs only the database and the job store, and the seed (argon2 hashes) takes a moment.
   progress.step('starting the web server');
-  if (role !== 'worker') web = await startWebServer(ctx);
-  if (config.metricsPort) metricsServer = await startMetricsServer(ctx, config.metricsPort);
+  if (modules.startWebServer) web = await modules.startWebServer(ctx);
+  if (modules.startMetricsServer) metricsServer = await modules.startMetricsServer(ctx, config.metricsPort!);
   progress.step('seeding (first start)');
-  const seeded = await seed(ctx);
+  const seeded = await modules.seed(ctx);
   progress.step('starting the worker');
-  if (role !== 'web') await ctx.jobs.startWorker(ctx, jobDefinitions);
+  if (modules.jobDefinitions) await ctx.jobs.startWorker(ctx, modules.jobDefinitions);
   progress.done();
   if (stopping) return;
   printSeed(seeded, config.appUrl);

@@ -1,0 +1,46 @@
+/**
+ * The second step of `npm run build`, run compiled (node dist/scripts/bundle-panel.js) after tsc: bundles the panel's
+ * React components (admin/components/*.tsx) for the browser with AdminJS's own bundler (rollup + babel, what
+ * @adminjs/bundler also calls), into the folder the compiled panel serves them from. A production start then bundles
+ * nothing, loads no rollup or babel, and writes nothing under dist/. Skipped when the bundle is newer than its sources.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { COMPONENT_SOURCES, PREBUILT_BUNDLE_DIR, addComponentSources } from '../admin/panel-components.js';
+
+// dist/scripts/ → the repository, whose admin/components/ holds the sources.
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SOURCES_DIR = path.join(ROOT, 'admin', 'components');
+const BUNDLE = path.join(PREBUILT_BUNDLE_DIR, 'bundle.js');
+
+const mtime = (file: string) => fs.statSync(file).mtimeMs;
+
+function upToDate(): boolean {
+  if (!fs.existsSync(BUNDLE)) return false;
+  const inputs = [
+    ...Object.values(COMPONENT_SOURCES).map((file) => path.join(SOURCES_DIR, file)),
+    path.join(ROOT, 'node_modules', 'adminjs', 'package.json'),
+  ];
+  return inputs.every((file) => mtime(file) < mtime(BUNDLE));
+}
+
+async function bundle(): Promise<void> {
+  // AdminJS reads these when its modules load: a minified bundle, written where the compiled panel looks for it.
+  process.env.NODE_ENV = 'production';
+  process.env.ADMIN_JS_SKIP_BUNDLE = 'false';
+  process.env.ADMIN_JS_TMP_DIR = PREBUILT_BUNDLE_DIR;
+  const { default: AdminJS, ComponentLoader } = await import('adminjs');
+  const componentLoader = new ComponentLoader();
+  addComponentSources(componentLoader, SOURCES_DIR);
+  fs.rmSync(PREBUILT_BUNDLE_DIR, { recursive: true, force: true });
+  const started = Date.now();
+  await new AdminJS({ componentLoader }).initialize();
+  // The entry AdminJS generated names the sources by relative paths; only the bundle is served.
+  fs.rmSync(path.join(PREBUILT_BUNDLE_DIR, 'entry.js'), { force: true });
+  const size = Math.round(fs.statSync(BUNDLE).size / 1024);
+  process.stdout.write(`panel components bundled: ${BUNDLE} (${size} KiB, ${Date.now() - started} ms)\n`);
+}
+
+if (upToDate()) process.stdout.write(`panel components bundle is up to date: ${BUNDLE}\n`);
+else await bundle();
