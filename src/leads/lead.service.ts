@@ -77,12 +77,10 @@ async function insertLeads(core: LeadCore, actor: Actor, prepared: PreparedLead[
     seenPhones: opts.seenPhones ?? [],
     duplicateWindowDays: core.config.duplicateWindowDays,
   };
-  const rows = await insertLeadBatch(sequelize, opts.transaction, batch, await core.perBatch());
-  const byRef = new Map(rows.map((r) => [r.reference, r]));
-  const inserted = references.filter((r) => byRef.has(r));
-  const confirmed = inserted.filter((r) => byRef.get(r)!.status === 'confirmed').map((r) => byRef.get(r)!.id);
+  // every lead is written or the statement fails: the references are the ones written
+  const confirmed = await insertLeadBatch(sequelize, opts.transaction, batch, await core.perBatch());
   await createOrdersFromLeads(sequelize, opts.transaction, actor, confirmed);
-  return inserted;
+  return references;
 }
 
 /**

@@ -11,6 +11,7 @@ type Line = { sku: string; quantity: number; price: number };
  * reads back that way.
  */
 export function parseProducts(cell: string): Line[] | null {
+  if (!cell) return null;
   const item = /(.+?) x(\d+) @ (\d+(?:\.\d+)?)(?:; |$)/y;
   const lines: Line[] = [];
   for (let m; item.lastIndex < cell.length && (m = item.exec(cell));)
@@ -18,16 +19,13 @@ export function parseProducts(cell: string): Line[] | null {
   return lines.length && item.lastIndex === cell.length ? lines : null;
 }
 
-/** The file-row → field mapping of one data row (header matched case-insensitively). */
-export function toItem({ fields, extra }: ImportHeader, row: string[], catalogue: Catalogue) {
-  const get = (k: string) => {
-    const i = fields.get(k);
-    return i === undefined ? '' : unescapeCell(String(row[i] ?? '').trim());
-  };
-  const sku = get('sku');
-  const phone = get('phone');
+/** The cell of column `i` (none: empty), trimmed and unescaped. */
+const cellAt = (row: string[], i: number | undefined) =>
+  i === undefined ? '' : unescapeCell(String(row[i] ?? '').trim());
+
+/** The `data` cell (JSON pairs, as exported; anything else is kept as one pair) and the other named columns. */
+function dataOf(rawData: string, extra: [string, number][], row: string[]) {
   let data: { key: string; value: string }[] = [];
-  const rawData = get('data');
   if (rawData) {
     try {
       const parsed = JSON.parse(rawData);
@@ -37,25 +35,43 @@ export function toItem({ fields, extra }: ImportHeader, row: string[], catalogue
     }
   }
   for (const [key, i] of extra) {
-    const value = unescapeCell(String(row[i] ?? '').trim());
+    const value = cellAt(row, i);
     if (value) data.push({ key, value });
   }
+  return data;
+}
+
+/**
+ * The file-row → field mapping of one data row (header matched case-insensitively). Runs for every row of a file:
+ * each cell is read once and no function is made per row.
+ */
+export function toItem({ fields, extra }: ImportHeader, row: string[], catalogue: Catalogue) {
+  const sku = cellAt(row, fields.get('sku'));
+  const phone = cellAt(row, fields.get('phone'));
+  const quantity = cellAt(row, fields.get('quantity'));
+  const price = cellAt(row, fields.get('price'));
+  const data = dataOf(cellAt(row, fields.get('data')), extra, row);
   const first = {
     sku,
-    quantity: get('quantity') === '' ? 1 : Number(get('quantity')),
-    price: get('price') === '' ? (catalogue.get(sku)?.price ?? 1) : Number(get('price')),
+    quantity: quantity === '' ? 1 : Number(quantity),
+    price: price === '' ? (catalogue.get(sku)?.price ?? 1) : Number(price),
   };
   // A lead exported with several products lists them all in `products` and repeats the first in sku/quantity/price;
   // the list is taken only while that first entry still matches (an edited sku, quantity or price wins alone).
-  const listed = parseProducts(get('products'));
+  const listed = parseProducts(cellAt(row, fields.get('products')));
   const same =
     listed && listed[0].sku === first.sku && listed[0].quantity === first.quantity && listed[0].price === first.price;
   const item: Record<string, unknown> = {
     phone,
-    full_name: get('full_name') || phone,
+    full_name: cellAt(row, fields.get('full_name')) || phone,
     products: same ? listed : [first],
   };
-  for (const k of ['city', 'area', 'address']) if (get(k)) item[k] = get(k);
+  const city = cellAt(row, fields.get('city'));
+  const area = cellAt(row, fields.get('area'));
+  const address = cellAt(row, fields.get('address'));
+  if (city) item.city = city;
+  if (area) item.area = area;
+  if (address) item.address = address;
   if (data.length) item.data = data;
   return item;
 }

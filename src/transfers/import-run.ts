@@ -8,7 +8,7 @@ import type { ImportRun } from './import-run.model.js';
 import { columnOf, readHeader, toItem, type ImportHeader } from './import-rows.js';
 import { insertBadRows, moveCursor, type BadRow } from './import.repository.js';
 import { runActor } from './run-actor.js';
-import { inflatedSizeProblem, readRows, type ExpansionLimits } from './spreadsheet.js';
+import { inflatedSizeProblem, readRowChunks, type ExpansionLimits } from './spreadsheet.js';
 
 /**
  * Rows per write transaction, fewer when rows are wide (cells over BATCH_CHARS characters in all). The first batches
@@ -48,6 +48,8 @@ interface ImportState {
   catalogue: Catalogue;
   limits: ExpansionLimits;
   header: ImportHeader | null;
+  /** The cursor when this attempt started: rows up to it are committed and skipped. */
+  resumeAfter: number;
   /** The file row just read (row 1 is the header). */
   rowNo: number;
   /** Rows read and not yet validated. */
@@ -171,7 +173,7 @@ function readRow(state: ImportState, cells: string[]): AfterRow {
     return 'next';
   }
   if (state.rowNo - 1 > state.core.config.importMaxRows) return 'too many rows';
-  if (state.rowNo <= state.run.cursor_row) return 'next';
+  if (state.rowNo <= state.resumeAfter) return 'next';
   state.unchecked.push({ row: state.rowNo, item: toItem(state.header, cells, state.catalogue) });
   for (const c of cells) state.checked.chars += c.length;
   if (state.unchecked.length >= CHECK) return 'validate';
@@ -197,9 +199,11 @@ async function readFile(state: ImportState) {
   const { run } = state;
   const inflated = run.file_type === 'xlsx' ? await inflatedSizeProblem(run.file_path, state.limits) : null;
   if (inflated) return fail(state, inflated);
-  for await (const cells of readRows(run.file_path, run.file_type)) {
-    const step = readRow(state, cells);
-    if (step !== 'next' && !(await afterRow(state, step))) return;
+  for await (const chunk of readRowChunks(run.file_path, run.file_type)) {
+    for (const cells of chunk) {
+      const step = readRow(state, cells);
+      if (step !== 'next' && !(await afterRow(state, step))) return;
+    }
   }
   if (!state.header) return fail(state, 'The file is empty.');
   await drain(state);
@@ -243,6 +247,7 @@ export async function runImport(core: Core, leads: LeadService, runId: number, l
     run: attempt.run,
     actor: attempt.actor,
     header: null,
+    resumeAfter: attempt.run.cursor_row,
     rowNo: 0,
     unchecked: [],
     checked: noneChecked(),
@@ -255,7 +260,9 @@ export async function runImport(core: Core, leads: LeadService, runId: number, l
     await readFile(state);
   } catch (err) {
     await Promise.allSettled([state.older, state.newest?.done]);
-    const constraint = (err as { original?: { constraint?: string } }).original?.constraint;
+    // Sequelize wraps pg's error (`original`); statements sent with plain pg (src/query.ts select) throw it as is
+    const failure = err as { constraint?: string; original?: { constraint?: string } };
+    const constraint = (failure.original ?? failure).constraint;
     if (err instanceof AnotherAttempt || constraint === 'leads_import_row_key') {
       core.logger.warn({ runId }, 'another attempt of this import wrote its rows; this one stops');
       return;

@@ -133,15 +133,37 @@ const cellText = (v: unknown): string => {
   return String(v);
 };
 
-/** Streams the rows of the first sheet (or the CSV) as arrays of strings; memory stays flat whatever the size. */
-export async function* readRows(path: string, type: SheetType): AsyncGenerator<string[]> {
-  if (type === 'csv') {
-    const parser = fs
-      .createReadStream(path)
-      .pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, trim: true }));
-    for await (const record of parser) yield record as string[];
-    return;
+/** Rows handed over at once, at most: a row costs no promise of its own, and a chunk holds little memory. */
+const CHUNK = 500;
+
+/** The CSV's records in chunks, taken from the parser synchronously while it has them. */
+async function* csvChunks(path: string): AsyncGenerator<string[][]> {
+  const file = fs.createReadStream(path);
+  const parser = file.pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, trim: true }));
+  let ended = false;
+  let failed: Error | null = null;
+  let wake: (() => void) | null = null;
+  const settle = () => wake?.();
+  parser.on('readable', settle);
+  parser.once('end', () => ((ended = true), settle()));
+  parser.once('error', (err) => ((failed = err), settle()));
+  try {
+    for (;;) {
+      const chunk: string[][] = [];
+      for (let record; chunk.length < CHUNK && (record = parser.read()) !== null;) chunk.push(record);
+      if (chunk.length) yield chunk;
+      else if (failed) throw failed;
+      else if (ended) return;
+      else await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    parser.destroy();
+    file.destroy();
   }
+}
+
+/** The first sheet's non-empty rows in chunks, as the reader parses them (its row iterator costs a promise a row). */
+async function* xlsxChunks(path: string): AsyncGenerator<string[][]> {
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
     worksheets: 'emit',
     sharedStrings: 'cache',
@@ -150,13 +172,28 @@ export async function* readRows(path: string, type: SheetType): AsyncGenerator<s
     entries: 'ignore',
   });
   for await (const sheet of reader) {
-    for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
-      // row.values is sparse (no entry for an empty cell); Array.from visits the gaps too.
-      const values = Array.from(row.values as unknown[], cellText).slice(1);
-      if (values.some((v) => v !== '')) yield values;
+    // parse() yields the events of each parsed piece of the sheet together (typed as an iterator, it is a generator)
+    const events = sheet.parse() as unknown as AsyncIterable<{ eventType: string; value: unknown }[]>;
+    for await (const batch of events) {
+      const chunk: string[][] = [];
+      for (const { eventType, value } of batch) {
+        if (eventType !== 'row') continue;
+        // row.values is sparse (no entry for an empty cell); Array.from visits the gaps too.
+        const values = Array.from((value as ExcelJS.Row).values as unknown[], cellText).slice(1);
+        if (values.some((v) => v !== '')) chunk.push(values);
+      }
+      if (chunk.length) yield chunk;
     }
     return;
   }
+}
+
+/**
+ * Streams the rows of the first sheet (or the CSV) as arrays of strings, a chunk at a time; memory stays flat
+ * whatever the size.
+ */
+export function readRowChunks(path: string, type: SheetType): AsyncGenerator<string[][]> {
+  return type === 'csv' ? csvChunks(path) : xlsxChunks(path);
 }
 
 /** The first characters that make a spreadsheet run a cell as a formula ("-" first, so it is literal in a bracket). */
