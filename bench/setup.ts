@@ -84,8 +84,10 @@ export function treeCpuSeconds(pid: number): number {
     try {
       const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // f[1] is the parent pid; f[11], f[12] user and system time in clock ticks (100 per second)
-      if (Number(p) === pid || Number(f[1]) === pid) total += (Number(f[11]) + Number(f[12])) / 100;
+      // f[1] is the parent pid; f[11], f[12] user and system time in clock ticks (100 per second); f[13], f[14] the
+      // time of children that ended (a backend whose connection closed), counted in the parent
+      if (Number(p) === pid) total += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100;
+      else if (Number(f[1]) === pid) total += (Number(f[11]) + Number(f[12])) / 100;
     } catch {
       /* the process ended */
     }

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { startWebServer, type WebServer } from '../app/server.js';
-import type { Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import type { AppContext } from '../src/context.js';
 import { signBody } from '../src/shipping/shipping.service.js';
 import { getCtx } from './hooks.js';
@@ -86,6 +86,25 @@ export async function captureSql<T>(
   } finally {
     options.logging = previous;
   }
+}
+
+/**
+ * The plan (EXPLAIN) of the lead insert among `sent` (a captureSql of createMany), in a transaction with `settings`
+ * and then the SET LOCALs the service sent before it, as the insert itself ran.
+ */
+export async function leadInsertPlan(sequelize: Sequelize, sent: SentStatement[], settings = ''): Promise<string> {
+  const at = sent.findIndex((s) => s.sql.includes('INSERT INTO leads'));
+  return sequelize.transaction(async (transaction) => {
+    if (settings) await sequelize.query(settings, { transaction });
+    for (const s of sent.slice(0, at).filter((x) => x.sql.startsWith('SET LOCAL')))
+      await sequelize.query(s.sql, { transaction });
+    const rows = await sequelize.query<Record<string, string>>(`EXPLAIN ${sent[at].sql}`, {
+      bind: sent[at].bind,
+      transaction,
+      type: QueryTypes.SELECT,
+    });
+    return rows.map((r) => Object.values(r)[0]).join('\n');
+  });
 }
 
 /**

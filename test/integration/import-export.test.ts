@@ -11,7 +11,7 @@ import { arrayLiteral } from '../../src/leads/lead-batch.repository.js';
 import { createImportService } from '../../src/transfers/import.service.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount } from '../factories.js';
-import { captureSql, useTestServer } from '../helpers.js';
+import { captureSql, leadInsertPlan, useTestServer } from '../helpers.js';
 import { login, type SessionClient } from '../session.js';
 
 async function upload(c: SessionClient, name: string, content: Buffer | string) {
@@ -248,17 +248,7 @@ describe('import and export', () => {
     const create = (items: unknown[]) => getCtx().services.leads.createMany(acc.seller.actor, { leads: items });
     for (let k = 0; k < 3; k++) await create(Array.from({ length: 1000 }, (_, i) => item(k * 1000 + i)));
     const { sent } = await captureSql(sequelize, () => create(Array.from({ length: 200 }, (_, i) => item(i * 7))));
-    const at = sent.findIndex((s) => s.sql.includes('INSERT INTO leads'));
-    const plan = await sequelize.transaction(async (transaction) => {
-      for (const s of sent.slice(0, at).filter((x) => x.sql.startsWith('SET LOCAL')))
-        await sequelize.query(s.sql, { transaction });
-      const rows = await sequelize.query<Record<string, string>>(`EXPLAIN ${sent[at].sql}`, {
-        bind: sent[at].bind,
-        transaction,
-        type: QueryTypes.SELECT,
-      });
-      return rows.map((r) => Object.values(r)[0]).join('\n');
-    });
+    const plan = await leadInsertPlan(sequelize, sent);
     const scans = plan.match(/Scan[^\n]* on leads\b[^\n]*/g) ?? [];
     expect(scans, plan).to.have.length(1);
     expect(scans[0], plan).to.match(/^Scan using leads_phone_account_idx on leads l\b/);

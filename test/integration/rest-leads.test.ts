@@ -1,9 +1,8 @@
 import { expect } from 'chai';
-import { QueryTypes } from 'sequelize';
 import { SCOPES, type Scope } from '../../src/actor.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, type TestAccount } from '../factories.js';
-import { captureSql, useTestServer } from '../helpers.js';
+import { captureSql, leadInsertPlan, useTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
 
 const lead = (acc: TestAccount, over: Record<string, unknown> = {}) => ({
@@ -295,20 +294,11 @@ describe('REST leads', () => {
           leads: Array.from({ length: 100 }, (_, i) => lead(acc, { phone: `+2127${String(i * 3).padStart(8, '0')}` })),
         }),
       );
-      const at = sent.findIndex((s) => s.sql.includes('INSERT INTO leads'));
-      const plan = await sequelize.transaction(async (transaction) => {
-        await sequelize.query('SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off', {
-          transaction,
-        });
-        for (const s of sent.slice(0, at).filter((x) => x.sql.startsWith('SET LOCAL')))
-          await sequelize.query(s.sql, { transaction });
-        const rows = await sequelize.query<Record<string, string>>(`EXPLAIN ${sent[at].sql}`, {
-          bind: sent[at].bind,
-          transaction,
-          type: QueryTypes.SELECT,
-        });
-        return rows.map((r) => Object.values(r)[0]).join('\n');
-      });
+      const plan = await leadInsertPlan(
+        sequelize,
+        sent,
+        'SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off',
+      );
       expect(plan).to.include('Scan on leads');
       expect(plan).not.to.match(/Bitmap|trgm/);
     });
