@@ -49,9 +49,11 @@ const envelope = (item: Record<string, unknown>) => ({
           type: 'integer',
           description:
             'Exact when the list is filtered by nothing but the account and the status (kept as counters, not ' +
-            `counted per request). With a search, a city or a date filter, rows are counted up to ` +
-            `${SEARCH_COUNT_LIMIT.toLocaleString('en')} past the first row of the requested page; when more match, ` +
-            '`total` is that bound, `total_exact` is false and `last_page` / `links.next` follow it.',
+            `counted per request). With any other filter (search_by / keyWord, a history's reference or since), ` +
+            `rows are counted up to ${SEARCH_COUNT_LIMIT.toLocaleString('en')} past the first row of the requested ` +
+            'page; when more match, `total` is that bound (the offset of the page + ' +
+            `${SEARCH_COUNT_LIMIT.toLocaleString('en')}), \`total_exact\` is false and \`last_page\` / ` +
+            '`links.next` follow it.',
         },
         total_exact: { type: 'boolean', description: 'False when `total` is the bound described under `total`.' },
         path: { type: 'string' },

@@ -2,25 +2,28 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { startWebServer } from '../app/server.js';
 import { systemActor } from '../src/actor.js';
-import { createAppContext } from '../app/context.js';
+import { createAppContext, type AppContext } from '../app/context.js';
 import { loadConfig } from '../src/config.js';
 import { newReferences } from '../src/references.js';
+import { login } from '../test/session.js';
+import { listAccount } from './list-fill.js';
+import { listCases, statementsOf, timeCase, type ListCase } from './list-cases.js';
 
 /**
  * POST of 1,000 leads × 3 products over HTTP against the same rows inserted by raw SQL (pg, unnest, one transaction),
- * then GET /leads at 100 k leads (first pages, deep pages, searches) against the same SELECTs run raw.
- * Own embedded database under ./data/bench (or BENCH_DATABASE_URL).
+ * then every list (leads, orders, both histories) at `total` rows in one account (default 100,000; filled in SQL by
+ * list-fill.ts, reused by later runs): first and deep pages, status filters, each search_by, an admin's lists of
+ * every account; each over HTTP against the statements the app sent, replayed over pg (list-cases.ts).
+ * Own embedded database under BENCH_DATA_DIR (default ./data/bench), or BENCH_DATABASE_URL.
  */
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 export async function run(args: string[]): Promise<void> {
   const total = Number(args[0] ?? 100_000);
   const config = loadConfig({
     ...process.env,
-    DATA_DIR: './data/bench',
+    DATA_DIR: process.env.BENCH_DATA_DIR ?? './data/bench',
     LOG_LEVEL: 'silent',
     PASSWORD_HASH_COST: 'fast',
     RATE_LIMIT_PER_MINUTE: '1000000',
@@ -31,7 +34,6 @@ export async function run(args: string[]): Promise<void> {
   const url = `http://127.0.0.1:${web.port}/api/web/1.0`;
   const raw = new pg.Client({ connectionString: ctx.db.url });
   await raw.connect();
-  const pool = new pg.Pool({ connectionString: ctx.db.url, max: 2 });
   try {
     const sys = systemActor();
     const acc = await ctx.services.accounts.createAccount(sys, { name: `Bench ${Date.now()}` });
@@ -127,71 +129,54 @@ export async function run(args: string[]): Promise<void> {
         `vs ${ms(sqlMed)} raw SQL inserts → ratio ${(apiMed / sqlMed).toFixed(2)}\n`,
     );
 
-    const existing = Number(
-      (await raw.query('SELECT count(*) FROM leads WHERE account_id = $1', [acc.id])).rows[0].count,
-    );
-    const actor = { kind: 'user', userId: seller.id, accountId: acc.id, role: 'seller', name: 'Bench Seller' } as const;
-    const fill = Math.max(0, total - existing);
-    const t0 = performance.now();
-    for (let done = 0; done < fill; done += 1000)
-      await ctx.services.leads.createMany(actor, { leads: batch().slice(0, Math.min(1000, fill - done)) });
-    process.stdout.write(`filled to ${total} leads in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
-    // The steady state autovacuum reaches within a minute of a bulk load: statistics, and trigram pending lists merged.
-    await raw.query('VACUUM ANALYZE leads');
+    await listBench(ctx, url, raw, total);
+  } finally {
+    await raw.end();
+    await web.close();
+    await ctx.close();
+  }
+}
 
-    const cases: [string, string, string][] = [
-      ['first page (15)', '/leads', 'ORDER BY created_at DESC, id DESC LIMIT 15 OFFSET 0'],
-      ['page 100 (15)', '/leads?page=100', 'ORDER BY created_at DESC, id DESC LIMIT 15 OFFSET 1485'],
-      [
-        'search phone digits',
-        '/leads?search_by=phone&keyWord=6000123',
-        "AND phone_normalized LIKE '%6000123%' ORDER BY created_at DESC, id DESC LIMIT 15",
-      ],
-      [
-        'search full_name',
-        '/leads?search_by=full_name&keyWord=customer%20999',
-        "AND full_name ILIKE '%customer 999%' ORDER BY created_at DESC, id DESC LIMIT 15",
-      ],
-      [
-        'search reference',
-        '/leads?search_by=reference&keyWord=LD0000000000',
-        "AND reference = 'LD0000000000' ORDER BY created_at DESC, id DESC LIMIT 15",
-      ],
-    ];
-    for (const [name, path, tail] of cases) {
-      const a: number[] = [];
-      const s: number[] = [];
-      for (let i = 0; i < 60; i++) {
-        let t = performance.now();
-        const res = await fetch(`${url}${path}`, { headers });
-        await res.json();
-        a.push(performance.now() - t);
-        t = performance.now();
-        // The same two statements the service runs, in parallel like the service.
-        await Promise.all([
-          pool.query(
-            `SELECT reference, full_name, phone, city, status, created_at FROM leads WHERE account_id = $1 ${tail}`,
-            [acc.id],
-          ),
-          pool.query(
-            `SELECT count(*) FROM leads
-              WHERE account_id = $1 ${tail.startsWith('AND') ? tail.replace(/ ORDER BY.*$/, '') : ''}`,
-            [acc.id],
-          ),
-        ]);
-        s.push(performance.now() - t);
-      }
-      const w = a.slice(10);
-      const r = s.slice(10);
+/** Every list case at `total` rows: p50 and p99 over HTTP, and of the same statements replayed over pg. */
+async function listBench(ctx: AppContext, url: string, raw: pg.Client, total: number) {
+  const acc = await listAccount(ctx, raw, total);
+  const token = (
+    await ctx.services.tokens.createToken(systemActor(), {
+      user_id: acc.seller.id,
+      name: 'lists bench',
+      scopes: ['VIEW LEADS', 'VIEW ORDERS'],
+    })
+  ).token;
+  const site = url.replace(/\/api\/web\/1\.0$/, '');
+  const sessions = {
+    'seller session': await login(site, acc.seller.email, 'bench-password'),
+    'admin session': await login(site, acc.admin.email, 'bench-password'),
+  };
+  const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+  const get = async (c: ListCase) => {
+    const res = c.who === 'token' ? await fetch(`${url}${c.path}`, { headers }) : await sessions[c.who].fetch(c.path);
+    const body = (await res.json()) as { meta?: { total: number; total_exact: boolean } };
+    if (res.status !== 200 || !body.meta) throw new Error(`GET ${c.path} answered ${res.status}`);
+    return body.meta;
+  };
+  const pool = new pg.Pool({ connectionString: ctx.db.url, max: 2 });
+  pool.on('error', () => {});
+  process.stdout.write(
+    `\nlists at ${total} rows in one account: p50 / p99 of 100 requests after 10 warm-ups, over HTTP (app) and ` +
+      'the statements it sent replayed over pg (raw)\n',
+  );
+  try {
+    for (const c of await listCases(raw, acc.accountId)) {
+      let meta = { total: 0, total_exact: true };
+      const sent = await statementsOf(ctx.db.sequelize, async () => (meta = await get(c)));
+      const t = await timeCase(() => get(c), pool, sent);
       process.stdout.write(
-        `GET ${path} at ${total} leads (${name}): p50 ${ms(pct(w, 0.5))}, p99 ${ms(pct(w, 0.99))} ` +
-          `vs raw SQL p50 ${ms(pct(r, 0.5))} → ratio ${(pct(w, 0.5) / pct(r, 0.5)).toFixed(2)}\n`,
+        `${c.list.padEnd(15)} ${c.name.padEnd(50)} app ${ms(t.app.p50)} / ${ms(t.app.p99)}  ` +
+          `raw ${ms(t.raw.p50)} / ${ms(t.raw.p99)}  total ${meta.total}${meta.total_exact ? '' : ' (bound)'}` +
+          `${sent.length === 1 ? '' : `, ${sent.length} statements`}  ${c.path}\n`,
       );
     }
   } finally {
-    await raw.end();
     await pool.end();
-    await web.close();
-    await ctx.close();
   }
 }

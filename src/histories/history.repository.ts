@@ -1,6 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { actorUserId, type Actor } from '../actor.js';
-import { placeholders, select, selectPage, type ListStatement } from '../query.js';
+import { newestFirst, placeholders, select, selectPage, type ListStatement } from '../query.js';
 
 /** One row's move from `old` (null when the row was just created) to `status`. */
 export interface StatusMove {
@@ -74,20 +74,20 @@ export function listHistory(
   const { params, add } = placeholders();
   const conds: string[] = [];
   const account = f.accountId ? add(f.accountId) : null;
-  if (account) conds.push(`account_id = ${account}`);
+  if (account) conds.push(`h.account_id = ${account}`);
   // a reference's entries are found through its lead or order (reference key, then the owner index)
   if (f.reference) {
-    const inAccount = account ? ` AND account_id = ${account}` : '';
-    conds.push(`${k.owner} IN (SELECT id FROM ${k.parent} WHERE reference = ${add(f.reference)}${inAccount})`);
+    const inAccount = account ? ` AND p.account_id = ${account}` : '';
+    conds.push(`h.${k.owner} IN (SELECT p.id FROM ${k.parent} p WHERE p.reference = ${add(f.reference)}${inAccount})`);
   }
-  if (f.since) conds.push(`changed_at >= ${add(f.since)}`);
+  if (f.since) conds.push(`h.changed_at >= ${add(f.since)}`);
   const statement: ListStatement = {
     exact: f.reference || f.since ? null : { list: k.table, accountId: f.accountId || undefined },
-    columns: `${k.ref}, old_status, new_status, changed_by, changed_at`,
-    from: k.table,
+    columns: `h.${k.ref}, h.old_status, h.new_status, h.changed_by, h.changed_at`,
+    from: `${k.table} h`,
+    ...newestFirst(f.accountId, 'h.changed_at', 'h.id'),
     where: conds.length ? conds.join(' AND ') : 'true',
     params,
-    orderBy: 'changed_at DESC, id DESC',
   };
   return selectPage<Record<string, unknown> & { changed_at: Date }>(sequelize, statement, f.page, f.perPage);
 }

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError } from '../errors.js';
-import { pageKeys, type Page } from '../pagination.js';
+import { MAX_PER_PAGE, pageKeys, type Page } from '../pagination.js';
 import { accountScope, authorize } from '../policy.js';
 import { isRowId } from '../query.js';
 import { isoDate, validate } from '../validation.js';
@@ -18,7 +18,8 @@ export interface HistoryEntry {
 const listSchema = (refKey: string) =>
   Joi.object({
     ...pageKeys,
-    perPage: pageKeys.per_page.optional(),
+    // the dashboard's name for per_page; no default of its own, or it would override the REST per_page
+    perPage: Joi.number().integer().min(1).max(MAX_PER_PAGE),
     [refKey]: Joi.string().trim().max(12),
     since: isoDate(),
     account_id: Joi.number().integer().positive(),

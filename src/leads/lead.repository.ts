@@ -1,7 +1,15 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import type { Actor } from '../actor.js';
 import { accountScope } from '../policy.js';
-import { likeContains, searchClause, select, selectPage, type ListStatement, type LockSpec } from '../query.js';
+import {
+  likeContains,
+  newestFirst,
+  searchClause,
+  select,
+  selectPage,
+  type ListStatement,
+  type LockSpec,
+} from '../query.js';
 import type { Catalogue, CatalogueProduct } from './lead.check.js';
 import type { LeadFilters } from './lead.schemas.js';
 
@@ -18,10 +26,13 @@ export interface LeadListRow {
 
 /**
  * The lead list's filters as SQL over `leads l`, in the actor's scope (its account; for an admin the account chosen in
- * the filters, or every account). Shared by the list and the export (lead-export.repository.ts), so both apply the
- * same rules.
+ * the filters, or every account), and the order the list reads them in (newestFirst). Shared by the list and the
+ * export (lead-export.repository.ts), so both apply the same rules.
  */
-export function leadFilter(actor: Actor, f: LeadFilters): Pick<ListStatement, 'where' | 'params' | 'exact'> {
+export function leadFilter(
+  actor: Actor,
+  f: LeadFilters,
+): Pick<ListStatement, 'where' | 'params' | 'exact' | 'key' | 'sortedBy'> {
   const params: unknown[] = [];
   const conds: string[] = [];
   const p = (v: unknown) => `$${params.push(v)}`;
@@ -48,6 +59,7 @@ export function leadFilter(actor: Actor, f: LeadFilters): Pick<ListStatement, 'w
     where: conds.length ? conds.join(' AND ') : 'true',
     params,
     exact: exact ? { list: 'leads', accountId: scope.account_id, status: f.status } : null,
+    ...newestFirst(scope.account_id, 'l.created_at', 'l.id'),
   };
 }
 
@@ -57,7 +69,6 @@ export function listLeads(sequelize: Sequelize, actor: Actor, f: LeadFilters, pa
     ...leadFilter(actor, f),
     columns: 'l.id, l.account_id, l.reference, l.full_name, l.phone, l.city, l.status, l.created_at',
     from: 'leads l',
-    orderBy: 'l.created_at DESC, l.id DESC',
   };
   return selectPage<LeadListRow>(sequelize, statement, page, perPage);
 }

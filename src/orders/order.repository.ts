@@ -1,6 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import type { PreparedLead } from '../leads/lead.check.js';
-import { searchClause, select, selectPage, type ListStatement, type LockSpec } from '../query.js';
+import { newestFirst, searchClause, select, selectPage, type ListStatement, type LockSpec } from '../query.js';
 import type { OrderStatus } from './order.model.js';
 import type { OrderFilters } from './order.schemas.js';
 
@@ -75,9 +75,9 @@ export function listOrders(sequelize: Sequelize, accountId: number | undefined, 
     columns: `o.id, o.account_id, o.reference, o.lead_reference, o.full_name, o.phone, o.city, o.status, o.total,
               o.tracking_number, o.last_push_error, o.created_at`,
     from: 'orders o',
+    ...newestFirst(accountId, 'o.created_at', 'o.id'),
     where: conds.length ? conds.join(' AND ') : 'true',
     params,
-    orderBy: 'o.created_at DESC, o.id DESC',
   };
   return selectPage<Record<string, unknown> & { created_at: Date; total: string }>(
     sequelize,
