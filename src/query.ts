@@ -1,10 +1,10 @@
-import { type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
 import type { Actor } from './actor.js';
 import { NotFoundError, type FieldErrors } from './errors.js';
 import { offsetOf } from './pagination.js';
 import { addError } from './validation.js';
 import { accountScope } from './policy.js';
-import { rawQuery } from './db/index.js';
+import { readQuery } from './db/index.js';
 
 /** `%term%` with LIKE wildcards in the term escaped. */
 export function likeContains(s: string): string {
@@ -64,14 +64,16 @@ export function placeholders(): { params: unknown[]; add: (value: unknown, cast?
   return { params, add: (value, cast = '') => `$${params.push(value)}${cast}` };
 }
 
-/** Rows of a SELECT with bind parameters ($1, $2, …), inside `transaction` when given. */
+/** Rows of a statement with bind parameters ($1, $2, …): in `transaction` through Sequelize, else on the read pool. */
 export function select<T extends object>(
   sequelize: Sequelize,
   sql: string,
   bind: unknown[],
   transaction?: Transaction,
 ): Promise<T[]> {
-  return rawQuery<T>(sequelize, sql, bind, transaction);
+  return transaction
+    ? sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT, transaction })
+    : readQuery<T>(sequelize, sql, bind);
 }
 
 /** A table whose rows are counted per account (and per status for leads and orders) in `row_counts`. */

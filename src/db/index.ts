@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Sequelize, type Transaction } from 'sequelize';
+import { Sequelize } from 'sequelize';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
 import { within } from '../timers.js';
@@ -150,20 +150,14 @@ export function readPoolState(sequelize: Sequelize): { using: number; available:
 }
 
 /**
- * Rows of one statement sent with plain pg: in `transaction` on its connection, otherwise on the read pool (or
- * Sequelize's pool for an instance opened elsewhere). Errors are pg's own (isDatabaseUnavailable knows both kinds).
- * The statement still goes to Sequelize's `logging` when one is set, so statement captures see it.
+ * Rows of one statement outside any transaction, sent with plain pg on the read pool (or Sequelize's pool for an
+ * instance opened elsewhere). Errors are pg's own (isDatabaseUnavailable knows both kinds); statements in a
+ * transaction go through Sequelize, whose typed errors (a foreign key, a unique key) their callers read. The statement
+ * still goes to Sequelize's `logging` when one is set, so statement captures see it.
  */
-export async function rawQuery<T>(
-  sequelize: Sequelize,
-  sql: string,
-  params: unknown[],
-  transaction?: Transaction,
-): Promise<T[]> {
+export async function readQuery<T>(sequelize: Sequelize, sql: string, params: unknown[]): Promise<T[]> {
   const log = (sequelize as unknown as { options: { logging: unknown } }).options.logging;
-  if (typeof log === 'function') log(`Executing (raw): ${sql}`, { bind: params });
-  const held = (transaction as unknown as { connection?: pg.Client } | undefined)?.connection;
-  if (held) return (await held.query(sql, params)).rows as T[];
+  if (typeof log === 'function') log(`Executing (read): ${sql}`, { bind: params });
   const reads = readPools.get(sequelize);
   if (reads) return (await reads.query(sql, params)).rows as T[];
   const manager = managerOf(sequelize);
