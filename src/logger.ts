@@ -35,9 +35,9 @@ export function inRequestScope<T>(reqId: string, fn: () => T): T {
 }
 
 /**
- * Records go to standard output without blocking the event loop on each write (sonic-boom, asynchronous): a
- * synchronous write per access line cost a list request measurable time under load. Pino flushes what is buffered
- * when the process exits.
+ * Records are written to standard output synchronously: an asynchronous destination let a line written with
+ * process.stdout.write (the first start's logins, the ready line) land inside a pending record, and grew without
+ * bound behind a stalled reader (docs/performance.md, tried and left out).
  */
 export function createLogger(level: string): Logger {
   return pino(
@@ -51,6 +51,6 @@ export function createLogger(level: string): Logger {
       redact: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'],
       serializers: { err: errorRecord },
     },
-    pino.destination({ dest: 1, sync: false }),
+    pino.destination({ dest: 1, sync: true }),
   );
 }

@@ -139,7 +139,11 @@ function withPreferences(schema: Joi.Schema, opts: Joi.ValidationOptions): Joi.S
 export function validate<T>(schema: Joi.Schema, input: unknown, opts: Joi.ValidationOptions = {}): T {
   const controls = controlCharErrors(input);
   if (Object.keys(controls).length) throw new ValidationError(controls);
-  const { value, error } = withPreferences(schema, opts).validate(input);
+  // a schema with preferences of its own (root .messages(), .prefs()) must keep them over JOI_OPTIONS: given per call
+  const own = (schema as unknown as { _preferences?: object })._preferences;
+  const { value, error } = own
+    ? schema.validate(input, { ...JOI_OPTIONS, ...opts })
+    : withPreferences(schema, opts).validate(input);
   if (error) throw new ValidationError(toFieldErrors(error));
   return value as T;
 }

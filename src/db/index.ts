@@ -42,12 +42,21 @@ const UNAVAILABLE_MESSAGES = new Set([
   'timeout exceeded when trying to connect', // pg-pool: no connection within connectionTimeoutMillis
 ]);
 
+/** The read pool could not hand out a connection (its cause is pg's error). */
+export class ReadPoolUnavailableError extends Error {
+  constructor(cause: Error) {
+    super(`read pool: ${cause.message}`, { cause });
+    this.name = 'ReadPoolUnavailableError';
+  }
+}
+
 /**
  * True when an error means the database cannot be reached right now (the request may succeed if retried), as opposed
  * to an error in the statement. Only Sequelize's connection errors and the errors of pg and its sockets count, found
  * on the error or its Sequelize `parent`; an error of another service (a carrier, a mail server) is never one.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
+  if (err instanceof ReadPoolUnavailableError) return true;
   const e = err as { name?: string; code?: string; message?: string; parent?: unknown } | undefined;
   if (!e || typeof e !== 'object') return false;
   if (
@@ -105,15 +114,19 @@ export async function openDatabase(
     dialectOptions: { keepAlive: true, connectionTimeoutMillis: 5000 },
     define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
   });
+  const manager = managerOf(sequelize);
   const reads = new pg.Pool({
     connectionString: url,
     max: config.databasePoolMax,
     idleTimeoutMillis: 10_000,
     connectionTimeoutMillis: 5000,
     keepAlive: true,
+    // values parsed as Sequelize's own connections parse them, in the time zone they use (UTC)
+    types: { getTypeParser: manager.getTypeParser.bind(manager) } as pg.CustomTypesConfig,
+    options: '-c TimeZone=UTC',
   });
   // a connection that dies while idle (a server restart) is dropped by the pool; unheard, it would end the process
-  reads.on('error', () => {});
+  reads.on('error', (err) => opts.log?.(`read pool: ${err.message}`));
   readPools.set(sequelize, reads);
   return {
     sequelize,
@@ -129,6 +142,7 @@ export async function openDatabase(
 }
 
 type ConnectionManager = {
+  getTypeParser(oid: number, format?: string): (value: string) => unknown;
   getConnection(o: object): Promise<pg.Client>;
   releaseConnection(c: pg.Client): Promise<void>;
   destroyConnection(c: pg.Client): Promise<void>;
@@ -159,7 +173,18 @@ export async function readQuery<T>(sequelize: Sequelize, sql: string, params: un
   const log = (sequelize as unknown as { options: { logging: unknown } }).options.logging;
   if (typeof log === 'function') log(`Executing (read): ${sql}`, { bind: params });
   const reads = readPools.get(sequelize);
-  if (reads) return (await reads.query(sql, params)).rows as T[];
+  if (reads) {
+    // whatever stops a connection from being had (refused, too many connections, a name that does not resolve) is
+    // the database being unavailable, as Sequelize's pool reports it
+    const client = await reads.connect().catch((err: Error) => {
+      throw new ReadPoolUnavailableError(err);
+    });
+    try {
+      return (await client.query(sql, params)).rows as T[];
+    } finally {
+      client.release();
+    }
+  }
   const manager = managerOf(sequelize);
   const client = await manager.getConnection({ type: 'read' });
   try {

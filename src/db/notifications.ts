@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
+import { within, withTimeout } from '../timers.js';
 
 /** How often the listening connection proves it is alive, and how long it may take to answer. */
 const HEARTBEAT_MS = 5000;
@@ -8,9 +9,12 @@ const HEARTBEAT_TIMEOUT_MS = 2000;
 const RECONNECT_MS = 1000;
 /** The longest `settle` waits for every listening process to answer. */
 const SETTLE_TIMEOUT_MS = 1000;
-/** The listening connection's application_name (pg_stat_activity) is this and the process id. */
+/**
+ * The listening connection's application_name (pg_stat_activity) is this and the process id, set once it listens (a
+ * connection string's own application_name would otherwise win). Processes are told apart by their server pid.
+ */
 export const LISTENER_NAME = 'leadflow-listener';
-/** Where listening processes answer a settle marker: "<marker> <pid>". */
+/** Where listening processes answer a settle marker: "<marker> <server pid of the listening connection>". */
 const SETTLED = 'leadflow_settled';
 const MARKER = /^settle:[0-9a-f-]{36}$/;
 
@@ -40,7 +44,7 @@ interface Listener {
   url: string;
   logger: Logger;
   handlers: Map<string, (() => void)[]>;
-  /** settle() markers waiting for answers: `answered` takes the pid of each process that answered. */
+  /** settle() markers waiting for answers: `answered` takes the server pid of each connection that answered. */
   markers: Map<string, { answered(pid: number): void; done(): void }>;
   client: pg.Client | null;
   live: boolean;
@@ -50,6 +54,16 @@ interface Listener {
 }
 
 const listen = (c: pg.Client, channel: string) => c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+
+/**
+ * Ends a connection without waiting on a server that stopped answering: pg's end() waits for the server to close,
+ * which on a cut network never comes; after a second the socket is destroyed (a listening connection has nothing to
+ * flush).
+ */
+async function endQuickly(c: pg.Client): Promise<void> {
+  await within(c.end(), 1000);
+  (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
 
 function changedAll(l: Listener): void {
   for (const fns of l.handlers.values()) for (const fn of fns) fn();
@@ -63,7 +77,7 @@ function lost(l: Listener, c: pg.Client, why: string): void {
   clearInterval(l.beating);
   changedAll(l);
   for (const m of l.markers.values()) m.done(); // no answer can arrive any more
-  c.end().catch(() => {});
+  void endQuickly(c);
   if (l.closed) return;
   l.logger.warn({ why }, 'notification listener lost; reconnecting');
   l.retry = setTimeout(() => void connect(l), RECONNECT_MS).unref();
@@ -86,24 +100,25 @@ function notified(l: Listener, c: pg.Client, n: pg.Notification): void {
   }
   l.handlers.get(n.channel)?.forEach((fn) => fn());
   if (n.payload && MARKER.test(n.payload))
-    c.query('SELECT pg_notify($1, $2)', [SETTLED, `${n.payload} ${process.pid}`]).catch(() => {});
+    c.query("SELECT pg_notify($1, $2::text || ' ' || pg_backend_pid())", [SETTLED, n.payload]).catch(() => {});
 }
 
 async function connect(l: Listener): Promise<void> {
   if (l.closed || l.client) return;
-  const c = new pg.Client({
-    connectionString: l.url,
-    keepAlive: true,
-    connectionTimeoutMillis: 5000,
-    application_name: `${LISTENER_NAME} ${process.pid}`,
-  });
+  const c = new pg.Client({ connectionString: l.url, keepAlive: true, connectionTimeoutMillis: 5000 });
   l.client = c;
   c.on('error', (err) => lost(l, c, err.message));
   c.on('end', () => lost(l, c, 'connection ended'));
   c.on('notification', (n) => notified(l, c, n));
   try {
     await c.connect();
-    for (const channel of [...l.handlers.keys(), SETTLED]) await listen(c, channel);
+    // a channel subscribed meanwhile is listened to as well
+    const listened = new Set<string>();
+    for (let next = SETTLED; next; next = [...l.handlers.keys()].find((ch) => !listened.has(ch))!) {
+      await listen(c, next);
+      listened.add(next);
+    }
+    await c.query('SELECT set_config($1, $2, false)', ['application_name', `${LISTENER_NAME} ${process.pid}`]);
   } catch (err) {
     return lost(l, c, (err as Error).message);
   }
@@ -123,7 +138,9 @@ function subscribe(l: Listener, channel: string, onChange: () => void): void {
     // a channel added to an open connection: not live until its LISTEN has answered
     l.live = false;
     listen(c, channel).then(
-      () => (l.live = l.client === c),
+      () => {
+        if (l.client === c) l.live = true;
+      },
       (err: Error) => lost(l, c, err.message),
     );
   }
@@ -139,11 +156,11 @@ async function settle(l: Listener, channel: string): Promise<void> {
   const marker = `settle:${crypto.randomUUID()}`;
   try {
     // the processes listening now; one that starts later has nothing remembered from before the change
-    const { rows } = await c.query<{ pid: string }>(
-      `SELECT split_part(application_name, ' ', 2) AS pid FROM pg_stat_activity
-        WHERE datname = current_database() AND application_name LIKE $1`,
+    const listeners = c.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE $1',
       [`${LISTENER_NAME} %`],
     );
+    const { rows } = await withTimeout(listeners, Math.max(1, deadline - Date.now()));
     const waiting = new Set(rows.map((r) => Number(r.pid)));
     await new Promise<void>((resolve) => {
       const done = () => {
@@ -160,7 +177,7 @@ async function settle(l: Listener, channel: string): Promise<void> {
       c.query('SELECT pg_notify($1, $2)', [channel, marker]).catch(done);
     });
   } catch {
-    // the connection failed: lost() has run, and the caches of this process are empty
+    // the connection failed (lost() has run, this process remembers nothing) or did not answer in time
   }
 }
 
@@ -192,7 +209,7 @@ export function createNotifications(url: string, logger: Logger): Notifications 
       for (const m of l.markers.values()) m.done();
       const c = l.client;
       l.client = null;
-      await c?.end().catch(() => {});
+      if (c) await endQuickly(c);
     },
   };
 }

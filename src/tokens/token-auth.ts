@@ -2,13 +2,14 @@ import crypto from 'node:crypto';
 import { tokenActor, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import type { Subscription } from '../db/notifications.js';
+import { isRowId } from '../query.js';
 import { findTokenWithOwner, touchToken } from './token.repository.js';
 
 /** last_used_at is written at most once a minute per token, never once per request. */
 const TOUCH_INTERVAL_MS = 60_000;
 /** A remembered token is looked up again after this long, even if no notification said it changed. */
 const REMEMBER_MS = 60_000;
-/** Past this many remembered tokens the cache starts over (tokens are few; guessed ids are never remembered). */
+/** Past this many remembered tokens the cache starts over (tokens are few; an id naming no token is not remembered). */
 const MAX_REMEMBERED = 10_000;
 /** The channel the token-change triggers notify (migrations/*-token-change-notifications.ts). */
 export const TOKENS_CHANGED = 'api_tokens_changed';
@@ -82,6 +83,7 @@ export function createTokenAuthenticator(core: Core) {
     const m = TOKEN.exec(raw ?? '');
     if (!m) return null;
     const id = Number(m[1]);
+    if (!isRowId(id)) return null; // ten digits can name no token (ids are int4)
     const now = Date.now();
     const known = feed().live() ? remembered.get(id) : undefined;
     const t = known && known.until > now ? known : await lookup(id, now);

@@ -16,13 +16,13 @@ export interface TokenWithOwner {
   owner_active: boolean;
 }
 
-/** The token `id` and its owner, in one statement; none when either is gone. */
+/** The token `id` and its owner, in one statement; none when either is gone or the owner moved to another account. */
 export async function findTokenWithOwner(sequelize: Sequelize, id: number): Promise<TokenWithOwner | undefined> {
   const [row] = await select<TokenWithOwner>(
     sequelize,
     `SELECT t.id, t.user_id, t.account_id, t.name, t.scopes, t.token_hash, t.expires_at,
             u.name AS owner_name, u.role AS owner_role, u.active AS owner_active
-       FROM api_tokens t JOIN users u ON u.id = t.user_id
+       FROM api_tokens t JOIN users u ON u.id = t.user_id AND u.account_id = t.account_id
       WHERE t.id = $1`,
     [id],
   );

@@ -20,7 +20,9 @@ describe('token cache across processes', function () {
     await makeAdmin(getCtx()); // the second process then finds the database seeded and seeds nothing
     acc = await makeAccount(getCtx());
     const port = randomPort();
-    other = runMain({ DATABASE_URL: getCtx().db.url, HOST: '127.0.0.1', PORT: String(port) }, ['--role', 'web']);
+    // an application_name of the operator's own in the URL must not hide the process's listener
+    const url = `${getCtx().db.url}?application_name=leadflow-web`;
+    other = runMain({ DATABASE_URL: url, HOST: '127.0.0.1', PORT: String(port) }, ['--role', 'web']);
     base = `http://127.0.0.1:${port}`;
     const up = await waitFor(async () => (await fetch(`${base}/health/ready`)).ok, 60_000);
     expect(up, other.output.text).to.equal(true);
@@ -31,13 +33,11 @@ describe('token cache across processes', function () {
     await exited(other);
   });
 
+  // the listener takes its name once it listens
   const listening = async () =>
     (
       await superuser((c) =>
-        // its LISTEN has answered (later, its heartbeat's SELECT 1 is the last statement shown)
-        c.query("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND query ~ '^(LISTEN|SELECT 1)'", [
-          `${LISTENER_NAME} ${other.pid}`,
-        ]),
+        c.query('SELECT 1 FROM pg_stat_activity WHERE application_name = $1', [`${LISTENER_NAME} ${other.pid}`]),
       )
     ).rowCount! > 0;
   const list = async (token: string) =>
@@ -88,6 +88,20 @@ describe('token cache across processes', function () {
     expect(await list(t.token)).to.equal(401);
     await getCtx().services.accounts.updateUser(acc.seller.actor, agent.id, { active: true });
     expect(await list(t.token)).to.equal(200);
+  });
+
+  it('refuses a token whose owner moved to another account, and an id no token can have, without an error', async () => {
+    const t = await newToken();
+    expect(await list(t.token)).to.equal(200);
+    const elsewhere = await makeAccount(getCtx());
+    await superuser((c) => c.query('UPDATE users SET account_id = $1 WHERE id = $2', [elsewhere.id, acc.seller.id]));
+    try {
+      expect(await list(t.token)).to.equal(401);
+    } finally {
+      await superuser((c) => c.query('UPDATE users SET account_id = $1 WHERE id = $2', [acc.id, acc.seller.id]));
+    }
+    expect(await list(`2147483648|${'a'.repeat(40)}`)).to.equal(401);
+    expect(await list(`9999999999|${'a'.repeat(40)}`)).to.equal(401);
   });
 
   it('forgets what it remembered when its listening connection is cut, so a revocation meanwhile still counts', async () => {
