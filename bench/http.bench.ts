@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { randomPort, waitFor } from '../test/spawn.js';
-import { benchAccount, postmasterPid, treeCpuSeconds } from './setup.js';
+import { benchAccount, postmasterPid, treeCpuSince } from './setup.js';
 
 /**
  * `npm run bench -- http [leads=100000] [seconds=10]`: authenticated GET /api/web/1.0/leads with 50 connections
@@ -59,13 +59,11 @@ async function load(served: Served, headers: Record<string, string>, seconds: nu
   const url = served.urls as unknown as string; // autocannon spreads its connections over several
   // a short warm-up: JIT, connection pools and caches as a running server has them
   await autocannon({ url, headers, connections: CONNECTIONS, duration: 2 });
-  const cpu = () => [
-    served.pids.reduce((s, pid) => s + treeCpuSeconds(pid), 0),
-    postgres ? treeCpuSeconds(postgres) : 0,
-  ];
-  const before = cpu();
+  const since = [...served.pids, ...(postgres ? [postgres] : [])].map(treeCpuSince);
   const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: seconds });
-  const perRequest = cpu().map((s, i) => ((s - before[i]) * 1000) / r.requests.total);
+  const used = since.map((s) => s());
+  const node = used.slice(0, served.pids.length).reduce((a, b) => a + b, 0);
+  const perRequest = [node, postgres ? used[used.length - 1] : 0].map((s) => (s * 1000) / r.requests.total);
   const failed = r.non2xx + r.errors + r.timeouts;
   if (failed) throw new Error(`${served.urls.join(' ')}: ${failed} failed requests of ${r.requests.total}`);
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuMs: perRequest };

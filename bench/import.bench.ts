@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import ExcelJS from 'exceljs';
-import { benchAccount, cpuSeconds, cpuSplit, peakRssMb, postmasterPid, treeCpuSeconds } from './setup.js';
+import { benchAccount, cpuSeconds, cpuSplit, peakRssMb, postmasterPid, treeCpuSince } from './setup.js';
 
 /**
  * Imports of a generated CSV and xlsx (100 k rows by default) through the import service (the job's code path):
@@ -43,10 +43,10 @@ export async function run(args: string[]): Promise<void> {
       const server = postmasterPid(ctx);
       const t = performance.now();
       const cpu = cpuSeconds();
-      const own = server ? treeCpuSeconds(server) : 0;
+      const ownSince = server ? treeCpuSince(server) : null;
       await ctx.services.imports.run(r.id);
       const used = cpuSplit(cpu);
-      const ownUsed = server ? `, of which this bench's server ${(treeCpuSeconds(server) - own).toFixed(1)} s` : '';
+      const ownUsed = ownSince ? `, of which this bench's server ${ownSince().toFixed(1)} s` : '';
       const s = (performance.now() - t) / 1000;
       clearInterval(sampler);
       const done = (await ctx.models.ImportRun.findByPk(r.id))!;

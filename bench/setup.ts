@@ -77,22 +77,40 @@ export function cpuSeconds(): { node: number; postgres: number } {
 export const cpuSplit = (a: ReturnType<typeof cpuSeconds>, b = cpuSeconds()) =>
   `CPU node ${(b.node - a.node).toFixed(1)} s, postgres ${(b.postgres - a.postgres).toFixed(1)} s`;
 
-/** CPU seconds used so far by process `pid` and its children (a web process; the embedded postmaster and backends). */
-export function treeCpuSeconds(pid: number): number {
-  let total = 0;
+/** CPU seconds of process `pid` and of each of its children, and of its children that ended (reaped). */
+function cpuOfTree(pid: number): { each: Map<number, number>; reaped: number } {
+  const each = new Map<number, number>();
+  let reaped = 0;
   for (const p of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+      // after the name: f[1] the parent pid; f[11], f[12] user and system time in clock ticks (100 per second);
+      // f[13], f[14] the time of children that ended (a backend whose connection closed)
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // f[1] is the parent pid; f[11], f[12] user and system time in clock ticks (100 per second); f[13], f[14] the
-      // time of children that ended (a backend whose connection closed), counted in the parent
-      if (Number(p) === pid) total += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100;
-      else if (Number(f[1]) === pid) total += (Number(f[11]) + Number(f[12])) / 100;
+      if (Number(p) !== pid && Number(f[1]) !== pid) continue;
+      each.set(Number(p), (Number(f[11]) + Number(f[12])) / 100);
+      if (Number(p) === pid) reaped = (Number(f[13]) + Number(f[14])) / 100;
     } catch {
       /* the process ended */
     }
   }
-  return total;
+  return { each, reaped };
+}
+
+/**
+ * Starts counting the CPU of process `pid` and its children (a web process; the embedded postmaster and its backends);
+ * the function returned answers the seconds used since. A child that ended meanwhile counts with what it used after
+ * the start (its whole time, reaped into the parent's, less what it had used before).
+ */
+export function treeCpuSince(pid: number): () => number {
+  const start = cpuOfTree(pid);
+  return () => {
+    const end = cpuOfTree(pid);
+    let used = end.reaped - start.reaped;
+    for (const [p, s] of end.each) used += s - (start.each.get(p) ?? 0);
+    for (const [p, s] of start.each) if (!end.each.has(p)) used -= s;
+    return used;
+  };
 }
 
 /** The pid of the bench's embedded postmaster (null on BENCH_DATABASE_URL). */
