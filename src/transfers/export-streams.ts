@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { Transform, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { pipeline } from 'node:stream/promises';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
+import { loadExcelJS } from './excel.js';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Sequelize } from 'sequelize';
@@ -57,7 +58,7 @@ export async function csvInHalves(
 export async function xlsxFile(sequelize: Sequelize, query: LeadExport, file: string, progress: { rows: number }) {
   return withPgClient(sequelize, async (client) => {
     const source = client.query(copyTo(`COPY (${query.rows('all')}) TO STDOUT`));
-    await pipeline(source, copyTextRows(), xlsxSink(file, progress));
+    await pipeline(source, copyTextRows(), xlsxSink(await loadExcelJS(), file, progress));
     return source.rowCount;
   });
 }
@@ -133,8 +134,8 @@ const NUMERIC = new Set(['quantity', 'price', 'total'].map((c) => EXPORT_COLUMNS
  * stream pushes into the zip's deflate stream without backpressure, so rows wait while more than 1 MB of sheet XML
  * is queued there (memory stays flat).
  */
-function xlsxSink(file: string, progress: { rows: number }): Writable {
-  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file, useSharedStrings: false, useStyles: false });
+function xlsxSink(excel: typeof ExcelJS, file: string, progress: { rows: number }): Writable {
+  const wb = new excel.stream.xlsx.WorkbookWriter({ filename: file, useSharedStrings: false, useStyles: false });
   const ws = wb.addWorksheet('Leads');
   ws.addRow(EXPORT_COLUMNS).commit();
   const backlog = () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { parse } from 'csv-parse';
-import ExcelJS from 'exceljs';
-import unzipper from 'unzipper';
+import type ExcelJS from 'exceljs';
+import { loadExcelJS } from './excel.js';
 
 export type SheetType = 'xlsx' | 'csv';
 
@@ -97,6 +97,7 @@ export async function workbookExpansionProblem(path: string, limits: ExpansionLi
  */
 export async function inflatedSizeProblem(path: string, limits: ExpansionLimits): Promise<string | null> {
   const MB = 1048576;
+  const { default: unzipper } = await import('unzipper'); // loaded when an xlsx is imported, not at start
   const source = fs.createReadStream(path);
   const zip = source.pipe(unzipper.Parse({ forceStream: true }));
   let total = 0;
@@ -164,7 +165,7 @@ async function* csvChunks(path: string): AsyncGenerator<string[][]> {
 
 /** The first sheet's non-empty rows in chunks, as the reader parses them (its row iterator costs a promise a row). */
 async function* xlsxChunks(path: string): AsyncGenerator<string[][]> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
+  const reader = new (await loadExcelJS()).stream.xlsx.WorkbookReader(path, {
     worksheets: 'emit',
     sharedStrings: 'cache',
     styles: 'cache',
