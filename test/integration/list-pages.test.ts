@@ -84,6 +84,15 @@ describe('list pages', function () {
       [acc.id],
     );
     expect(refs((await api('GET', '/leads?page=20')).body)).to.deep.equal(all.slice(285, 300));
+    // a near page (its rows read directly), a deep one (keys first), and one past the end (the kept total alone)
+    for (const [page, slice] of [
+      [2, all.slice(15, 30)],
+      [40, all.slice(585, 600)],
+      [48, []],
+    ] as const) {
+      const { body } = await api('GET', `/leads?page=${page}`);
+      expect([refs(body), body.meta.total, body.meta.total_exact], `page ${page}`).to.deep.equal([slice, 700, true]);
+    }
     const wrong = await column(
       "SELECT id::text AS v FROM leads WHERE account_id = $1 AND status = 'wrong' ORDER BY created_at DESC, id DESC",
       [acc.id],
