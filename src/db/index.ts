@@ -19,6 +19,11 @@ export interface Database {
 // are the connection exceptions (08P01, a protocol violation, is a bug and not among them); 57P01-57P03 are an
 // administrator shutdown, a crash shutdown and "the database system is starting up".
 const UNAVAILABLE_CODES = new Set([
+  // a connection that cannot be had, as the read pool's plain pg reports it (Sequelize wraps these itself)
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  '53300', // too_many_connections
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
@@ -42,21 +47,12 @@ const UNAVAILABLE_MESSAGES = new Set([
   'timeout exceeded when trying to connect', // pg-pool: no connection within connectionTimeoutMillis
 ]);
 
-/** The read pool could not hand out a connection (its cause is pg's error). */
-export class ReadPoolUnavailableError extends Error {
-  constructor(cause: Error) {
-    super(`read pool: ${cause.message}`, { cause });
-    this.name = 'ReadPoolUnavailableError';
-  }
-}
-
 /**
  * True when an error means the database cannot be reached right now (the request may succeed if retried), as opposed
  * to an error in the statement. Only Sequelize's connection errors and the errors of pg and its sockets count, found
  * on the error or its Sequelize `parent`; an error of another service (a carrier, a mail server) is never one.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  if (err instanceof ReadPoolUnavailableError) return true;
   const e = err as { name?: string; code?: string; message?: string; parent?: unknown } | undefined;
   if (!e || typeof e !== 'object') return false;
   if (
@@ -173,18 +169,9 @@ export async function readQuery<T>(sequelize: Sequelize, sql: string, params: un
   const log = (sequelize as unknown as { options: { logging: unknown } }).options.logging;
   if (typeof log === 'function') log(`Executing (read): ${sql}`, { bind: params });
   const reads = readPools.get(sequelize);
-  if (reads) {
-    // whatever stops a connection from being had (refused, too many connections, a name that does not resolve) is
-    // the database being unavailable, as Sequelize's pool reports it
-    const client = await reads.connect().catch((err: Error) => {
-      throw new ReadPoolUnavailableError(err);
-    });
-    try {
-      return (await client.query(sql, params)).rows as T[];
-    } finally {
-      client.release();
-    }
-  }
+  // pool.query, not connect + query: it listens for the error a connection cut mid-query emits, which on a client
+  // held by hand would be unhandled and end the process
+  if (reads) return (await reads.query(sql, params)).rows as T[];
   const manager = managerOf(sequelize);
   const client = await manager.getConnection({ type: 'read' });
   try {
