@@ -15,7 +15,7 @@ export interface HistoryEntry {
   changed_at: string;
 }
 
-const listSchema = (refKey: string) =>
+const buildListSchema = (refKey: string) =>
   Joi.object({
     ...pageKeys,
     // the dashboard's name for per_page; no default of its own, or it would override the REST per_page
@@ -24,6 +24,13 @@ const listSchema = (refKey: string) =>
     since: isoDate(),
     account_id: Joi.number().integer().positive(),
   });
+// built once per reference key, so Joi compiles its preferences once (src/validation.ts), not per request
+const listSchemas = new Map<string, Joi.ObjectSchema>();
+const listSchema = (refKey: string) => {
+  let schema = listSchemas.get(refKey);
+  if (!schema) listSchemas.set(refKey, (schema = buildListSchema(refKey)));
+  return schema;
+};
 
 type ListQuery = { page: number; per_page: number; perPage?: number; since?: Date; account_id?: number };
 

@@ -72,6 +72,12 @@ describe('operator CLI', function () {
     expect(await getCtx().services.tokens.authenticate(t.token)).to.include({ accountId: id, kind: 'token' });
   });
 
+  it('checks the kept list totals against count(*) and answers exact', async () => {
+    const res = await cli(['counts:check', '--json']);
+    expect(res.code, res.stderr).to.equal(0);
+    expect(JSON.parse(res.stdout)).to.deep.equal({ exact: true, differing: [], repaired: false });
+  });
+
   it('answers a bad command with one clear line and a non-zero exit', async () => {
     const dup = await cli(['account:create', '--json']);
     expect(dup.code).to.equal(1);
