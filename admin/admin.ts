@@ -7,7 +7,10 @@ import AdminJS, { ComponentLoader, type ActionContext, type ResourceWithOptions 
 import express, { type Router } from 'express';
 import type { AppContext } from '../src/context.js';
 import { addComponentSources, type ComponentName } from './panel-components.js';
-import { dropRemoteFonts, knownActions, panelSession, sameOriginWrites } from './panel-guards.js';
+import { dropRemoteFonts, knownActions, panelJsonBodies, panelSession, sameOriginWrites } from './panel-guards.js';
+import { LOCALE } from './panel-locale.js';
+import { kpiPageHandler } from './pages/kpi-page.js';
+import { queuePageHandler } from './pages/queue-page.js';
 import { accountResource } from './resources/account.resource.js';
 import { apiTokenResource } from './resources/api-token.resource.js';
 import { cityResource } from './resources/city.resource.js';
@@ -29,54 +32,13 @@ const COMPONENTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '
 
 AdminJS.registerAdapter({ Database: AdminJSSequelize.Database, Resource: ScopedResource });
 
-/** AdminJS's refusal texts carry placeholders its notices never fill; these say the same without them. */
-const REFUSALS = {
-  forbiddenError: 'You are not allowed to do this.',
-  anyForbiddenError: 'You are not allowed to do this.',
-  error404Resource: 'This page does not exist.',
-  error404Action: 'This action does not exist or you are not allowed to use it.',
-  error404Record: 'This record does not exist or you are not allowed to see it.',
-};
-
-/** The panel's labels of resources and actions, and the refusal texts above. */
-const LOCALE = {
-  language: 'en',
-  translations: {
-    en: {
-      labels: {
-        leads: 'Leads',
-        orders: 'Orders',
-        lead_histories: 'Lead histories',
-        order_histories: 'Order histories',
-        products: 'Products',
-        cities: 'Cities',
-        users: 'Users',
-        accounts: 'Accounts',
-        api_tokens: 'API keys',
-        shipping_companies: 'Shipping companies',
-        import_runs: 'Import runs',
-        export_runs: 'Export runs',
-      },
-      actions: {
-        exportCsv: 'Export CSV',
-        exportXlsx: 'Export Excel',
-        importFile: 'Import file',
-        pushToShipping: 'Push to shipping company',
-        errorReport: 'Error report',
-        download: 'Download',
-      },
-      messages: REFUSALS,
-    },
-  },
-};
-
 /** Every panel resource, one file each under admin/resources/; the panel lists them in this order. */
 function resources(ctx: AppContext, components: PanelComponents): ResourceWithOptions[] {
   return [
     leadResource(ctx, components),
     orderResource(ctx, components),
-    leadHistoryResource(ctx),
-    orderHistoryResource(ctx),
+    leadHistoryResource(ctx, components),
+    orderHistoryResource(ctx, components),
     productResource(ctx),
     cityResource(ctx),
     userResource(ctx),
@@ -112,6 +74,9 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
     const components: PanelComponents = {
       leavePanel: component('LeavePanel'),
       confirmAction: component('ConfirmAction'),
+      statusBadge: component('StatusBadge'),
+      noWrap: component('NoWrap'),
+      recordDetails: component('RecordDetails'),
     };
     const admin = new AdminJS({
       rootPath: '/admin',
@@ -120,6 +85,10 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
         component: component('LeadFlowDashboard'),
         handler: async (_req, _res, context) =>
           ctx.services.stats.dashboard(actorOf(context as unknown as ActionContext)),
+      },
+      pages: {
+        queue: { component: component('QueuePage'), icon: 'PhoneCall', handler: queuePageHandler(ctx) },
+        kpi: { component: component('KpiPage'), icon: 'BarChart2', handler: kpiPageHandler(ctx) },
       },
       loginPath: '/login',
       logoutPath: '/admin/logout',
@@ -132,7 +101,7 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
     panel = { admin, router: AdminJSExpress.buildRouter(admin) };
   }
   const outer = express.Router();
-  outer.use(panelSession, sameOriginWrites, knownActions(panel.admin));
+  outer.use(panelSession, sameOriginWrites, knownActions(panel.admin), panelJsonBodies);
   outer.use(dropRemoteFonts);
   outer.use(panel.router);
   return outer;

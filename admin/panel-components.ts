@@ -8,6 +8,11 @@ export const COMPONENT_SOURCES = {
   LeadFlowDashboard: 'dashboard.tsx',
   LeavePanel: 'leave-panel.tsx',
   ConfirmAction: 'confirm-action.tsx',
+  StatusBadge: 'status-badge.tsx',
+  NoWrap: 'no-wrap.tsx',
+  RecordDetails: 'record-details.tsx',
+  QueuePage: 'queue-page.tsx',
+  KpiPage: 'kpi-page.tsx',
 } as const;
 export type ComponentName = keyof typeof COMPONENT_SOURCES;
 

@@ -1,5 +1,5 @@
 import type AdminJS from 'adminjs';
-import type { RequestHandler } from 'express';
+import express, { type RequestHandler } from 'express';
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../src/errors.js';
 import type { PanelAdmin } from './resources/panel-kit.js';
 
@@ -74,4 +74,25 @@ export const dropRemoteFonts: RequestHandler = (_req, res, next) => {
       typeof body === 'string' ? body.replace(/<link[^>]+fonts\.googleapis\.com[^>]*>/g, '') : body,
     )) as typeof res.send;
   next();
+};
+
+const readJson = express.json({ limit: '1mb' });
+
+/**
+ * AdminJS's body parser (express-formidable over formidable 1) reads JSON of any size, and on a malformed JSON body
+ * calls on twice: a 500, then the handler runs anyway or the connection is cut. JSON bodies are read here instead
+ * (up to 1 MB; malformed → 400, larger → 413, in words) and handed over as that parser would have (`req.fields`,
+ * marked parsed so it does not read again); form and multipart bodies stay AdminJS's.
+ */
+export const panelJsonBodies: RequestHandler = (req, res, next) => {
+  readJson(req, res, (err?: unknown) => {
+    if (err) return next(err);
+    if (!req.is('application/json')) return next();
+    const fields: Record<string, unknown> = {};
+    const body: unknown = req.body;
+    if (body && typeof body === 'object' && !Array.isArray(body))
+      for (const [key, value] of Object.entries(body)) if (key !== '__proto__') fields[key] = value;
+    Object.assign(req, { fields, files: {}, express_formidable: { parsed: true } });
+    next();
+  });
 };

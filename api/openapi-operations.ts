@@ -11,6 +11,7 @@ import { orderListQuerySchema, orderUpdateBodySchema, pushBodySchema } from '../
 import { pageKeys } from '../src/pagination.js';
 import { SEARCH_COUNT_LIMIT } from '../src/query.js';
 import { isoDate } from '../src/validation.js';
+import { QUEUE_OPERATIONS } from './openapi-queue.js';
 
 /**
  * One REST operation as the OpenAPI document shows it; request schemas are the Joi schemas the services validate with.
@@ -24,6 +25,8 @@ export interface Operation {
   query?: Joi.ObjectSchema;
   params?: string[];
   success: { status: number; description: string; schema?: Record<string, unknown> };
+  /** Refusals of this operation beside those of every operation (401, 403, 422, 429), by status. */
+  errors?: Record<number, string>;
 }
 
 const envelope = (item: Record<string, unknown>) => ({
@@ -213,4 +216,5 @@ export const OPERATIONS: Operation[] = [
       schema: envelope(historyItem('order_reference')),
     },
   },
+  ...QUEUE_OPERATIONS,
 ];

@@ -26,7 +26,7 @@ export function openApiDocument() {
     ];
     (paths[op.path] ??= {})[op.method] = {
       summary: op.summary,
-      description: `Requires a token with the scope ${op.scope}.`,
+      description: `Requires a token with ${op.scope.includes(' and ') ? 'the scopes' : 'the scope'} ${op.scope}.`,
       security: [{ bearer: [] }],
       ...(parameters.length ? { parameters } : {}),
       ...(op.body
@@ -44,6 +44,12 @@ export function openApiDocument() {
         403: { description: `The token lacks ${op.scope}`, content: { 'application/json': { schema: message } } },
         422: { description: 'Validation error: {message, errors: {"dotted.path": [messages]}}' },
         429: { description: 'Too Many Attempts. (Retry-After header)' },
+        ...Object.fromEntries(
+          Object.entries(op.errors ?? {}).map(([status, description]) => [
+            status,
+            { description, content: { 'application/json': { schema: message } } },
+          ]),
+        ),
       },
     };
   }

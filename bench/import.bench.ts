@@ -9,13 +9,13 @@ import { benchAccount, cpuSeconds, cpuSplit, peakRssMb, postmasterPid, treeCpuSi
  * rows/s, CPU of Node and of PostgreSQL, peak RSS, and the RSS sampled every second during the run (flat memory).
  * `npm run bench -- import [rows] [csv|xlsx]` runs one format only (its own process, so its own peak RSS);
  * `npm run bench -- import 1000000 csv` is the 1 M-row run (setup.ts raises IMPORT_MAX_ROWS for the bench).
- * A file is generated once (under data/bench/files) and reused; only the formats asked for are generated.
+ * A file is generated once (under BENCH_DATA_DIR/files) and reused; only the formats asked for are generated.
  */
 export async function run(args: string[]): Promise<void> {
   const rows = Number(args[0] ?? 100_000);
   const formats = (args[1] ? [args[1]] : ['csv', 'xlsx']) as ('csv' | 'xlsx')[];
   const { ctx, actor, skus } = await benchAccount();
-  const dir = path.resolve('data/bench/files');
+  const dir = path.resolve(process.env.BENCH_DATA_DIR ?? './data/bench', 'files');
   fs.mkdirSync(dir, { recursive: true });
   const line = (i: number) => [
     `+2127${String(i).padStart(8, '0')}`,

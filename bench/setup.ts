@@ -3,7 +3,10 @@ import { systemActor, userActor } from '../src/actor.js';
 import { createAppContext, type AppContext } from '../app/context.js';
 import { loadConfig } from '../src/config.js';
 
-/** A bench context on its own embedded database (./data/bench) and a fresh account with three products. */
+/**
+ * A bench context on its own embedded database (BENCH_DATA_DIR, default ./data/bench) and a fresh account with three
+ * products.
+ */
 export async function benchAccount(): Promise<{
   ctx: AppContext;
   accountId: number;
@@ -12,7 +15,7 @@ export async function benchAccount(): Promise<{
 }> {
   const config = loadConfig({
     ...process.env,
-    DATA_DIR: './data/bench',
+    DATA_DIR: process.env.BENCH_DATA_DIR ?? './data/bench',
     LOG_LEVEL: 'silent',
     PASSWORD_HASH_COST: 'fast',
     SHIPPING_ALLOW_PRIVATE_URLS: 'true',

@@ -1,4 +1,5 @@
 import type { JobDefinition } from './job.js';
+import { foldKpiJob } from './kpi.job.js';
 import { pushOrderJob } from './push-order.job.js';
 import { checkRowCountsJob, foldRowCountsJob } from './row-counts.job.js';
 import { cleanupExportsJob, exportLeadsJob, importLeadsJob } from './transfers.job.js';
@@ -11,4 +12,5 @@ export const jobDefinitions: JobDefinition<any>[] = [
   cleanupExportsJob,
   foldRowCountsJob,
   checkRowCountsJob,
+  foldKpiJob,
 ];

@@ -1,13 +1,14 @@
 /**
  * The second step of `npm run build`, run compiled (node dist/scripts/bundle-panel.js) after tsc: bundles the panel's
- * React components (admin/components/*.tsx) for the browser with AdminJS's own bundler (rollup + babel, what
- * @adminjs/bundler also calls), into the folder the compiled panel serves them from. A production start then bundles
- * nothing, loads no rollup or babel, and writes nothing under dist/. Skipped when the bundle is newer than its sources.
+ * React components (admin/components/*.tsx, with chart.js) for the browser with AdminJS's own bundler (rollup +
+ * babel, what @adminjs/bundler also calls), into the folder the compiled panel serves them from. A production start
+ * then bundles nothing, loads no rollup or babel, and writes nothing under dist/. Skipped when the bundle is newer
+ * than its sources.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { COMPONENT_SOURCES, PREBUILT_BUNDLE_DIR, addComponentSources } from '../admin/panel-components.js';
+import { PREBUILT_BUNDLE_DIR, addComponentSources } from '../admin/panel-components.js';
 
 // dist/scripts/ → the repository, whose admin/components/ holds the sources.
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -19,7 +20,9 @@ const mtime = (file: string) => fs.statSync(file).mtimeMs;
 function upToDate(): boolean {
   if (!fs.existsSync(BUNDLE)) return false;
   const inputs = [
-    ...Object.values(COMPONENT_SOURCES).map((file) => path.join(SOURCES_DIR, file)),
+    // the registered components and what they import (the palette, shared parts)
+    ...fs.readdirSync(SOURCES_DIR).map((file) => path.join(SOURCES_DIR, file)),
+    path.join(ROOT, 'node_modules', 'chart.js', 'package.json'),
     path.join(ROOT, 'node_modules', 'adminjs', 'package.json'),
   ];
   return inputs.every((file) => mtime(file) < mtime(BUNDLE));

@@ -23,6 +23,7 @@ const HELP = `LeadFlow operator CLI. Every command accepts --json (one JSON obje
   ${SHIPPING_CREATE}
   token:create --email USER_EMAIL --name NAME --scopes "CREATE LEADS,VIEW LEADS" [--expires 2027-01-01]
   counts:check [--repair]          recount every list total kept in row_counts; --repair rebuilds them if one differs
+  kpi:rebuild                      recompute the KPI dashboard's daily rollup from the leads (the job folds changes)
   help`;
 
 /** Flags that take a value; the rest are switches. */
@@ -107,6 +108,11 @@ export const commands: Record<string, Command> = {
   async 'counts:check'(ctx, f) {
     const differing = await ctx.services.rowCounts.check({ repair: !!f.repair });
     return { exact: differing.length === 0, differing, repaired: !!f.repair && differing.length > 0 };
+  },
+  async 'kpi:rebuild'(ctx) {
+    const started = Date.now();
+    const days = await ctx.services.kpi.rebuild();
+    return { days, seconds: (Date.now() - started) / 1000 };
   },
 };
 

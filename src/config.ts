@@ -48,6 +48,7 @@ const schema = Joi.object({
     .pattern(/^[\x21-\x7e]+$/, 'printable characters without spaces'),
   METRICS_PORT: Joi.number().integer().min(1).max(65535),
   METRICS_HOST: Joi.string().default('127.0.0.1'),
+  QUEUE_CLAIM_SECONDS: Joi.number().integer().min(1).max(86_400).default(300),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
 }).unknown(true);
 
@@ -92,6 +93,8 @@ export interface Config {
   /** Where METRICS_PORT listens: loopback unless the operator opens it (then with METRICS_TOKEN). */
   metricsHost: string;
   logLevel: string;
+  /** How long the work queue's `next` keeps a lead for the agent who took it (src/queue/). */
+  queueClaimSeconds: number;
 }
 
 /** Creates DATA_DIR when missing; a directory that cannot be written is said in one line, naming the variable. */
@@ -165,5 +168,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     callbackRatePerMinute: v.CALLBACK_RATE_PER_MINUTE,
     passwordHashCost: v.PASSWORD_HASH_COST,
     logLevel: v.LOG_LEVEL,
+    queueClaimSeconds: v.QUEUE_CLAIM_SECONDS,
   });
 }

@@ -146,3 +146,12 @@ export function targetAccount(actor: Actor, requested?: number | null): number {
   if (!id) throw ValidationError.single('account_id', 'The account_id field is required.');
   return id;
 }
+
+/**
+ * Working the agent queue (taking a lead, setting its outcome, giving it back) is viewing and updating leads: an agent,
+ * a seller or an admin; a token needs both VIEW LEADS and UPDATE LEADS. With `record`, within its account.
+ */
+export function authorizeQueueWork(actor: Actor, record?: { account_id?: number | null }): void {
+  authorize(actor, 'view', 'lead', record);
+  authorize(actor, 'update', 'lead', record);
+}

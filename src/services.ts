@@ -6,7 +6,9 @@ import type { Core } from './context.js';
 import { createHistoryService } from './histories/history.service.js';
 import { createLeadService } from './leads/lead.service.js';
 import { createOrderService } from './orders/order.service.js';
+import { createQueueService } from './queue/queue.service.js';
 import { createShippingService } from './shipping/shipping.service.js';
+import { createKpiService } from './stats/kpi.service.js';
 import { createStatsService } from './stats/stats.service.js';
 import { createTokenService } from './tokens/token.service.js';
 import { createExportService } from './transfers/export.service.js';
@@ -24,10 +26,12 @@ export function createServices(core: Core) {
     shipping,
     orders: createOrderService(core, { leads, shipping }),
     histories: createHistoryService(core),
+    queue: createQueueService(core, { leads }),
     imports: createImportService(core, { leads }),
     exports: createExportService(core),
     passwordResets: createPasswordResetService(core),
     stats: createStatsService(core),
+    kpi: createKpiService(core),
     rowCounts: createRowCountService(core),
   };
 }

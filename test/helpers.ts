@@ -107,6 +107,19 @@ export async function leadInsertPlan(sequelize: Sequelize, sent: SentStatement[]
   });
 }
 
+/** The plan (EXPLAIN) of a captured statement with sequential scans switched off: which index it can use, if any. */
+export async function planWithoutSeqScan(sequelize: Sequelize, statement: SentStatement): Promise<string> {
+  return sequelize.transaction(async (transaction) => {
+    await sequelize.query('SET LOCAL enable_seqscan = off', { transaction });
+    const rows = await sequelize.query<Record<string, string>>(`EXPLAIN ${statement.sql}`, {
+      bind: statement.bind,
+      transaction,
+      type: QueryTypes.SELECT,
+    });
+    return rows.map((r) => Object.values(r)[0]).join('\n');
+  });
+}
+
 /**
  * An HTTP server on 127.0.0.1 and a free port (a fake carrier, a proxy, a receiver) answering with `handler`. `close`
  * also ends the connections still open, so a test never waits for a keep-alive client.

@@ -1,14 +1,20 @@
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { serviceActions, tenantReadActions } from './panel-kit.js';
-import { accountProp, nav, hidden } from './panel-ui.js';
+import { accountProp, nav, hidden, noWrapProps, statusBadgeProps, type PanelComponents } from './panel-ui.js';
 
-export function leadHistoryResource(ctx: AppContext): ResourceWithOptions {
+export function leadHistoryResource(ctx: AppContext, components: PanelComponents): ResourceWithOptions {
   return {
     resource: ctx.models.LeadHistory,
     options: {
       navigation: nav.histories,
-      properties: { ...accountProp, lead_id: { isVisible: hidden }, changed_by_user_id: { isVisible: hidden } },
+      properties: {
+        ...accountProp,
+        ...statusBadgeProps(components.statusBadge, ['old_status', 'new_status']),
+        ...noWrapProps(components.noWrap, ['id', 'lead_reference']),
+        lead_id: { isVisible: hidden },
+        changed_by_user_id: { isVisible: hidden },
+      },
       sort: { sortBy: 'changed_at', direction: 'desc' },
       actions: { ...tenantReadActions('leadHistory'), ...serviceActions('leadHistory', {}) },
     },

@@ -2,6 +2,7 @@ import type { ActionContext, ActionRequest, PropertyOptions, ResourceWithOptions
 import type { AppContext } from '../../src/context.js';
 import { LEAD_STATUSES } from '../../src/leads/lead.model.js';
 import { actorOf, allow, guarded, serviceActions, tenantReadActions, toActionDate } from './panel-kit.js';
+import { statusOptions } from '../components/status-palette.js';
 import {
   accountProp,
   type PanelComponents,
@@ -52,16 +53,16 @@ const LEAD_LAYOUT = {
   showProperties: [
     'reference',
     'status',
-    'action_date',
     'full_name',
     'phone',
     'city',
     'area',
     'address',
-    'total',
-    'products_summary',
-    'custom_data',
+    'order_reference',
+    'products_table',
     'history_timeline',
+    'custom_data',
+    'action_date',
     'created_at',
     'updated_at',
     'account_id',
@@ -69,17 +70,25 @@ const LEAD_LAYOUT = {
   editProperties: ['phone', 'full_name', 'status', 'action_date', 'city_id', 'area', 'address'],
 };
 
-const LEAD_PROPERTIES: Record<string, PropertyOptions> = {
+const leadProperties = (components: PanelComponents): Record<string, PropertyOptions> => ({
   ...accountProp,
-  status: { availableValues: LEAD_STATUSES.map((v) => ({ value: v, label: v.replace('_', ' ') })) },
+  ...contactRecordProps(components),
+  status: {
+    availableValues: statusOptions('lead').filter((o) => (LEAD_STATUSES as readonly string[]).includes(o.value)),
+    components: { list: components.statusBadge, show: components.statusBadge },
+  },
   action_date: { type: 'string', description: 'Required for call later, e.g. 2026-12-01T14:30:00+01:00' },
-  ...contactRecordProps,
-  custom_data: virtualText,
+  custom_data: { ...virtualText, components: { show: components.recordDetails } },
+  order_reference: {
+    type: 'string',
+    isVisible: { list: false, filter: false, show: true, edit: false },
+    components: { show: components.noWrap },
+  },
   import_run_id: { isVisible: hidden },
   import_row: { isVisible: hidden },
   created_by_user_id: { isVisible: hidden },
   created_by_token_id: { isVisible: hidden },
-};
+});
 
 export function leadResource(ctx: AppContext, components: PanelComponents): ResourceWithOptions {
   const { services } = ctx;
@@ -88,7 +97,8 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
     options: {
       navigation: nav.leads,
       ...LEAD_LAYOUT,
-      properties: LEAD_PROPERTIES,
+      sort: { sortBy: 'created_at', direction: 'desc' },
+      properties: leadProperties(components),
       actions: {
         ...tenantReadActions('lead'),
         show: timelineShow('lead', ctx),

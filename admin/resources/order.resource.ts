@@ -2,6 +2,7 @@ import type { PropertyOptions, ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { ORDER_STATUSES } from '../../src/orders/order.model.js';
 import { actorOf, allow, guarded, serviceActions, tenantReadActions } from './panel-kit.js';
+import { statusOptions } from '../components/status-palette.js';
 import { accountProp, type PanelComponents, nav, hidden, contactRecordProps, timelineShow } from './panel-ui.js';
 
 /** Which columns the list, filters, show page and form use. */
@@ -36,8 +37,7 @@ const ORDER_LAYOUT = {
     'city',
     'area',
     'address',
-    'total',
-    'products_summary',
+    'products_table',
     'tracking_number',
     'push_state',
     'push_attempts',
@@ -50,13 +50,16 @@ const ORDER_LAYOUT = {
   editProperties: ['status', 'tracking_number'],
 };
 
-const ORDER_PROPERTIES: Record<string, PropertyOptions> = {
+const orderProperties = (components: PanelComponents): Record<string, PropertyOptions> => ({
   ...accountProp,
-  status: { availableValues: ORDER_STATUSES.map((v) => ({ value: v, label: v })) },
-  ...contactRecordProps,
+  ...contactRecordProps(components),
+  status: {
+    availableValues: statusOptions('order').filter((o) => (ORDER_STATUSES as readonly string[]).includes(o.value)),
+    components: { list: components.statusBadge, show: components.statusBadge },
+  },
   lead_id: { isVisible: hidden },
   created_by_user_id: { isVisible: hidden },
-};
+});
 
 export function orderResource(ctx: AppContext, components: PanelComponents): ResourceWithOptions {
   const { services } = ctx;
@@ -65,7 +68,8 @@ export function orderResource(ctx: AppContext, components: PanelComponents): Res
     options: {
       navigation: nav.orders,
       ...ORDER_LAYOUT,
-      properties: ORDER_PROPERTIES,
+      sort: { sortBy: 'created_at', direction: 'desc' },
+      properties: orderProperties(components),
       actions: {
         ...tenantReadActions('order'),
         show: timelineShow('order', ctx),

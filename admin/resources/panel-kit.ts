@@ -109,15 +109,19 @@ function postOnly(handler: Handler): Handler {
 /**
  * Applied to every panel resource, so a resource added later gets the same rules by construction: built-in
  * writes are closed unless declared, every action but list/search/show acts only on POST (a GET shows what it
- * would act on), and a bulk action with any id outside the actor's scope does nothing.
+ * would act on), a bulk action with any id outside the actor's scope does nothing, and the resource's own actions
+ * (export, import) appear on its list only.
  */
 export function lockDown(resources: ResourceWithOptions[]): ResourceWithOptions[] {
   return resources.map(({ resource, options }) => {
     const actions = { ...(options.actions ?? {}) } as Record<string, Partial<Action<ActionResponse>>>;
     for (const name of BUILT_IN_WRITES) actions[name] ??= { isAccessible: false };
+    actions.show ??= {};
     for (const [name, action] of Object.entries(actions)) {
+      // Resource actions (export, import) belong on the list, not on one record's page or another action's page.
+      if (name !== 'list') actions[name] = { ...action, showResourceActions: false };
       if (READ_ACTIONS.has(name)) continue;
-      actions[name] = { ...action, handler: postOnly((action.handler ?? defaultHandler(name)) as Handler) };
+      actions[name] = { ...actions[name], handler: postOnly((action.handler ?? defaultHandler(name)) as Handler) };
     }
     return { resource, options: { ...options, actions } };
   });

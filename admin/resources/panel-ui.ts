@@ -1,4 +1,5 @@
 import type { ActionContext, ActionRequest, ActionResponse } from 'adminjs';
+import type { ComponentName } from '../panel-components.js';
 import type { AppContext } from '../../src/context.js';
 import { actorOf, allow } from './panel-kit.js';
 
@@ -6,6 +7,9 @@ import { actorOf, allow } from './panel-kit.js';
 export interface PanelComponents {
   leavePanel: string;
   confirmAction: string;
+  statusBadge: string;
+  noWrap: string;
+  recordDetails: string;
 }
 
 export const nav = {
@@ -17,9 +21,20 @@ export const nav = {
 };
 export const hidden = { list: false, filter: false, show: false, edit: false };
 export const showOnly = { list: false, filter: false, show: true, edit: false };
-/** The tenant column: listed, filtered and shown, never edited (the service decides a new row's account). */
-export const accountProp = { account_id: { isVisible: { list: true, filter: true, show: true, edit: false } } };
-/** A text the show page computes (after hooks); not a column. */
+/**
+ * The tenant column: listed, filtered and shown, never edited (the service decides a new row's account). A reference
+ * to accounts, so it reads as the account's name also where the model declares no association (the histories,
+ * shipping companies, import and export runs showed "2").
+ */
+export const accountProp = {
+  account_id: {
+    reference: 'accounts',
+    isVisible: { list: true, filter: true, show: true, edit: false },
+    // its name on one line (a list column otherwise breaks "Shop mwuq07rp155ae" mid-word)
+    components: { list: 'NoWrap' satisfies ComponentName },
+  },
+};
+/** A part the show page computes (after hooks) and a component draws; not a column. */
 export const virtualText = { type: 'textarea' as const, isVisible: showOnly };
 
 /** The form payload's coercions, one spelling each: AdminJS sends every field as a string (or leaves it out). */
@@ -27,7 +42,10 @@ export const text = (v: unknown): string => String(v ?? '');
 export const checked = (v: unknown): boolean => v === true || v === 'true';
 export const optional = <T>(v: unknown, as: (v: unknown) => T): T | undefined => (v === undefined ? undefined : as(v));
 
-/** Status, products and the history timeline of a lead or order, as text on its show page. */
+/**
+ * Products, custom data and the history of a lead or order on its show page, as JSON texts for
+ * admin/components/record-details.tsx (AdminJS flattens nested params; a text arrives whole).
+ */
 export function timelineAfter(kind: 'lead' | 'order', ctx: AppContext) {
   return async (response: ActionResponse, _request: ActionRequest, context: ActionContext) => {
     const id = Number(response.record?.params?.id);
@@ -35,26 +53,41 @@ export function timelineAfter(kind: 'lead' | 'order', ctx: AppContext) {
     const actor = actorOf(context);
     const full =
       kind === 'lead' ? await ctx.services.leads.show(actor, { id }) : await ctx.services.orders.show(actor, { id });
-    response.record.params.products_summary =
-      full.products.map((p) => `${p.sku} · ${p.name} · ${p.quantity} × ${p.price}`).join('\n') || '—';
-    response.record.params.history_timeline = full.history
-      .map((h) => {
-        const at = h.changed_at.replace('T', ' ').slice(0, 19);
-        return `${at} UTC — ${h.old_status ?? '(created)'} → ${h.new_status} — by ${h.changed_by}`;
-      })
-      .join('\n');
-    if ('data' in full && Array.isArray(full.data))
-      response.record.params.custom_data = full.data.map((d) => `${d.key}: ${d.value}`).join('\n') || '—';
+    const params = response.record.params;
+    params.products_table = JSON.stringify(full.products);
+    params.history_timeline = JSON.stringify(
+      full.history.map((h) => ({
+        old_status: h.old_status,
+        new_status: h.new_status,
+        changed_by: h.changed_by,
+        changed_at: h.changed_at,
+        note: 'note' in h ? (h.note ?? null) : null,
+      })),
+    );
+    if ('data' in full && Array.isArray(full.data)) params.custom_data = JSON.stringify(full.data);
+    if ('order_reference' in full) params.order_reference = full.order_reference ?? '—';
     return response;
   };
 }
 
-/** The properties a lead and an order share: their show page's computed texts, and columns the panel never shows. */
-export const contactRecordProps = {
-  products_summary: virtualText,
-  history_timeline: virtualText,
-  phone_normalized: { isVisible: hidden },
-  data: { isVisible: hidden },
+/** The identifiers a list shows on one line (admin/components/no-wrap.tsx). */
+export const noWrapProps = (component: string, paths: string[]) =>
+  Object.fromEntries(paths.map((path) => [path, { components: { list: component, show: component } }]));
+
+/** The status column in the palette's colour and words (admin/components/status-badge.tsx). */
+export const statusBadgeProps = (component: string, paths: string[] = ['status']) =>
+  Object.fromEntries(paths.map((path) => [path, { components: { list: component, show: component } }]));
+
+/** The properties a lead and an order share: their show page's computed parts, and columns the panel never shows. */
+export const contactRecordProps = (components: PanelComponents) => {
+  const computed = { ...virtualText, components: { show: components.recordDetails } };
+  return {
+    products_table: computed,
+    history_timeline: computed,
+    ...noWrapProps(components.noWrap, ['reference', 'full_name', 'phone', 'city', 'tracking_number', 'lead_reference']),
+    phone_normalized: { isVisible: hidden },
+    data: { isVisible: hidden },
+  };
 };
 
 /** The show action of a lead or an order: its page with products and the history timeline. */

@@ -6,6 +6,7 @@ import { restRateLimit } from '../../http/rate-limit.js';
 import { createHistoryRoutes } from './histories.routes.js';
 import { createLeadRoutes } from './leads.routes.js';
 import { createOrderRoutes } from './orders.routes.js';
+import { createQueueRoutes } from './queue.routes.js';
 import { createShippingCallbackRoutes } from './shipping.routes.js';
 import { openApiDocument } from '../openapi.js';
 
@@ -32,6 +33,7 @@ export function createRestRouter(ctx: AppContext): Router {
   router.use(createLeadRoutes(ctx));
   router.use(createHistoryRoutes(ctx));
   router.use(createOrderRoutes(ctx));
+  router.use(createQueueRoutes(ctx));
   router.use((_req, _res, next) => next(new NotFoundError()));
   return router;
 }

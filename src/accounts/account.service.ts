@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { hashPassword, needsRehash, verifyAgainstNothing, verifyPassword } from '../passwords.js';
 import { accountScope, authorize } from '../policy.js';
 import { idsOrNotFound } from '../query.js';
+import { deleteUserClaims } from '../queue/queue.repository.js';
 import { TOKENS_CHANGED } from '../tokens/token-auth.js';
 import { validate } from '../validation.js';
 import {
@@ -97,6 +98,8 @@ async function updateUser(core: Core, actor: Actor, id: number, input: UserUpdat
     ...rest,
     ...(password ? { password_hash: await hashPassword(password, core.config.passwordHashCost) } : {}),
   });
+  // a deactivated agent's lead goes back to the queue now, not when the claim lapses (up to QUEUE_CLAIM_SECONDS)
+  if (v.active === false) await deleteUserClaims(core.db.sequelize, id);
   await core.notifications.settle(TOKENS_CHANGED); // a deactivated or demoted owner's tokens refuse at once
   return userView(u);
 }

@@ -9,6 +9,8 @@ export interface StatusMove {
   reference: string;
   old: string | null;
   status: string;
+  /** The actor's note on the change (lead history only; the queue's outcomes). */
+  note?: string | null;
 }
 
 const TABLES = {
@@ -31,11 +33,14 @@ export async function insertHistory(
   if (moves.length === 0) return;
   const t = TABLES[of];
   const userId = 'kind' in actor ? actorUserId(actor) : actor.userId;
+  // only lead history has notes: order history gets no column it does not have
+  const note = of === 'lead' ? { column: ', note', value: ', v.note' } : { column: '', value: '' };
   await sequelize.query(
     `INSERT INTO ${t.table} (account_id, ${t.id}, ${t.reference}, old_status, new_status, changed_by,
-      changed_by_user_id)
-     SELECT v.account_id, v.id, v.ref, v.old, v.new, $6, $7
-       FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[]) AS v(account_id, id, ref, old, new)`,
+      changed_by_user_id${note.column})
+     SELECT v.account_id, v.id, v.ref, v.old, v.new, $6, $7${note.value}
+       FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[], $8::text[])
+         AS v(account_id, id, ref, old, new, note)`,
     {
       bind: [
         moves.map((m) => m.account_id),
@@ -45,6 +50,7 @@ export async function insertHistory(
         moves.map((m) => m.status),
         actor.name,
         userId,
+        moves.map((m) => m.note ?? null),
       ],
       transaction,
     },
@@ -53,13 +59,22 @@ export async function insertHistory(
 
 /** The two history tables share their shape; one definition serves both. */
 export const HISTORY_KINDS = {
-  lead: { table: 'lead_histories', ref: 'lead_reference', owner: 'lead_id', resource: 'leadHistory', parent: 'leads' },
+  lead: {
+    table: 'lead_histories',
+    ref: 'lead_reference',
+    owner: 'lead_id',
+    resource: 'leadHistory',
+    parent: 'leads',
+    // a one-record timeline also shows the agent's note; the lists keep the spec's five fields
+    timelineExtra: ', note',
+  },
   order: {
     table: 'order_histories',
     ref: 'order_reference',
     owner: 'order_id',
     resource: 'orderHistory',
     parent: 'orders',
+    timelineExtra: '',
   },
 } as const;
 export type HistoryKind = keyof typeof HISTORY_KINDS;
@@ -103,7 +118,7 @@ export async function historyOf(sequelize: Sequelize, kind: HistoryKind, id: num
   if (!parent) return null;
   const rows = await select<Record<string, unknown> & { changed_at: Date }>(
     sequelize,
-    `SELECT ${k.ref}, old_status, new_status, changed_by, changed_at FROM ${k.table}
+    `SELECT ${k.ref}, old_status, new_status, changed_by, changed_at${k.timelineExtra} FROM ${k.table}
       WHERE ${k.owner} = $1 ORDER BY changed_at ASC, id ASC`,
     [id],
   );

@@ -10,6 +10,8 @@ export class LeadHistory extends Model {
   declare changed_by: string;
   declare changed_by_user_id: number | null;
   declare changed_at: Date;
+  /** The agent's note on the change (the work queue's outcomes), at most 500 characters. */
+  declare note: string | null;
 }
 
 export function initLeadHistory(sequelize: Sequelize) {
@@ -24,6 +26,7 @@ export function initLeadHistory(sequelize: Sequelize) {
       changed_by: { type: DataTypes.STRING(200), allowNull: false },
       changed_by_user_id: DataTypes.INTEGER,
       changed_at: { type: DataTypes.DATE, allowNull: false, defaultValue: DataTypes.NOW },
+      note: DataTypes.STRING(500),
     },
     { sequelize, tableName: 'lead_histories', modelName: 'LeadHistory', timestamps: false },
   );

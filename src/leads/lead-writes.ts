@@ -28,19 +28,26 @@ import { normalizePhone } from './phone.js';
 /** The protected status of decisions.md: such a lead cannot be deleted. */
 export const PROTECTED_LEAD_STATUSES: readonly string[] = ['confirmed'];
 
-type StatusMove = LeadStatusChange & { reference: string; account_id: number; old: string };
+/** One lead's move from `old`, with the actor's note when there is one (the work queue's outcomes). */
+export type StatusMove = LeadStatusChange & {
+  reference: string;
+  account_id: number;
+  old: string;
+  note?: string | null;
+};
 
 /**
- * Moves leads to new statuses in one transaction: history for every real change (same status again only updates
- * action_date), and the order of every newly confirmed lead.
+ * Moves leads to new statuses in the caller's transaction, the one write path of every entry point (REST, dashboard,
+ * panel, work queue): history for every real change (same status again only updates action_date, unless it carries
+ * a note, which is kept as an entry of its own), and the order of every newly confirmed lead.
  */
-async function applyStatusChanges(core: Core, actor: Actor, transaction: Transaction, changes: StatusMove[]) {
+export async function applyStatusChanges(core: Core, actor: Actor, transaction: Transaction, changes: StatusMove[]) {
   if (changes.length === 0) return;
   const { sequelize } = core.db;
   await setLeadStatuses(sequelize, transaction, changes);
-  const moved = changes.filter((c) => c.old !== c.status);
-  await insertHistory(sequelize, transaction, 'lead', moved, actor);
-  const confirmed = moved.filter((c) => c.status === 'confirmed').map((c) => c.id);
+  const written = changes.filter((c) => c.old !== c.status || c.note);
+  await insertHistory(sequelize, transaction, 'lead', written, actor);
+  const confirmed = changes.filter((c) => c.old !== c.status && c.status === 'confirmed').map((c) => c.id);
   await createOrdersFromLeads(sequelize, transaction, actor, confirmed);
 }
 

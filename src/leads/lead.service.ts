@@ -22,7 +22,7 @@ import {
   type DashboardUpdateInput,
   type LeadFilters,
 } from './lead.schemas.js';
-import { deleteMany, update, updateStatuses } from './lead-writes.js';
+import { applyStatusChanges, deleteMany, update, updateStatuses, type StatusMove } from './lead-writes.js';
 import { normalizePhone } from './phone.js';
 
 export type { Catalogue, CatalogueProduct, PreparedLead } from './lead.check.js';
@@ -188,7 +188,7 @@ async function show(core: Core, actor: Actor, key: { reference: string } | { id:
     products: products.map(lineView),
     total: Number(lead.total),
     order_reference: order?.reference ?? null,
-    history: history.map((h) => ({ lead_reference: h.lead_reference, ...historyView(h) })),
+    history: history.map((h) => ({ lead_reference: h.lead_reference, ...historyView(h), note: h.note ?? null })),
   };
 }
 
@@ -206,6 +206,9 @@ export function createLeadService(base: Core) {
     list: (actor: Actor, query: unknown, shape: 'rest' | 'dashboard') => list(core, actor, query, shape),
     show: (actor: Actor, key: Key) => show(core, actor, key),
     updateStatuses: (actor: Actor, body: unknown) => updateStatuses(core, actor, body),
+    /** Status moves inside the caller's transaction, as every entry point writes them (the work queue's outcomes). */
+    applyStatusChanges: (actor: Actor, transaction: Transaction, moves: StatusMove[]) =>
+      applyStatusChanges(core, actor, transaction, moves),
     /** Dashboard edit of one lead; answers the lead as `show` does. */
     update: async (actor: Actor, id: number, input: DashboardUpdateInput) =>
       show(core, actor, { id: await update(core, actor, id, input) }),

@@ -16,9 +16,10 @@ export function launch(): Promise<Browser> {
   });
 }
 
-export async function shot(page: Page, name: string): Promise<void> {
+/** A screenshot in test-artifacts/ (the whole page, or only the viewport for the small pictures of docs/images/). */
+export async function shot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: options.fullPage ?? true });
 }
 
 /** Logs in through the one dashboard login page and lands in the panel. */

@@ -63,7 +63,7 @@ describe('admin panel in Chromium', function () {
     await pick(p, 0, 'call later');
     await p.fill('#action_date', '2026-12-01T14:30:00+01:00');
     await save(p);
-    await p.waitForSelector('text=new → call_later');
+    await p.waitForSelector('[data-testid=history-timeline] [data-status=call_later]');
     await shot(p, 'lead-show-history');
     const saved = await getCtx().models.Lead.findByPk(lead!.id);
     expect(saved!.status).to.equal('call_later');

@@ -127,7 +127,9 @@ describe('compiled production runtime (npm run build, then plain node)', functio
     ]);
     const components = await admin.fetch('/admin/frontend/assets/components.bundle.js');
     expect(components.status).to.equal(200);
-    expect(await components.text()).to.include('UserComponents.LeadFlowDashboard=');
+    const bundled = await components.text();
+    for (const name of ['LeadFlowDashboard', 'QueuePage', 'KpiPage', 'StatusBadge'])
+      expect(bundled).to.include(`UserComponents.${name}=`);
     if (chromiumAvailable()) {
       // The dashboard is one of the prebuilt components: it renders in a browser (production AdminJS bundles).
       const browser = await launch();
@@ -135,6 +137,9 @@ describe('compiled production runtime (npm run build, then plain node)', functio
         const page = await browser.newPage();
         await loginAs(page, url, 'admin@example.com', 'admin-password-1');
         await page.waitForSelector('text=Confirmation rate (7 days)', { timeout: 20_000 });
+        // chart.js came in the prebuilt bundle: the KPI page draws its charts
+        await page.goto(`${url}/admin/pages/kpi`);
+        await page.waitForSelector('canvas[data-testid=chart-leads-per-day]', { timeout: 20_000 });
       } finally {
         await browser.close();
       }

@@ -4,7 +4,7 @@ import type { Actor } from '../../src/actor.js';
 import { SEARCH_COUNT_LIMIT } from '../../src/query.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, makeAdmin, type TestAccount } from '../factories.js';
-import { captureSql, useTestServer } from '../helpers.js';
+import { captureSql, planWithoutSeqScan, useTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
 
 const refs = (body: { data: { reference?: string; lead_reference?: string }[] }) =>
@@ -182,15 +182,7 @@ describe('list pages', function () {
     for (const [name, index, list] of plans) {
       const { sent } = await captureSql(sequelize, list);
       const statement = sent.find((s) => s.sql.includes('list_total__'))!;
-      const plan = await sequelize.transaction(async (transaction) => {
-        await sequelize.query('SET LOCAL enable_seqscan = off', { transaction });
-        const rows = await sequelize.query<Record<string, string>>(`EXPLAIN ${statement.sql}`, {
-          bind: statement.bind,
-          transaction,
-          type: QueryTypes.SELECT,
-        });
-        return rows.map((r) => Object.values(r)[0]).join('\n');
-      });
+      const plan = await planWithoutSeqScan(sequelize, statement);
       expect(plan, name).to.match(index);
       expect(plan, name).not.to.include('Seq Scan');
     }

@@ -1,0 +1,121 @@
+import React, { useEffect, useRef } from 'react';
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip,
+  type ChartConfiguration,
+} from 'chart.js';
+import type { KpiReport } from '../../src/stats/kpi.schemas.js';
+import { LEAD_STATUS_ORDER, statusColour, statusLabel } from './status-palette.js';
+
+// Only what the page draws, so the bundle carries no unused chart types.
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement);
+Chart.register(Legend, Tooltip);
+
+// The report's shape is the service's own (type-only: nothing of src/ reaches the browser bundle).
+export type { KpiFigures, KpiReport } from '../../src/stats/kpi.schemas.js';
+
+/** One chart.js chart on a canvas, drawn again when its configuration changes (no animation: figures, not a show). */
+function ChartCanvas({ config, label, height = 280 }: { config: ChartConfiguration; label: string; height?: number }) {
+  const canvas = useRef<HTMLCanvasElement | null>(null);
+  useEffect(() => {
+    if (!canvas.current) return undefined;
+    const chart = new Chart(canvas.current, {
+      ...config,
+      options: { animation: false, responsive: true, maintainAspectRatio: false, ...config.options },
+    });
+    return () => chart.destroy();
+  }, [config]);
+  return (
+    <div style={{ position: 'relative', height }}>
+      <canvas ref={canvas} role="img" aria-label={label} data-testid={`chart-${label}`} />
+    </div>
+  );
+}
+
+const rate = (part: number, whole: number) => (whole ? Math.round((1000 * part) / whole) / 10 : null);
+
+/** Leads created each day, stacked by their current status in the palette's colours. */
+export function StatusDaysChart({ report }: { report: KpiReport }) {
+  const config = React.useMemo<ChartConfiguration>(
+    () => ({
+      type: 'bar',
+      data: {
+        labels: report.days.map((d) => d.day.slice(5)),
+        datasets: LEAD_STATUS_ORDER.map((status) => ({
+          label: statusLabel(status),
+          data: report.days.map((d) => d.counts[status] ?? 0),
+          backgroundColor: statusColour('lead', status),
+          stack: 'leads',
+        })),
+      },
+      options: { scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } } } },
+    }),
+    [report],
+  );
+  return <ChartCanvas config={config} label="leads-per-day" />;
+}
+
+/** Confirmation rate (confirmed / leads) and delivery rate (delivered / confirmed) of each day's leads, in %. */
+export function RatesChart({ report }: { report: KpiReport }) {
+  const config = React.useMemo<ChartConfiguration>(() => {
+    const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
+    return {
+      type: 'line',
+      data: {
+        labels: report.days.map((d) => d.day.slice(5)),
+        datasets: [
+          {
+            label: 'Confirmation rate %',
+            data: report.days.map((d) => rate(d.counts.confirmed ?? 0, total(d.counts))),
+            borderColor: statusColour('lead', 'confirmed'),
+            backgroundColor: statusColour('lead', 'confirmed'),
+            spanGaps: true,
+          },
+          {
+            label: 'Delivery rate %',
+            data: report.days.map((d) => rate(d.delivered ?? 0, d.counts.confirmed ?? 0)),
+            borderColor: statusColour('order', 'shipped'),
+            backgroundColor: statusColour('order', 'shipped'),
+            spanGaps: true,
+          },
+        ],
+      },
+      options: { scales: { y: { min: 0, max: 100 } } },
+    };
+  }, [report]);
+  return <ChartCanvas config={config} label="rates" height={220} />;
+}
+
+/** The breakdown's largest rows: leads, confirmed and delivered side by side. */
+export function BreakdownChart({ report }: { report: KpiReport }) {
+  const config = React.useMemo<ChartConfiguration>(() => {
+    const rows = report.breakdown.slice(0, 12);
+    return {
+      type: 'bar',
+      data: {
+        labels: rows.map((r) => r.label),
+        datasets: [
+          { label: 'Leads', data: rows.map((r) => r.leads), backgroundColor: statusColour('lead', 'new') },
+          {
+            label: 'Confirmed',
+            data: rows.map((r) => r.confirmed),
+            backgroundColor: statusColour('lead', 'confirmed'),
+          },
+          { label: 'Delivered', data: rows.map((r) => r.delivered), backgroundColor: statusColour('order', 'shipped') },
+        ],
+      },
+      options: { indexAxis: 'y', scales: { x: { beginAtZero: true, ticks: { precision: 0 } } } },
+    };
+  }, [report]);
+  return (
+    <ChartCanvas config={config} label="breakdown" height={Math.max(160, 34 * Math.min(12, report.breakdown.length))} />
+  );
+}

@@ -1,0 +1,114 @@
+import React from 'react';
+import { StatusPill } from './status-badge.js';
+import type { StatusKind } from './status-palette.js';
+
+/** A history entry as leads.show / orders.show answer it (the queue adds the note). */
+export interface HistoryEntry {
+  old_status: string | null;
+  new_status: string;
+  changed_by: string;
+  changed_at: string;
+  note?: string | null;
+}
+
+export interface ProductLine {
+  sku: string;
+  name: string;
+  quantity: number;
+  price: number | string;
+}
+
+const money = (n: number) => n.toFixed(2);
+const cell = { padding: '6px 10px', borderBottom: '1px solid #e5e7eb', textAlign: 'left' as const };
+const num = { ...cell, textAlign: 'right' as const, whiteSpace: 'nowrap' as const, fontVariantNumeric: 'tabular-nums' };
+
+/** `2026-11-28T13:05:09.000Z` → `2026-11-28 13:05 UTC` (the panel's users sit in several time zones). */
+export const utcTime = (iso: string) => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
+
+/** The products of a lead or an order: quantity, unit price, line total and the grand total. */
+export function ProductsTable({ lines, total }: { lines: ProductLine[]; total?: number | string | null }) {
+  if (!lines.length) return <span>No products.</span>;
+  const sum = lines.reduce((acc, l) => acc + Number(l.quantity) * Number(l.price), 0);
+  return (
+    <table data-testid="products-table" style={{ borderCollapse: 'collapse', minWidth: 420, fontSize: 14 }}>
+      <thead>
+        <tr>
+          <th style={cell}>Product</th>
+          <th style={num}>Quantity</th>
+          <th style={num}>Price</th>
+          <th style={num}>Line total</th>
+        </tr>
+      </thead>
+      <tbody>
+        {lines.map((l, i) => (
+          <tr key={`${l.sku}-${i}`}>
+            <td style={cell}>
+              <span style={{ whiteSpace: 'nowrap', fontFamily: 'monospace' }}>{l.sku}</span> {l.name}
+            </td>
+            <td style={num}>{l.quantity}</td>
+            <td style={num}>{money(Number(l.price))}</td>
+            <td style={num}>{money(Number(l.quantity) * Number(l.price))}</td>
+          </tr>
+        ))}
+      </tbody>
+      <tfoot>
+        <tr>
+          <th style={cell} colSpan={3}>
+            Total
+          </th>
+          <th style={num} data-testid="products-total">
+            {money(total === null || total === undefined || total === '' ? sum : Number(total))}
+          </th>
+        </tr>
+      </tfoot>
+    </table>
+  );
+}
+
+/** The history as a timeline, newest first: the move in status words and colours, who, when and the note. */
+export function Timeline({ kind, entries }: { kind: StatusKind; entries: HistoryEntry[] }) {
+  if (!entries.length) return <span>No history yet.</span>;
+  const newestFirst = [...entries].sort((a, b) => b.changed_at.localeCompare(a.changed_at));
+  return (
+    <ol data-testid="history-timeline" style={{ listStyle: 'none', margin: 0, padding: 0 }}>
+      {newestFirst.map((h, i) => (
+        <li key={`${h.changed_at}-${i}`} style={{ borderLeft: '3px solid #d1d5db', padding: '4px 0 10px 14px' }}>
+          <div style={{ display: 'flex', gap: 6, alignItems: 'center', flexWrap: 'wrap' }}>
+            {h.old_status ? <StatusPill kind={kind} status={h.old_status} /> : <em>Created as</em>}
+            {h.old_status && <span aria-label="to">→</span>}
+            <StatusPill kind={kind} status={h.new_status} />
+          </div>
+          <div style={{ color: '#4b5563', fontSize: 13, marginTop: 4 }}>
+            by <strong>{h.changed_by}</strong> · {utcTime(h.changed_at)}
+          </div>
+          {h.note && <div style={{ fontStyle: 'italic', marginTop: 2 }}>“{h.note}”</div>}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** A lead's custom data (utm_source, landing page, …) as key/value rows. */
+export function CustomData({ data }: { data: { key: string; value: string }[] }) {
+  if (!data.length) return <span>None.</span>;
+  return (
+    <dl style={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: '4px 12px', margin: 0 }}>
+      {data.map((d, i) => (
+        <React.Fragment key={`${d.key}-${i}`}>
+          <dt style={{ color: '#4b5563' }}>{d.key}</dt>
+          <dd style={{ margin: 0 }}>{d.value}</dd>
+        </React.Fragment>
+      ))}
+    </dl>
+  );
+}
+
+/** A JSON text the show page's after hook computed, or an empty list when it is missing or damaged. */
+export function parseList<T>(text: unknown): T[] {
+  try {
+    const value = JSON.parse(String(text ?? '[]'));
+    return Array.isArray(value) ? (value as T[]) : [];
+  } catch {
+    return [];
+  }
+}

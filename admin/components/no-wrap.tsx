@@ -1,0 +1,39 @@
+import React from 'react';
+import { ValueGroup } from '@adminjs/design-system';
+import { useTranslation, type BasePropertyProps } from 'adminjs';
+
+const ONE_LINE: React.CSSProperties = {
+  whiteSpace: 'nowrap',
+  textOverflow: 'ellipsis',
+  verticalAlign: 'middle',
+  fontVariantNumeric: 'tabular-nums',
+};
+
+/**
+ * An identifier (reference, phone, city, tracking number, the account's name) or a customer's name on one line: the
+ * list's columns otherwise break "LD7K2M9QX4TB" or "+212 611 000 222" mid-word. On the show page a phone is a tel:
+ * link, and the reference of a lead's order (of an order's lead) links to it.
+ */
+export default function NoWrap({ property, record, resource, where }: BasePropertyProps) {
+  const { translateProperty } = useTranslation();
+  const raw = record?.params?.[property.path];
+  // a reference (the account column) shows the title of the record it points to, linked to it
+  const target = property.reference ? record?.populated?.[property.path] : undefined;
+  const text = target ? target.title : raw === null || raw === undefined || raw === '' ? '—' : String(raw);
+  const linked = where === 'show' && text !== '—';
+  let shown: React.ReactNode = text;
+  if (target) shown = <a href={`/admin/resources/${property.reference}/records/${target.id}/show`}>{text}</a>;
+  if (linked && property.path === 'phone') shown = <a href={`tel:${text.replace(/[^\d+]/g, '')}`}>{text}</a>;
+  const other = { order_reference: 'orders', lead_reference: 'leads' }[property.path];
+  if (linked && other)
+    shown = <a href={`/admin/resources/${other}?filters.reference=${encodeURIComponent(text)}`}>{text}</a>;
+  if (where !== 'show')
+    // a long name or account is cut with an ellipsis (whole on hover), never broken into letters
+    return (
+      <span title={text} style={{ ...ONE_LINE, display: 'inline-block', maxWidth: '12em', overflow: 'hidden' }}>
+        {shown}
+      </span>
+    );
+  const value = <span style={ONE_LINE}>{shown}</span>;
+  return <ValueGroup label={translateProperty(property.label, resource.id)}>{value}</ValueGroup>;
+}

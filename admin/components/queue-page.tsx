@@ -1,0 +1,174 @@
+import React, { useCallback, useEffect, useRef, useState } from 'react';
+import { Box, H2, Text } from '@adminjs/design-system';
+import { ApiClient } from 'adminjs';
+import { statusColour, statusLabel } from './status-palette.js';
+import { Banner, CountTiles, inAnHour, LeadCard, type QueueCounts, type QueueLead } from './queue-parts.js';
+import { NextButton, OutcomeBar, OUTCOMES, WorkFields } from './queue-controls.js';
+
+interface Answer {
+  counts?: QueueCounts;
+  lead?: QueueLead | null;
+  done?: { reference: string; status: string; order_reference: string | null };
+  accounts?: { id: number; name: string }[];
+  refusal?: string;
+}
+
+const api = new ApiClient();
+
+/** Keys typed into a field are text, not shortcuts. */
+const typing = (target: EventTarget | null) =>
+  target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+
+/** The page's state and its one way to the server: a POST to the page's handler through AdminJS's API client. */
+function useQueue() {
+  const [answer, setAnswer] = useState<Answer>({});
+  const [lead, setLead] = useState<QueueLead | null>(null);
+  const [asked, setAsked] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [note, setNote] = useState('');
+  const [callAt, setCallAt] = useState(inAnHour());
+  const [accountId, setAccountId] = useState('');
+  const busyRef = useRef(false);
+
+  const send = useCallback(
+    async (data: Record<string, unknown>) => {
+      if (busyRef.current) return; // one request at a time: a double key press sets one outcome
+      busyRef.current = true;
+      setBusy(true);
+      try {
+        const scope = accountId ? { account_id: accountId } : {};
+        const next = (await api.getPage({ pageName: 'queue', method: 'post', data: { ...scope, ...data } }))
+          .data as Answer;
+        setAnswer(next);
+        if ('lead' in next) {
+          setLead(next.lead ?? null);
+          setAsked(true);
+          setNote('');
+          setCallAt(inAnHour());
+        }
+      } catch {
+        setAnswer({ refusal: 'The queue could not be reached. Check the connection and try again.' });
+      } finally {
+        busyRef.current = false;
+        setBusy(false);
+      }
+    },
+    [accountId],
+  );
+  const outcome = useCallback(
+    (status: string) => {
+      if (!lead) return;
+      const action_date = status === 'call_later' && callAt ? new Date(callAt).toISOString() : undefined;
+      void send({ op: 'outcome', lead_id: lead.id, status, note, action_date });
+    },
+    [lead, note, callAt, send],
+  );
+  useEffect(() => {
+    void send({ op: 'counts' });
+  }, [send]);
+  return { answer, lead, asked, busy, note, setNote, callAt, setCallAt, accountId, setAccountId, send, outcome };
+}
+
+/** C, N, W, L, X set the outcome, S skips, Space or Enter takes the next lead when none is held; not while typing. */
+function useShortcuts(
+  lead: QueueLead | null,
+  outcome: (s: string) => void,
+  send: (d: Record<string, unknown>) => Promise<void>,
+) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+      const key = e.key.toLowerCase();
+      if (key === ' ' || key === 'enter') {
+        // a focused button or link answers Space and Enter itself
+        if (e.target instanceof HTMLButtonElement || e.target instanceof HTMLAnchorElement || lead) return;
+        e.preventDefault();
+        void send({ op: 'next' });
+        return;
+      }
+      const hit = OUTCOMES.find((o) => o.key === key);
+      if (!lead || (!hit && key !== 's')) return;
+      e.preventDefault();
+      if (hit) outcome(hit.status);
+      else void send({ op: 'skip', lead_id: lead.id });
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [lead, outcome, send]);
+}
+
+function DoneBanner({ done }: { done: NonNullable<Answer['done']> }) {
+  return (
+    <Banner tone="done">
+      <strong style={{ fontFamily: 'monospace' }}>{done.reference}</strong> set to{' '}
+      <strong style={{ color: statusColour('lead', done.status) }}>{statusLabel(done.status)}</strong>
+      {done.order_reference && (
+        <>
+          {' '}
+          — order <strong data-testid="queue-order">{done.order_reference}</strong> created.
+        </>
+      )}
+    </Banner>
+  );
+}
+
+function AccountPicker({
+  accounts,
+  value,
+  set,
+}: {
+  accounts: Answer['accounts'];
+  value: string;
+  set(v: string): void;
+}) {
+  return (
+    <label style={{ display: 'block', marginBottom: 16 }}>
+      Account{' '}
+      <select value={value} onChange={(e) => set(e.target.value)} data-testid="queue-account">
+        <option value="">(your own account)</option>
+        {(accounts ?? []).map((a) => (
+          <option key={a.id} value={a.id}>
+            {a.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/**
+ * The agent work queue: "Next lead" claims one lead of the account (due call-backs first, then the oldest new lead),
+ * one click or key sets its outcome and the next lead comes at once. Shortcuts: C confirmed, N no answer, W wrong,
+ * L call later (at the chosen time), X canceled, S skip; Space or Enter takes the next lead when none is held.
+ * Every write is a POST to the page's handler (admin/pages/queue-page.ts) through AdminJS's own API client, so the
+ * session and the same-origin check apply.
+ */
+export default function QueuePage() {
+  const q = useQueue();
+  const { answer, lead, busy } = q;
+  useShortcuts(lead, q.outcome, q.send);
+  return (
+    <Box p="xxl" data-testid="queue-page">
+      <H2 mb="lg">Work queue</H2>
+      {answer.accounts && <AccountPicker accounts={answer.accounts} value={q.accountId} set={q.setAccountId} />}
+      <CountTiles counts={answer.counts ?? null} />
+      <div style={{ display: 'grid', gap: 12, margin: '20px 0' }}>
+        {answer.done && <DoneBanner done={answer.done} />}
+        {answer.refusal && <Banner tone="refused">{answer.refusal}</Banner>}
+      </div>
+      {!lead && (
+        <Box>
+          {q.asked && !answer.refusal && <Text mb="lg">Nothing waits in the queue right now.</Text>}
+          <NextButton busy={busy} onClick={() => void q.send({ op: 'next' })} />
+        </Box>
+      )}
+      {lead && (
+        <>
+          <OutcomeBar busy={busy} onOutcome={q.outcome} onSkip={() => void q.send({ op: 'skip', lead_id: lead.id })} />
+          <WorkFields note={q.note} setNote={q.setNote} callAt={q.callAt} setCallAt={q.setCallAt} />
+          <LeadCard lead={lead} />
+        </>
+      )}
+    </Box>
+  );
+}

@@ -1,0 +1,142 @@
+import React from 'react';
+import { StatusPill } from './status-badge.js';
+import { CustomData, ProductsTable, Timeline, utcTime, type HistoryEntry, type ProductLine } from './lead-parts.js';
+import { statusColour } from './status-palette.js';
+
+/** A lead as the queue hands it out (services.leads.show plus the claim's end). */
+export interface QueueLead {
+  id: number;
+  reference: string;
+  full_name: string | null;
+  phone: string;
+  city: string | null;
+  area: string | null;
+  address: string | null;
+  status: string;
+  action_date: string | null;
+  created_at: string;
+  data: { key: string; value: string }[];
+  products: ProductLine[];
+  total: number;
+  history: HistoryEntry[];
+  claim_expires_at: string;
+}
+
+export interface QueueCounts {
+  due_call_later: number;
+  new: number;
+  scheduled_call_later: number;
+  claimed: number;
+}
+
+const card: React.CSSProperties = {
+  background: '#fff',
+  borderRadius: 8,
+  padding: 20,
+  boxShadow: '0 1px 3px rgba(0,0,0,0.08)',
+  minWidth: 0,
+};
+/** What waits, on a grid of equal tiles. */
+export function CountTiles({ counts }: { counts: QueueCounts | null }) {
+  const tiles: [string, number | string, string][] = [
+    ['Call-backs due', counts?.due_call_later ?? '…', statusColour('lead', 'call_later')],
+    ['New leads', counts?.new ?? '…', statusColour('lead', 'new')],
+    ['Call-backs later', counts?.scheduled_call_later ?? '…', '#6b7280'],
+    ['Being called now', counts?.claimed ?? '…', statusColour('lead', 'confirmed')],
+  ];
+  return (
+    <div
+      data-testid="queue-counts"
+      style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fill, minmax(160px, 1fr))', gap: 12 }}
+    >
+      {tiles.map(([label, value, colour]) => (
+        <div key={label} style={{ ...card, padding: 14, borderTop: `4px solid ${colour}` }}>
+          <div style={{ color: '#4b5563', fontSize: 13 }}>{label}</div>
+          <div style={{ fontSize: 24, fontWeight: 700 }}>{value}</div>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function Field({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div style={{ marginBottom: 10 }}>
+      <div style={{ color: '#6b7280', fontSize: 12, textTransform: 'uppercase', letterSpacing: 0.4 }}>{label}</div>
+      <div style={{ fontSize: 16 }}>{children}</div>
+    </div>
+  );
+}
+
+/** The claimed lead: who to call and what they ordered, its history and custom data. */
+export function LeadCard({ lead }: { lead: QueueLead }) {
+  return (
+    <div data-testid="queue-lead" data-reference={lead.reference} style={{ display: 'grid', gap: 16 }}>
+      <div style={{ ...card, display: 'grid', gridTemplateColumns: 'repeat(auto-fill, minmax(220px, 1fr))', gap: 8 }}>
+        <Field label="Customer">
+          <strong data-testid="queue-lead-name">{lead.full_name || '(no name)'}</strong>
+        </Field>
+        <Field label="Phone">
+          <a
+            href={`tel:${lead.phone.replace(/[^\d+]/g, '')}`}
+            style={{ fontSize: 20, fontWeight: 700, whiteSpace: 'nowrap' }}
+          >
+            {lead.phone}
+          </a>
+        </Field>
+        <Field label="City">{lead.city || '—'}</Field>
+        <Field label="Address">{[lead.area, lead.address].filter(Boolean).join(', ') || '—'}</Field>
+        <Field label="Reference">
+          <span style={{ whiteSpace: 'nowrap', fontFamily: 'monospace' }}>{lead.reference}</span>
+        </Field>
+        <Field label="Status">
+          <StatusPill kind="lead" status={lead.status} />
+          {lead.action_date && <span style={{ marginLeft: 8 }}>call back {utcTime(lead.action_date)}</span>}
+        </Field>
+        <Field label="Created">{utcTime(lead.created_at)}</Field>
+        <Field label="Yours until">{utcTime(lead.claim_expires_at)}</Field>
+      </div>
+      <div style={card}>
+        <h4 style={{ margin: '0 0 10px' }}>Products</h4>
+        <ProductsTable lines={lead.products} total={lead.total} />
+      </div>
+      <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(300px, 1fr))', gap: 16 }}>
+        <div style={card}>
+          <h4 style={{ margin: '0 0 10px' }}>History</h4>
+          <Timeline kind="lead" entries={lead.history} />
+        </div>
+        <div style={card}>
+          <h4 style={{ margin: '0 0 10px' }}>Custom data</h4>
+          <CustomData data={lead.data ?? []} />
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** A one-line message: what was just done (green) or why it was refused (red). */
+export function Banner({ tone, children }: { tone: 'done' | 'refused'; children: React.ReactNode }) {
+  const colour = tone === 'done' ? '#15803d' : '#b91c1c';
+  return (
+    <div
+      role={tone === 'refused' ? 'alert' : 'status'}
+      data-testid={tone === 'refused' ? 'queue-refusal' : 'queue-done'}
+      style={{
+        border: `1px solid ${colour}`,
+        borderLeft: `6px solid ${colour}`,
+        borderRadius: 6,
+        padding: '10px 14px',
+      }}
+    >
+      {children}
+    </div>
+  );
+}
+
+/** `datetime-local` text for a time one hour from now (the call-back time an agent usually picks). */
+export function inAnHour(now = new Date()): string {
+  const d = new Date(now.getTime() + 3600_000);
+  d.setMinutes(0, 0, 0);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}

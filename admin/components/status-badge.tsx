@@ -1,0 +1,35 @@
+import React from 'react';
+import { ValueGroup } from '@adminjs/design-system';
+import { useTranslation, type BasePropertyProps } from 'adminjs';
+import { statusColour, statusKindOf, statusLabel, type StatusKind } from './status-palette.js';
+
+/** A status in its palette colour and in words ("No answer"), never wrapped. */
+export function StatusPill({ kind, status }: { kind: StatusKind; status: string | null | undefined }) {
+  return (
+    <span
+      data-status={status ?? ''}
+      style={{
+        display: 'inline-block',
+        whiteSpace: 'nowrap',
+        padding: '2px 10px',
+        borderRadius: 12,
+        fontSize: 12,
+        fontWeight: 600,
+        lineHeight: '18px',
+        color: '#fff',
+        background: statusColour(kind, status),
+      }}
+    >
+      {statusLabel(status)}
+    </span>
+  );
+}
+
+/** The status column of leads, orders and their histories (list and show), coloured by the one palette. */
+export default function StatusBadge({ property, record, resource, where }: BasePropertyProps) {
+  const { translateProperty } = useTranslation();
+  const value = record?.params?.[property.path] as string | null | undefined;
+  const pill = value ? <StatusPill kind={statusKindOf(resource.id)} status={value} /> : <span>—</span>;
+  if (where !== 'show') return pill;
+  return <ValueGroup label={translateProperty(property.label, resource.id)}>{pill}</ValueGroup>;
+}

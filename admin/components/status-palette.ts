@@ -1,0 +1,76 @@
+/**
+ * The one status palette of the panel: list badges, show pages, the history timeline, the work queue and the KPI
+ * charts all take their colours and words from here, so "No answer" is the same violet everywhere. Imported by the
+ * browser components and by the panel's resource options (status labels of the filters and forms).
+ *
+ * Every colour is dark enough for white text (contrast ≥ 4.5 : 1, WCAG AA); hues differ by status meaning: green
+ * done, red wrong, amber waiting, blue fresh, grey set aside.
+ */
+export const LEAD_STATUS_COLOURS = {
+  new: '#1d4ed8',
+  confirmed: '#15803d',
+  wrong: '#b91c1c',
+  call_later: '#b45309',
+  no_answer: '#6d28d9',
+  duplicate: '#4b5563',
+  canceled: '#9d174d',
+} as const;
+
+export const ORDER_STATUS_COLOURS = {
+  new: '#1d4ed8',
+  pushed: '#0e7490',
+  shipped: '#4338ca',
+  delivered: '#15803d',
+  returned: '#c2410c',
+  canceled: '#9d174d',
+} as const;
+
+export type LeadStatusName = keyof typeof LEAD_STATUS_COLOURS;
+export type OrderStatusName = keyof typeof ORDER_STATUS_COLOURS;
+export type StatusKind = 'lead' | 'order';
+
+/** Status words as people read them. */
+const LABELS: Record<string, string> = {
+  new: 'New',
+  confirmed: 'Confirmed',
+  wrong: 'Wrong',
+  call_later: 'Call later',
+  no_answer: 'No answer',
+  duplicate: 'Duplicate',
+  canceled: 'Canceled',
+  pushed: 'Pushed',
+  shipped: 'Shipped',
+  delivered: 'Delivered',
+  returned: 'Returned',
+};
+
+/** The colour of a status nobody planned for (a value added to the database before the palette). */
+export const UNKNOWN_COLOUR = '#6b7280';
+
+export const LEAD_STATUS_ORDER = Object.keys(LEAD_STATUS_COLOURS) as LeadStatusName[];
+export const ORDER_STATUS_ORDER = Object.keys(ORDER_STATUS_COLOURS) as OrderStatusName[];
+
+/** "call_later" → "Call later"; an unknown value is written with spaces and a capital. */
+export function statusLabel(status: string | null | undefined): string {
+  if (!status) return '—';
+  return LABELS[status] ?? status.charAt(0).toUpperCase() + status.slice(1).replace(/_/g, ' ');
+}
+
+/** The colour of a lead's or an order's status. */
+export function statusColour(kind: StatusKind, status: string | null | undefined): string {
+  const colours: Record<string, string> = kind === 'order' ? ORDER_STATUS_COLOURS : LEAD_STATUS_COLOURS;
+  return (status && colours[status]) || UNKNOWN_COLOUR;
+}
+
+/** Which palette a panel resource's statuses use (orders and their histories: the order one). */
+export function statusKindOf(resourceId: string | undefined): StatusKind {
+  return resourceId === 'orders' || resourceId === 'order_histories' ? 'order' : 'lead';
+}
+
+/** A `<select>`-ready list of a kind's statuses with their words (AdminJS availableValues). */
+export function statusOptions(kind: StatusKind): { value: string; label: string }[] {
+  return (kind === 'order' ? ORDER_STATUS_ORDER : LEAD_STATUS_ORDER).map((value) => ({
+    value,
+    label: statusLabel(value),
+  }));
+}

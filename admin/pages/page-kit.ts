@@ -1,0 +1,59 @@
+import type { ActionContext, PageContext } from 'adminjs';
+import type { Actor } from '../../src/actor.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
+import { actorOf } from '../resources/panel-kit.js';
+
+/** What a page answers when a service refused: a sentence to show, and the fields it names. */
+export interface Refusal {
+  refusal: string;
+  fields?: Record<string, string[]>;
+}
+
+/** The signed-in user of a page request (pages get AdminJS's currentAdmin like actions do). */
+export const pageActor = (context: PageContext): Actor => actorOf(context as unknown as ActionContext);
+
+/** The service's field names as the pages' people read them ("The call-back time field is required."). */
+const FIELD_WORDS: Record<string, string> = {
+  action_date: 'call-back time',
+  account_id: 'account',
+  status: 'outcome',
+  note: 'note',
+  from: 'start date',
+  to: 'end date',
+  by: 'breakdown',
+};
+
+/** A validation message with its field names in words ("…after or equal to the start date."). */
+export function inWords(message: string): string {
+  return message
+    .replace(/\b(The(?: selected)?) ([a-z_]+)\b/g, (all, the: string, field: string) =>
+      FIELD_WORDS[field] ? `${the} ${FIELD_WORDS[field]}` : all,
+    )
+    .replace(
+      /\b(after|before)( or equal to)? ([a-z_]+)\.$/,
+      (all, side: string, equal: string | undefined, field: string) =>
+        FIELD_WORDS[field] ? `${side}${equal ?? ''} the ${FIELD_WORDS[field]}.` : all,
+    );
+}
+
+/**
+ * A service's typed refusal as words for the page (AdminJS pages have no notices of their own); anything else is a
+ * real failure and goes on to the app's error handler.
+ */
+export function refusalOf(err: unknown, notFound: string): Refusal {
+  if (err instanceof ValidationError) return { refusal: inWords(err.message), fields: err.errors };
+  if (err instanceof NotFoundError) return { refusal: notFound };
+  if (err instanceof ConflictError || err instanceof ForbiddenError) return { refusal: err.message };
+  throw err;
+}
+
+/** A request value as a positive whole number, or undefined (the service then refuses or ignores it). */
+export function idOf(v: unknown): number | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  const n = Number(v);
+  return Number.isSafeInteger(n) && n > 0 ? n : Number.NaN;
+}
+
+/** The request's payload (AdminJS parses JSON and form bodies alike into `payload`). */
+export const payloadOf = (request: { payload?: unknown }): Record<string, unknown> =>
+  request.payload && typeof request.payload === 'object' ? (request.payload as Record<string, unknown>) : {};

@@ -1,0 +1,77 @@
+import type { Actor } from '../actor.js';
+import type { Core } from '../context.js';
+import { LEAD_STATUSES, type LeadStatus } from '../leads/lead.model.js';
+import { accountScope, authorize } from '../policy.js';
+import { createKpiRepository, type KpiStatusDay } from './kpi.repository.js';
+import { daysOf, figures, kpiQuery, type KpiDay, type KpiReport } from './kpi.schemas.js';
+
+/** Every day of the period with its counts per status, zeros included, and the totals over the period. */
+function dayFigures(days: string[], rows: KpiStatusDay[]): { days: KpiDay[]; totals: KpiReport['totals'] } {
+  const byDay = new Map<string, KpiDay>();
+  for (const day of days)
+    byDay.set(day, {
+      day,
+      counts: Object.fromEntries(LEAD_STATUSES.map((s) => [s, 0])) as Record<LeadStatus, number>,
+      delivered: 0,
+    });
+  let leads = 0;
+  let delivered = 0;
+  for (const r of rows) {
+    const d = byDay.get(r.day);
+    if (!d) continue;
+    d.counts[r.status as LeadStatus] = (d.counts[r.status as LeadStatus] ?? 0) + r.leads;
+    d.delivered += r.delivered;
+    leads += r.leads;
+    delivered += r.delivered;
+  }
+  const all = [...byDay.values()];
+  const confirmed = all.reduce((n, d) => n + d.counts.confirmed, 0);
+  return { days: all, totals: figures(leads, confirmed, delivered) };
+}
+
+/**
+ * The KPI dashboard (leads per day by status, confirmation and delivery rates, a breakdown by product, city, source
+ * or agent), read from the daily rollup that the `fold-kpi` job keeps (migrations/20261129000000-kpi-daily.ts).
+ */
+export function createKpiService(core: Core) {
+  const repo = createKpiRepository(core.db.sequelize);
+  return {
+    /**
+     * The report of a period (inclusive UTC days, default the last 30, at most 366) for the actor's account, or for an
+     * admin the account named by `account_id` or every account. Cohorts are by creation day: a lead counts on the
+     * day it was created, under its current status. Figures lag writes by up to a fold (about a minute): `as_of`.
+     * Bad input is a ValidationError naming the field.
+     */
+    async kpi(actor: Actor, query: unknown): Promise<KpiReport> {
+      authorize(actor, 'viewAny', 'lead');
+      const q = kpiQuery(query);
+      const accountId = accountScope(actor, q.account_id).account_id;
+      const range = { accountId, from: q.from, to: q.to };
+      const [statusDays, breakdown, foldedAt] = await Promise.all([
+        repo.statusDays(range),
+        repo.breakdown(range, q.by),
+        repo.foldedAt(),
+      ]);
+      return {
+        from: q.from,
+        to: q.to,
+        account_id: accountId ?? null,
+        as_of: new Date(foldedAt).toISOString(),
+        ...dayFigures(daysOf(q.from, q.to), statusDays),
+        by: q.by,
+        breakdown: breakdown.map((b) => ({
+          key: b.key,
+          label: b.label,
+          ...figures(b.leads, b.confirmed, b.delivered),
+        })),
+      };
+    },
+
+    /** Folds the writes made since the last fold into the rollup (the job, every minute); answers the days redone. */
+    fold: (): Promise<number> => repo.fold(),
+
+    /** Recomputes the whole rollup from the source tables (CLI `kpi:rebuild`); answers the days computed. */
+    rebuild: (): Promise<number> => repo.rebuild(),
+  };
+}
+export type KpiService = ReturnType<typeof createKpiService>;

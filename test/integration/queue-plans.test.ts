@@ -1,0 +1,58 @@
+import { expect } from 'chai';
+import { QueryTypes } from 'sequelize';
+import { upsertClaim } from '../../src/queue/queue.repository.js';
+import { getCtx } from '../hooks.js';
+import { makeAccount, makeUser } from '../factories.js';
+import { captureSql, planWithoutSeqScan } from '../helpers.js';
+import { lapseClaim, seedQueue } from '../queue-fixtures.js';
+
+describe('Agent work queue: the claim statement and the plans', () => {
+  it("never takes over another agent's live claim, whatever the caller's snapshot saw; takes a lapsed one", async () => {
+    const ctx = getCtx();
+    const { sequelize } = ctx.db;
+    const acc = await makeAccount(ctx);
+    const [lead] = await seedQueue(ctx, acc, [{ status: 'new' }]);
+    const other = await makeUser(ctx, acc.id, 'agent');
+    const claim = (userId: number) =>
+      sequelize.transaction((t) =>
+        upsertClaim(sequelize, t, { leadId: lead.id, accountId: acc.id, userId, seconds: 60 }),
+      );
+    expect(await claim(acc.agent.id)).to.be.instanceOf(Date);
+    expect(await claim(other.id), "another agent's live claim").to.equal(null);
+    expect(await claim(acc.agent.id), 'renewing one’s own').to.be.instanceOf(Date);
+    await lapseClaim(ctx, lead.id);
+    expect(await claim(other.id), 'a lapsed claim').to.be.instanceOf(Date);
+    const [row] = await sequelize.query<{ user_id: number }>('SELECT user_id FROM lead_claims WHERE lead_id = $1', {
+      bind: [lead.id],
+      type: QueryTypes.SELECT,
+    });
+    expect(row.user_id).to.equal(other.id);
+  });
+
+  it('finds the next lead through the queue indexes, with no scan of the leads table', async () => {
+    const ctx = getCtx();
+    const { sequelize } = ctx.db;
+    const acc = await makeAccount(ctx);
+    await seedQueue(ctx, acc, [
+      ...Array.from({ length: 40 }, (_, i) => ({ status: 'new', createdMinutesAgo: 100 + i })),
+      ...Array.from({ length: 40 }, (_, i) => ({ status: 'call_later', actionInMinutes: i - 20 })),
+      ...Array.from({ length: 40 }, () => ({ status: 'no_answer' })),
+    ]);
+    await sequelize.query('VACUUM ANALYZE leads, lead_claims');
+    // one `next` runs both candidate statements only when no call_later lead is due: take the due ones first
+    const { sent } = await captureSql(sequelize, async () => {
+      for (let i = 0; i < 22; i++) await ctx.services.queue.next(acc.agent.actor);
+    });
+    const cases: [string, RegExp][] = [
+      ["status = 'call_later'", /Index Scan using leads_call_later_due_idx/],
+      ["status = 'new'", /Index Scan Backward using leads_account_status_created_idx/],
+    ];
+    for (const [marker, index] of cases) {
+      const statement = sent.find((s) => s.sql.includes(marker) && s.sql.includes('SKIP LOCKED'))!;
+      expect(statement, marker).to.not.equal(undefined);
+      const plan = await planWithoutSeqScan(sequelize, statement);
+      expect(plan, marker).to.match(index);
+      expect(plan, marker).not.to.match(/Seq Scan on leads|Sort/);
+    }
+  });
+});
