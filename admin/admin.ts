@@ -26,6 +26,8 @@ import { productResource } from './resources/product.resource.js';
 import { ScopedResource } from './resources/scoped-resource.js';
 import { shippingCompanyResource } from './resources/shipping-company.resource.js';
 import { userResource } from './resources/user.resource.js';
+import { webhookDeliveryResource } from './resources/webhook-delivery.resource.js';
+import { webhookEndpointResource } from './resources/webhook-endpoint.resource.js';
 
 /** The components' TypeScript sources, which AdminJS bundles when no prebuilt bundle is there (run from sources). */
 const COMPONENTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'components');
@@ -47,6 +49,8 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
     shippingCompanyResource(ctx),
     importRunResource(ctx, components),
     exportRunResource(ctx, components),
+    webhookEndpointResource(ctx, components),
+    webhookDeliveryResource(ctx, components),
   ];
 }
 
@@ -77,6 +81,7 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       statusBadge: component('StatusBadge'),
       noWrap: component('NoWrap'),
       recordDetails: component('RecordDetails'),
+      progressBar: component('ProgressBar'),
     };
     const admin = new AdminJS({
       rootPath: '/admin',

@@ -13,6 +13,7 @@ export const COMPONENT_SOURCES = {
   RecordDetails: 'record-details.tsx',
   QueuePage: 'queue-page.tsx',
   KpiPage: 'kpi-page.tsx',
+  ProgressBar: 'progress-bar.tsx',
 } as const;
 export type ComponentName = keyof typeof COMPONENT_SOURCES;
 

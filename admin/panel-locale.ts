@@ -36,6 +36,8 @@ const NAMES: Record<string, [string, string]> = {
   shipping_companies: ['Shipping companies', 'Shipping company'],
   import_runs: ['Import runs', 'Import run'],
   export_runs: ['Export runs', 'Export run'],
+  webhook_endpoints: ['Webhook endpoints', 'Webhook endpoint'],
+  webhook_deliveries: ['Webhook deliveries', 'Webhook delivery'],
 };
 
 /** Column names in words; one spelling for every resource that has the column. */
@@ -82,6 +84,25 @@ const PROPERTIES: Record<string, string> = {
   hmac_secret_state: 'HMAC secret',
   timeout_ms: 'Timeout (ms)',
   sku: 'SKU',
+  url: 'URL',
+  events: 'Events',
+  secret_state: 'Signing secret',
+  failing_since: 'Failing since',
+  disabled_at: 'Disabled',
+  disabled_reason: 'Why disabled',
+  endpoint_id: 'Endpoint',
+  event: 'Event',
+  event_id: 'Event ID',
+  state: 'State',
+  attempts: 'Attempts',
+  response_code: 'Answer code',
+  duration_ms: 'Duration (ms)',
+  next_try_at: 'Next try',
+  delivered_at: 'Delivered',
+  last_error: 'Last error',
+  sequence_key: 'Sequence',
+  resent_from: 'Resent from',
+  payload_text: 'Body sent',
 };
 
 /** Per resource: the page titles of its built-in actions, in words. */
@@ -123,6 +144,8 @@ export const LOCALE = {
         pushToShipping: 'Push to shipping company',
         errorReport: 'Error report',
         download: 'Download',
+        rotateSecret: 'Rotate secret',
+        resend: 'Resend',
       },
       properties: PROPERTIES,
       resources: resourceTexts(),

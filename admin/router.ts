@@ -8,10 +8,19 @@ import { createAuthRoutes } from './routes/auth.routes.js';
 import { createDashboardHistoryRoutes } from './routes/dashboard-histories.routes.js';
 import { createDashboardLeadRoutes } from './routes/dashboard-leads.routes.js';
 import { createTransferRoutes } from './routes/transfers.routes.js';
+import { createDashboardWebhookRoutes } from './routes/webhooks.routes.js';
 import { createSessionMiddleware } from './session.js';
 
 /** Paths of the spec's session-authenticated dashboard routes. */
-const DASHBOARD_PREFIXES = ['/leads', '/orders-histories', '/lead-histories', '/settings', '/imports', '/exports'];
+const DASHBOARD_PREFIXES = [
+  '/leads',
+  '/orders-histories',
+  '/lead-histories',
+  '/settings',
+  '/imports',
+  '/exports',
+  '/webhooks',
+];
 
 /**
  * Session login, the spec's dashboard routes and the AdminJS panel, all on one session cookie.
@@ -52,5 +61,6 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
     createDashboardHistoryRoutes(ctx),
     createApiKeyRoutes(ctx),
     createTransferRoutes(ctx),
+    createDashboardWebhookRoutes(ctx),
   );
 }

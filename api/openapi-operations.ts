@@ -12,6 +12,7 @@ import { pageKeys } from '../src/pagination.js';
 import { SEARCH_COUNT_LIMIT } from '../src/query.js';
 import { isoDate } from '../src/validation.js';
 import { QUEUE_OPERATIONS } from './openapi-queue.js';
+import { webhookOperations } from './openapi-webhooks.js';
 
 /**
  * One REST operation as the OpenAPI document shows it; request schemas are the Joi schemas the services validate with.
@@ -217,4 +218,5 @@ export const OPERATIONS: Operation[] = [
     },
   },
   ...QUEUE_OPERATIONS,
+  ...webhookOperations(envelope),
 ];

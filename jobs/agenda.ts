@@ -136,6 +136,7 @@ export async function createJobSystem(
       await agenda.start();
       started = true;
       for (const d of defs) if (d.every) await agenda.every(d.every, d.name, undefined, { skipImmediate: true });
+      for (const d of defs) if (d.every && d.wakeOn) wakeOnNotify(ctx, pool, d.name, d.wakeOn);
     },
     async ping() {
       if (pool) await pool.query('SELECT 1 FROM agenda_jobs LIMIT 1');
@@ -146,6 +147,30 @@ export async function createJobSystem(
       return closing;
     },
   };
+}
+
+/**
+ * Brings a repeating job's next run forward to now whenever `channel` is notified (at most every 200 ms): the job's
+ * one row in agenda_jobs is due at once and the next poll (250 ms) starts it. A run in progress is left alone; what
+ * it does not see, the next run (`every`) does. Nothing to do on MongoDB, where the job just runs every interval.
+ */
+function wakeOnNotify(ctx: AppContext, pool: pg.Pool | null, name: string, channel: string): void {
+  if (!pool) return;
+  let waking = false;
+  ctx.notifications.subscribe(channel, () => {
+    if (waking) return;
+    waking = true;
+    setTimeout(() => {
+      waking = false;
+      pool
+        .query(
+          `UPDATE agenda_jobs SET next_run_at = now()
+            WHERE name = $1 AND type = 'single' AND next_run_at > now() AND locked_at IS NULL`,
+          [name],
+        )
+        .catch((err: Error) => ctx.logger.debug({ err: err.message, job: name }, 'could not wake the job'));
+    }, 200).unref();
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import { foldKpiJob } from './kpi.job.js';
 import { pushOrderJob } from './push-order.job.js';
 import { checkRowCountsJob, foldRowCountsJob } from './row-counts.job.js';
 import { cleanupExportsJob, exportLeadsJob, importLeadsJob } from './transfers.job.js';
+import { cleanupWebhooksJob, deliverWebhooksJob } from './webhooks.job.js';
 
 /** Every job kind the worker runs; each feature adds its definition here. */
 export const jobDefinitions: JobDefinition<any>[] = [
@@ -13,4 +14,6 @@ export const jobDefinitions: JobDefinition<any>[] = [
   foldRowCountsJob,
   checkRowCountsJob,
   foldKpiJob,
+  deliverWebhooksJob,
+  cleanupWebhooksJob,
 ];

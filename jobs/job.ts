@@ -13,4 +13,9 @@ export interface JobDefinition<D = Record<string, unknown>> {
   retries?: number;
   /** Repeating jobs (e.g. daily clean-up) are scheduled by the worker at start. */
   every?: string;
+  /**
+   * A NOTIFY channel that brings the next run of this repeating job forward (a write committed work for it), so it
+   * need not wait for `every`.
+   */
+  wakeOn?: string;
 }

@@ -10,6 +10,7 @@ export const SCOPES = [
   'VIEW ORDERS',
   'UPDATE ORDERS',
   'DELETE ORDERS',
+  'MANAGE WEBHOOKS',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { getCountries } from 'libphonenumber-js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,6 +27,11 @@ const schema = Joi.object({
   LOGIN_THROTTLE_PER_MINUTE: Joi.number().integer().min(1).default(5),
   CALLBACK_RATE_PER_MINUTE: Joi.number().integer().min(1).default(120),
   DUPLICATE_WINDOW_DAYS: Joi.number().integer().min(0).default(30),
+  DEFAULT_COUNTRY: Joi.string()
+    .uppercase()
+    .valid(...getCountries())
+    .default('MA')
+    .messages({ 'any.only': 'must be an ISO 3166 alpha-2 country code known to libphonenumber (e.g. MA, FR)' }),
   LEAD_PARENT_CHECKS: Joi.string().valid('batch', 'row').default('batch'),
   SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
   MAIL_FROM: Joi.string().default('LeadFlow <no-reply@leadflow.local>'),
@@ -40,6 +46,14 @@ const schema = Joi.object({
     .default(64 * 1024 * 1024),
   EXPORT_TTL_DAYS: Joi.number().integer().min(1).default(7),
   SHIPPING_ALLOW_PRIVATE_URLS: Joi.boolean().truthy('1').falsy('0').default(false),
+  WEBHOOK_ALLOW_PRIVATE_URLS: Joi.boolean().truthy('1').falsy('0').default(false),
+  WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(10_000),
+  WEBHOOK_DISABLE_AFTER_HOURS: Joi.number()
+    .min(0.001)
+    .max(24 * 30)
+    .default(24),
+  WEBHOOK_CONCURRENCY: Joi.number().integer().min(1).max(64).default(8),
+  WEBHOOK_LOG_DAYS: Joi.number().integer().min(1).default(30),
   WORKER_URGENT_CONCURRENCY: Joi.number().integer().min(1).default(5),
   WORKER_IMPORTANT_CONCURRENCY: Joi.number().integer().min(1).default(2),
   PASSWORD_HASH_COST: Joi.string().valid('normal', 'fast').default('normal'),
@@ -71,6 +85,8 @@ export interface Config {
   rateLimitPerMinute: number;
   loginThrottlePerMinute: number;
   duplicateWindowDays: number;
+  /** Country of the national phone numbers of a new account (accounts.phone_country), ISO 3166 alpha-2. */
+  defaultCountry: string;
   leadParentChecks: 'batch' | 'row';
   smtpUrl: string | null;
   mailFrom: string;
@@ -83,6 +99,16 @@ export interface Config {
   workerImportantConcurrency: number;
   /** Carrier endpoints may be loopback or private addresses (tests, carriers on the operator's own network). */
   shippingAllowPrivateUrls: boolean;
+  /** Webhook endpoints may be loopback or private addresses (tests, receivers on the operator's own network). */
+  webhookAllowPrivateUrls: boolean;
+  /** How long one webhook POST may take, connection and answer. */
+  webhookTimeoutMs: number;
+  /** An endpoint whose deliveries have failed for this long is disabled (docs/webhooks.md "Retries"). */
+  webhookDisableAfterMs: number;
+  /** Webhook POSTs one worker sends at once (each to a different endpoint or sequence). */
+  webhookConcurrency: number;
+  /** Delivered and failed deliveries are kept this many days, then the daily clean-up removes them. */
+  webhookLogDays: number;
   /** Carrier callbacks per client address and minute. */
   callbackRatePerMinute: number;
   passwordHashCost: 'normal' | 'fast';
@@ -95,6 +121,17 @@ export interface Config {
   logLevel: string;
   /** How long the work queue's `next` keeps a lead for the agent who took it (src/queue/). */
   queueClaimSeconds: number;
+}
+
+/**
+ * DEFAULT_COUNTRY alone, for the migration that fills `accounts.phone_country` (it runs before, and without, the
+ * whole configuration); invalid is said as loadConfig says it.
+ */
+export function defaultCountryOf(env: NodeJS.ProcessEnv = process.env): string {
+  const { value, error } = schema.extract('DEFAULT_COUNTRY').validate(env.DEFAULT_COUNTRY);
+  if (error)
+    throw new ConfigError(`Invalid environment variable DEFAULT_COUNTRY: ${error.message.replace(/^"[^"]*" /, '')}`);
+  return value;
 }
 
 /** Creates DATA_DIR when missing; a directory that cannot be written is said in one line, naming the variable. */
@@ -152,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
     loginThrottlePerMinute: v.LOGIN_THROTTLE_PER_MINUTE,
     duplicateWindowDays: v.DUPLICATE_WINDOW_DAYS,
+    defaultCountry: v.DEFAULT_COUNTRY,
     leadParentChecks: v.LEAD_PARENT_CHECKS,
     smtpUrl: v.SMTP_URL ?? null,
     mailFrom: v.MAIL_FROM,
@@ -162,6 +200,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     workerUrgentConcurrency: v.WORKER_URGENT_CONCURRENCY,
     workerImportantConcurrency: v.WORKER_IMPORTANT_CONCURRENCY,
     shippingAllowPrivateUrls: v.SHIPPING_ALLOW_PRIVATE_URLS,
+    webhookAllowPrivateUrls: v.WEBHOOK_ALLOW_PRIVATE_URLS,
+    webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
+    webhookDisableAfterMs: Math.round(v.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000),
+    webhookConcurrency: v.WEBHOOK_CONCURRENCY,
+    webhookLogDays: v.WEBHOOK_LOG_DAYS,
     metricsToken: v.METRICS_TOKEN ?? null,
     metricsPort: v.METRICS_PORT ?? null,
     metricsHost: v.METRICS_HOST,

@@ -17,6 +17,7 @@ export const RESOURCES = [
   'shippingCompany',
   'importRun',
   'exportRun',
+  'webhook',
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 
@@ -39,10 +40,12 @@ const ROLE_GRID: Record<Role, Grid> = {
     city: READ,
     token: ['viewAny', 'view', 'create', 'delete'],
     user: CRUD,
-    account: ['view'],
+    // their own account's settings (name, phone country); creating and deleting accounts is the admins'
+    account: ['view', 'update'],
     shippingCompany: CRUD,
     importRun: ['viewAny', 'view', 'create'],
     exportRun: ['viewAny', 'view', 'create'],
+    webhook: CRUD,
   },
   agent: {
     lead: ['viewAny', 'view', 'update'],
@@ -73,6 +76,13 @@ const SCOPE_GRID: Partial<Record<Resource, Partial<Record<Ability, Scope>>>> = {
   },
   leadHistory: { viewAny: 'VIEW LEADS', view: 'VIEW LEADS' },
   orderHistory: { viewAny: 'VIEW ORDERS', view: 'VIEW ORDERS' },
+  webhook: {
+    viewAny: 'MANAGE WEBHOOKS',
+    view: 'MANAGE WEBHOOKS',
+    create: 'MANAGE WEBHOOKS',
+    update: 'MANAGE WEBHOOKS',
+    delete: 'MANAGE WEBHOOKS',
+  },
 };
 
 /** Roles ordered by what they may do: nobody grants, changes or acts as a role above their own. */

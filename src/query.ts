@@ -6,32 +6,6 @@ import { addError } from './validation.js';
 import { accountScope } from './policy.js';
 import { readQuery } from './db/index.js';
 
-/** `%term%` with LIKE wildcards in the term escaped. */
-export function likeContains(s: string): string {
-  return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/**
- * The spec's `search_by` / `keyWord` rule, shared by the lead and order lists: reference exact, phone by digits
- * contained, full_name and city case-insensitively contained (trigram indexes), tracking_number exact.
- */
-export function searchClause(alias: string, searchBy: string, keyWord: string, p: (v: unknown) => string): string {
-  switch (searchBy) {
-    case 'phone': {
-      const digits = keyWord.replace(/\D/g, '');
-      return digits ? `${alias}.phone_normalized LIKE ${p(likeContains(digits))}` : 'false';
-    }
-    case 'full_name':
-      return `${alias}.full_name ILIKE ${p(likeContains(keyWord))}`;
-    case 'city':
-      return `${alias}.city ILIKE ${p(likeContains(keyWord))}`;
-    case 'tracking_number':
-      return `${alias}.tracking_number = ${p(keyWord)}`;
-    default:
-      return `${alias}.reference = ${p(keyWord.toUpperCase())}`;
-  }
-}
-
 /** A value that can be a row id (an integer column): anything else names no row, and PostgreSQL would refuse it. */
 export const isRowId = (id: number): boolean => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647;
 

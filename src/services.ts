@@ -13,6 +13,7 @@ import { createStatsService } from './stats/stats.service.js';
 import { createTokenService } from './tokens/token.service.js';
 import { createExportService } from './transfers/export.service.js';
 import { createImportService } from './transfers/import.service.js';
+import { createWebhookService } from './webhooks/webhook.service.js';
 
 /** Every domain service, built once per process over the same core. Entry points only call these. */
 export function createServices(core: Core) {
@@ -33,6 +34,7 @@ export function createServices(core: Core) {
     stats: createStatsService(core),
     kpi: createKpiService(core),
     rowCounts: createRowCountService(core),
+    webhooks: createWebhookService(core),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -98,14 +98,20 @@ export interface FilledAccount extends TestAccount {
 
 /**
  * A tenant with rows in every table the panel shows: leads (one confirmed, so an order and both histories), products,
- * users, an API token, a shipping company with a key and a secret, an import run and an export run. `secrets` holds
- * every secret value it owns (token, token hash, password hashes, carrier key and secret), for tests that look for leaks.
+ * users, an API token, a shipping company with a key and a secret, a webhook endpoint with its deliveries, an import
+ * run and an export run. `secrets` holds every secret value it owns (token, token hash, password hashes, carrier key
+ * and secret, webhook signing secret), for tests that look for leaks.
  */
 export async function makeFilledAccount(ctx: AppContext, tag = uid()): Promise<FilledAccount> {
   const acc = await makeAccount(ctx);
+  // before the leads, so their events leave deliveries in the log
+  const hook = await ctx.services.webhooks.create(acc.seller.actor, {
+    url: `http://127.0.0.1:9/hook-${tag}`,
+    events: ['lead.created', 'lead.status_changed', 'order.created', 'order.status_changed', 'import.finished'],
+  });
   const { references } = await ctx.services.leads.createMany(acc.seller.actor, {
     leads: [0, 1].map((i) => ({
-      phone: `+2126${String(acc.id).padStart(4, '0')}${i}${String(Date.now() % 1000).padStart(3, '0')}`,
+      phone: `+2126${String(acc.id % 10000).padStart(4, '0')}${i}${String(Date.now() % 1000).padStart(3, '0')}`,
       full_name: `Customer ${tag} ${i}`,
       city: `Town ${tag}`,
       products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
@@ -136,5 +142,9 @@ export async function makeFilledAccount(ctx: AppContext, tag = uid()): Promise<F
   const leadIds = (await ctx.models.Lead.findAll({ where: { account_id: acc.id }, attributes: ['id'] })).map((l) =>
     Number(l.id),
   );
-  return { ...acc, leadIds, secrets: [token, token.split('|')[1], apiKey, hmacSecret, ...hashes.map((r) => r.h)] };
+  return {
+    ...acc,
+    leadIds,
+    secrets: [token, token.split('|')[1], apiKey, hmacSecret, hook.secret, ...hashes.map((r) => r.h)],
+  };
 }

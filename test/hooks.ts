@@ -19,6 +19,8 @@ export function testConfig(overrides: Partial<Record<string, string>> = {}): Rea
     SESSION_SECRET: 'test-secret-test-secret-test-secret-0123',
     // The suite's carriers listen on 127.0.0.1; the refusal of private addresses has its own tests.
     SHIPPING_ALLOW_PRIVATE_URLS: 'true',
+    // The webhook receivers of the tests listen on 127.0.0.1 too (test/integration/webhooks-ssrf.test.ts refuses them).
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     ...overrides,
   });
 }

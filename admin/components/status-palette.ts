@@ -25,9 +25,16 @@ export const ORDER_STATUS_COLOURS = {
   canceled: '#9d174d',
 } as const;
 
+/** Webhook deliveries: waiting amber, done green, given up red (the lead palette's meanings). */
+export const DELIVERY_STATE_COLOURS = {
+  pending: '#b45309',
+  delivered: '#15803d',
+  failed: '#b91c1c',
+} as const;
+
 export type LeadStatusName = keyof typeof LEAD_STATUS_COLOURS;
 export type OrderStatusName = keyof typeof ORDER_STATUS_COLOURS;
-export type StatusKind = 'lead' | 'order';
+export type StatusKind = 'lead' | 'order' | 'delivery';
 
 /** Status words as people read them. */
 const LABELS: Record<string, string> = {
@@ -42,6 +49,8 @@ const LABELS: Record<string, string> = {
   shipped: 'Shipped',
   delivered: 'Delivered',
   returned: 'Returned',
+  pending: 'Pending',
+  failed: 'Failed',
 };
 
 /** The colour of a status nobody planned for (a value added to the database before the palette). */
@@ -58,18 +67,26 @@ export function statusLabel(status: string | null | undefined): string {
 
 /** The colour of a lead's or an order's status. */
 export function statusColour(kind: StatusKind, status: string | null | undefined): string {
-  const colours: Record<string, string> = kind === 'order' ? ORDER_STATUS_COLOURS : LEAD_STATUS_COLOURS;
+  const colours: Record<string, string> =
+    kind === 'order' ? ORDER_STATUS_COLOURS : kind === 'delivery' ? DELIVERY_STATE_COLOURS : LEAD_STATUS_COLOURS;
   return (status && colours[status]) || UNKNOWN_COLOUR;
 }
 
 /** Which palette a panel resource's statuses use (orders and their histories: the order one). */
 export function statusKindOf(resourceId: string | undefined): StatusKind {
+  if (resourceId === 'webhook_deliveries') return 'delivery';
   return resourceId === 'orders' || resourceId === 'order_histories' ? 'order' : 'lead';
 }
 
 /** A `<select>`-ready list of a kind's statuses with their words (AdminJS availableValues). */
 export function statusOptions(kind: StatusKind): { value: string; label: string }[] {
-  return (kind === 'order' ? ORDER_STATUS_ORDER : LEAD_STATUS_ORDER).map((value) => ({
+  const order =
+    kind === 'order'
+      ? ORDER_STATUS_ORDER
+      : kind === 'delivery'
+        ? Object.keys(DELIVERY_STATE_COLOURS)
+        : LEAD_STATUS_ORDER;
+  return order.map((value) => ({
     value,
     label: statusLabel(value),
   }));

@@ -1,5 +1,6 @@
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
+import { PHONE_COUNTRIES } from '../../src/leads/phone.js';
 import { serviceActions, tenantReadActions } from './panel-kit.js';
 import { nav, text } from './panel-ui.js';
 
@@ -9,12 +10,25 @@ export function accountResource(ctx: AppContext): ResourceWithOptions {
     resource: ctx.models.Account,
     options: {
       navigation: nav.settings,
-      listProperties: ['id', 'name', 'created_at'],
-      editProperties: ['name'],
+      listProperties: ['id', 'name', 'phone_country', 'created_at'],
+      editProperties: ['name', 'phone_country'],
+      properties: {
+        // the country of national numbers typed without +; new accounts start from DEFAULT_COUNTRY
+        phone_country: { availableValues: PHONE_COUNTRIES.map((c) => ({ value: c, label: c })) },
+      },
       actions: {
         ...tenantReadActions('account'),
         ...serviceActions('account', {
-          create: (actor, p) => services.accounts.createAccount(actor, { name: text(p.name) }),
+          create: (actor, p) =>
+            services.accounts.createAccount(actor, {
+              name: text(p.name),
+              ...(p.phone_country ? { phone_country: text(p.phone_country) } : {}),
+            }),
+          update: (actor, id, p) =>
+            services.accounts.updateAccount(actor, id, {
+              ...(p.name !== undefined ? { name: text(p.name) } : {}),
+              ...(p.phone_country !== undefined ? { phone_country: text(p.phone_country) } : {}),
+            }),
         }),
       },
     },

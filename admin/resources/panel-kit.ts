@@ -163,7 +163,7 @@ type ServiceOps = {
 };
 
 /** The answer that shows a record's page after a write. */
-async function showRecord(context: ActionContext, id: number, message: string): Promise<ActionResponse> {
+export async function showRecord(context: ActionContext, id: number, message: string): Promise<ActionResponse> {
   return {
     record: await recordJson(context, id),
     redirectUrl: context.h.recordActionUrl({

@@ -10,6 +10,7 @@ export interface PanelComponents {
   statusBadge: string;
   noWrap: string;
   recordDetails: string;
+  progressBar: string;
 }
 
 export const nav = {
@@ -18,6 +19,7 @@ export const nav = {
   histories: { name: 'Histories', icon: 'Clock' },
   catalogue: { name: 'Catalogue', icon: 'Package' },
   settings: { name: 'Settings', icon: 'Settings' },
+  webhooks: { name: 'Webhooks', icon: 'Send' },
 };
 export const hidden = { list: false, filter: false, show: false, edit: false };
 export const showOnly = { list: false, filter: false, show: true, edit: false };

@@ -2,9 +2,8 @@ import { Resource as SequelizeResource } from '@adminjs/sequelize';
 import { BaseRecord, ForbiddenError as AdminForbiddenError, type ActionContext, type Filter } from 'adminjs';
 import { Op, literal, type FindAttributeOptions, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
 import { accountScope } from '../../src/policy.js';
-import { likeContains } from '../../src/query.js';
-import { isCalendarDate } from '../../src/validation.js';
 import { actorOf } from './panel-kit.js';
+import { dateValue, intValue, isIntType, likePattern, phoneCondition } from './filter-values.js';
 
 /** Columns the panel never reads: hashes, secrets, keys and server paths (matched by name, so new ones are covered). */
 const WITHHELD = /password|hash|secret|api_key|file_path/;
@@ -12,36 +11,11 @@ const WITHHELD = /password|hash|secret|api_key|file_path/;
 const WRITE_ONLY = /secret|api_key/;
 /** Reference data every role reads and only services write; any other model must carry `account_id`. */
 const SHARED_MODELS = new Set(['City']);
-/** Sequelize integer types and their largest value (a bigger id is "not found", not a database error). */
-const INT_MAX: Record<string, bigint> = {
-  INTEGER: 2_147_483_647n,
-  BIGINT: 9_223_372_036_854_775_807n,
-  SMALLINT: 32_767n,
-};
 const MAX_PER_PAGE = 500;
 const MAX_OFFSET = 10_000_000;
-const MAX_TEXT = 200;
 
 type Attr = { type: { key: string }; fieldName: string };
 type Sort = { sortBy?: string; direction?: string };
-
-/** '12' within the column's range → 12 (as text for bigints), anything else → null. */
-function intValue(value: unknown, typeKey: string): string | null {
-  if (typeof value !== 'string' && typeof value !== 'number') return null;
-  const text = String(value);
-  if (!/^[0-9]{1,19}$/.test(text)) return null;
-  return BigInt(text) <= (INT_MAX[typeKey] ?? 0n) ? String(BigInt(text)) : null;
-}
-
-/** A real calendar date within the app's range (the one rule, src/validation.ts), else null: matches nothing. */
-function dateValue(value: unknown): Date | null {
-  return typeof value === 'string' && isCalendarDate(value) ? new Date(value) : null;
-}
-
-function likePattern(value: unknown): string | null {
-  if (typeof value !== 'string' || !value || value.length > MAX_TEXT || value.includes('\u0000')) return null;
-  return likeContains(value);
-}
 
 function clamp(value: unknown, min: number, max: number, fallback: number): number {
   const n = Number(value);
@@ -129,7 +103,8 @@ export class ScopedResource extends SequelizeResource {
 
   private condition(path: string, typeKey: string, values: string[] | null, value: unknown): WhereOptions | null {
     if (values) return typeof value === 'string' && values.includes(value) ? { [path]: value } : null;
-    if (typeKey in INT_MAX) {
+    if (path === 'phone' && this.attrs.phone_normalized) return phoneCondition(value);
+    if (isIntType(typeKey)) {
       const n = intValue(value, typeKey);
       return n === null ? null : { [path]: n };
     }

@@ -94,6 +94,12 @@ function addRunRoutes(r: Router, ctx: AppContext) {
     }),
   );
   r.get(
+    '/exports/:id',
+    route(async (req, res) => {
+      res.json({ data: await exports.show(req.actor!, Number(req.params.id)) });
+    }),
+  );
+  r.get(
     '/exports/:id/download',
     route(async (req, res) => {
       const file = await exports.file(req.actor!, Number(req.params.id));

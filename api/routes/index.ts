@@ -8,6 +8,7 @@ import { createLeadRoutes } from './leads.routes.js';
 import { createOrderRoutes } from './orders.routes.js';
 import { createQueueRoutes } from './queue.routes.js';
 import { createShippingCallbackRoutes } from './shipping.routes.js';
+import { createWebhookRoutes } from './webhooks.routes.js';
 import { openApiDocument } from '../openapi.js';
 
 /**
@@ -34,6 +35,7 @@ export function createRestRouter(ctx: AppContext): Router {
   router.use(createHistoryRoutes(ctx));
   router.use(createOrderRoutes(ctx));
   router.use(createQueueRoutes(ctx));
+  router.use(createWebhookRoutes(ctx));
   router.use((_req, _res, next) => next(new NotFoundError()));
   return router;
 }

@@ -1,10 +1,29 @@
 import Joi from 'joi';
 import { ROLES, type Role } from '../actor.js';
+import { PHONE_COUNTRIES } from '../leads/phone.js';
 
-export const accountCreateSchema = Joi.object({ name: Joi.string().trim().min(2).max(100).required() });
+/** ISO 3166 alpha-2, one libphonenumber knows ("ma" is read as MA). */
+const phoneCountry = Joi.string()
+  .trim()
+  .uppercase()
+  .valid(...PHONE_COUNTRIES)
+  .messages({ 'any.only': 'The {{#label}} must be a country code such as MA or FR.' });
+
+export const accountCreateSchema = Joi.object({
+  name: Joi.string().trim().min(2).max(100).required(),
+  phone_country: phoneCountry,
+});
 export interface AccountCreateInput {
   name: string;
+  /** Default: DEFAULT_COUNTRY. */
+  phone_country?: string;
 }
+
+export const accountUpdateSchema = Joi.object({
+  name: Joi.string().trim().min(2).max(100),
+  phone_country: phoneCountry,
+});
+export type AccountUpdateInput = Partial<Required<AccountCreateInput>>;
 
 export const userCreateSchema = Joi.object({
   account_id: Joi.number().integer().positive().required(),

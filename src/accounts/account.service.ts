@@ -4,18 +4,22 @@ import type { Core } from '../context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { hashPassword, needsRehash, verifyAgainstNothing, verifyPassword } from '../passwords.js';
 import { accountScope, authorize } from '../policy.js';
-import { idsOrNotFound } from '../query.js';
+import { idsOrNotFound, isRowId } from '../query.js';
+import { likeExact } from '../search-clause.js';
 import { deleteUserClaims } from '../queue/queue.repository.js';
 import { TOKENS_CHANGED } from '../tokens/token-auth.js';
 import { validate } from '../validation.js';
 import {
   accountCreateSchema,
+  accountUpdateSchema,
   userCreateSchema,
   userUpdateSchema,
   type AccountCreateInput,
+  type AccountUpdateInput,
   type UserCreateInput,
   type UserUpdateInput,
 } from './account.schemas.js';
+import type { Account } from './account.model.js';
 import type { User } from './user.model.js';
 import { normalizeEmail } from './email.js';
 
@@ -67,7 +71,7 @@ async function createUser(core: Core, actor: Actor, input: UserCreateInput) {
   authorize(actor, 'create', 'user', { account_id: v.account_id, role: v.role });
   if (!(await Account.findByPk(v.account_id)))
     throw ValidationError.single('account_id', 'The selected account_id is invalid.');
-  if (await User.findOne({ where: { email: { [Op.iLike]: v.email } } })) {
+  if (await User.findOne({ where: { email: { [Op.iLike]: likeExact(v.email) } } })) {
     throw ValidationError.single('email', 'The email has already been taken.');
   }
   const u = await User.create({
@@ -89,7 +93,7 @@ async function updateUser(core: Core, actor: Actor, id: number, input: UserUpdat
   if (
     v.email &&
     v.email !== u.email &&
-    (await User.findOne({ where: { email: { [Op.iLike]: v.email }, id: { [Op.ne]: id } } }))
+    (await User.findOne({ where: { email: { [Op.iLike]: likeExact(v.email) }, id: { [Op.ne]: id } } }))
   ) {
     throw ValidationError.single('email', 'The email has already been taken.');
   }
@@ -130,6 +134,36 @@ async function verifyCredentials(core: Core, email: string, password: string): P
   return u;
 }
 
+const accountView = (a: Account) => ({
+  id: a.id,
+  name: a.name,
+  phone_country: a.phone_country,
+  created_at: a.created_at.toISOString(),
+});
+
+/**
+ * Renames an account or changes the country its national phone numbers are read in (sellers their own account, admins
+ * any). Phones already stored keep their E.164 form: a new country applies to what is written from now on.
+ */
+async function updateAccount(core: Core, actor: Actor, id: number, input: AccountUpdateInput) {
+  const { Account } = core.models;
+  const v = validate<AccountUpdateInput>(accountUpdateSchema, input);
+  const a = isRowId(id) ? await Account.findOne({ where: { [Op.and]: [{ id }, idScope(actor)] } }) : null;
+  if (!a) throw new NotFoundError();
+  authorize(actor, 'update', 'account', { account_id: a.id });
+  if (v.name && (await Account.findOne({ where: { name: { [Op.iLike]: likeExact(v.name) }, id: { [Op.ne]: id } } }))) {
+    throw ValidationError.single('name', 'The name has already been taken.');
+  }
+  await a.update(v);
+  return accountView(a);
+}
+
+/** The account filter on the accounts table itself (its `id` is the account). */
+const idScope = (actor: Actor) => {
+  const scoped = accountScope(actor).account_id;
+  return scoped ? { id: scoped } : {};
+};
+
 export function createAccountService(core: Core) {
   const { Account, User } = core.models;
 
@@ -141,12 +175,13 @@ export function createAccountService(core: Core) {
     async createAccount(actor: Actor, input: AccountCreateInput) {
       authorize(actor, 'create', 'account');
       const v = validate<AccountCreateInput>(accountCreateSchema, input);
-      if (await Account.findOne({ where: { name: { [Op.iLike]: v.name } } })) {
+      if (await Account.findOne({ where: { name: { [Op.iLike]: likeExact(v.name) } } })) {
         throw ValidationError.single('name', 'The name has already been taken.');
       }
-      const a = await Account.create({ name: v.name });
-      return { id: a.id, name: a.name, created_at: a.created_at.toISOString() };
+      const a = await Account.create({ name: v.name, phone_country: v.phone_country ?? core.config.defaultCountry });
+      return accountView(a);
     },
+    updateAccount: (actor: Actor, id: number, input: AccountUpdateInput) => updateAccount(core, actor, id, input),
 
     async listAccounts(actor: Actor) {
       authorize(actor, 'viewAny', 'account');
@@ -161,6 +196,7 @@ export function createAccountService(core: Core) {
         id: a.id,
         name: a.name,
         users: byAccount.get(a.id) ?? 0,
+        phone_country: a.phone_country,
         created_at: a.created_at.toISOString(),
       }));
     },

@@ -15,6 +15,7 @@ import { ShippingCompany, initShippingCompany } from '../shipping/shipping-compa
 import { ApiToken, initApiToken } from '../tokens/api-token.model.js';
 import { ExportRun, initExportRun } from '../transfers/export-run.model.js';
 import { ImportRun, ImportRunError, initImportRun } from '../transfers/import-run.model.js';
+import { WebhookDelivery, WebhookEndpoint, initWebhooks } from '../webhooks/webhook-endpoint.model.js';
 
 export const models = {
   Account,
@@ -34,6 +35,8 @@ export const models = {
   ImportRun,
   ImportRunError,
   ExportRun,
+  WebhookEndpoint,
+  WebhookDelivery,
 };
 export type Models = typeof models;
 
@@ -56,6 +59,7 @@ export function initModels(sequelize: Sequelize): Models {
     initApiToken,
     initImportRun,
     initExportRun,
+    initWebhooks,
   ])
     init(sequelize);
 

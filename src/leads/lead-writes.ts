@@ -23,7 +23,8 @@ import {
   type DashboardUpdateInput,
   type StatusChangeInput,
 } from './lead.schemas.js';
-import { normalizePhone } from './phone.js';
+import { phoneOrRefuse } from './phone.js';
+import { phoneCountryOf } from '../accounts/phone-country.js';
 
 /** The protected status of decisions.md: such a lead cannot be deleted. */
 export const PROTECTED_LEAD_STATUSES: readonly string[] = ['confirmed'];
@@ -97,7 +98,8 @@ export async function update(core: Core, actor: Actor, id: number, input: Dashbo
   const { models } = core;
   const lead = await findInScope(models.Lead, actor, { id });
   authorize(actor, 'update', 'lead', lead);
-  const phone_normalized = normalizePhone(v.phone);
+  const country = await phoneCountryOf(sequelize, lead.account_id, core.config.defaultCountry);
+  const { phone, phone_normalized } = phoneOrRefuse(v.phone, country, 'phone');
   if (phone_normalized !== lead.phone_normalized && (await phoneTaken(sequelize, lead.account_id, phone_normalized))) {
     throw ValidationError.single('phone', 'The phone has already been taken.');
   }
@@ -108,7 +110,7 @@ export async function update(core: Core, actor: Actor, id: number, input: Dashbo
     const old = await lockLeadStatus(sequelize, transaction, lead.id);
     const fields = {
       full_name: v.full_name,
-      phone: v.phone,
+      phone,
       phone_normalized,
       // Only a changed city_id rewrites the city: a form that sends the same (or no) city_id keeps a free-text city.
       ...(v.city_id !== undefined && cityId !== lead.city_id

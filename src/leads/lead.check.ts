@@ -4,7 +4,7 @@ import { fastValidator } from '../fast-validator.js';
 import { addError, controlCharErrors, JOI_OPTIONS, toFieldErrors } from '../validation.js';
 import type { LeadStatus } from './lead.model.js';
 import { leadItemSchema, type LeadItemInput } from './lead.schemas.js';
-import { normalizePhone } from './phone.js';
+import { impossiblePhone, normalizePhone } from './phone.js';
 
 /** A validated lead item with its products resolved against the catalogue; what insertLeads writes. */
 export interface PreparedLead {
@@ -71,14 +71,15 @@ const oneItem = (path: string) =>
   wrappers.get(path) ?? wrappers.set(path, Joi.object({ [path]: Joi.array().items(leadItemSchema) })).get(path)!;
 
 /**
- * Validates lead items (spec Lead table; every sku must be an active product of the account, i.e. in `catalogue`),
- * collecting errors keyed `${path}.${i}.field` instead of throwing. Pure: the REST path and the import's worker
- * thread both use it.
+ * Validates lead items (spec Lead table; every sku must be an active product of the account, i.e. in `catalogue`;
+ * every phone a possible number, national ones read in `country`, the account's phone_country), collecting errors
+ * keyed `${path}.${i}.field` instead of throwing. Pure: the REST path and the import's worker thread both use it.
  */
 export function checkLeadItems(
   items: unknown[],
   path: string,
   catalogue: Catalogue,
+  country: string,
 ): { prepared: (PreparedLead | null)[]; errors: FieldErrors } {
   const { values, error } = validItems(items, path);
   const errors: FieldErrors = error ? toFieldErrors(error) : {};
@@ -91,7 +92,9 @@ export function checkLeadItems(
   });
   const prepared = values.map((v, i) => {
     if (invalid.has(i)) return null;
-    let ok = true;
+    const phone = normalizePhone(v.phone, country);
+    let ok = phone !== null;
+    if (!phone) addError(errors, `${path}.${i}.phone`, impossiblePhone(`${path}.${i}.phone`, country));
     const lines = v.products.map((line, j) => {
       const product = catalogue.get(line.sku);
       if (!product) {
@@ -109,8 +112,7 @@ export function checkLeadItems(
     });
     if (!ok) return null;
     return {
-      phone: v.phone,
-      phone_normalized: normalizePhone(v.phone),
+      ...phone!,
       full_name: v.full_name,
       city: v.city ?? null,
       city_id: null,

@@ -1,17 +1,11 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import type { Actor } from '../actor.js';
 import { accountScope } from '../policy.js';
-import {
-  likeContains,
-  newestFirst,
-  searchClause,
-  select,
-  selectPage,
-  type ListStatement,
-  type LockSpec,
-} from '../query.js';
+import { newestFirst, select, selectPage, type ListStatement, type LockSpec } from '../query.js';
+import { likeContains, searchClause } from '../search-clause.js';
 import type { Catalogue, CatalogueProduct } from './lead.check.js';
 import type { LeadFilters } from './lead.schemas.js';
+import { phoneSearchDigits } from './phone.js';
 
 export interface LeadListRow {
   id: number;
@@ -39,10 +33,10 @@ export function leadFilter(
   const scope = accountScope(actor, f.account_id);
   if (scope.account_id) conds.push(`l.account_id = ${p(scope.account_id)}`);
   const kw = f.keyWord?.trim();
-  if (kw) conds.push(searchClause('l', f.search_by ?? 'reference', kw, p));
+  if (kw) conds.push(searchClause('l', f.search_by ?? 'reference', kw, p, f.phone_country));
   const search = f.search?.trim();
   if (search) {
-    const digits = search.replace(/\D/g, '');
+    const digits = phoneSearchDigits(search, f.phone_country);
     const like = p(likeContains(search));
     conds.push(
       `(l.reference = ${p(search.toUpperCase())} OR l.full_name ILIKE ${like} OR l.city ILIKE ${like}` +

@@ -121,6 +121,8 @@ export interface LeadFilters {
   created_to?: Date | string;
   search?: string;
   account_id?: number;
+  /** Not a query key: set by the service (the account's phone_country) to read a phone search in. */
+  phone_country?: string;
 }
 
 export const dashboardCreateSchema = Joi.object({

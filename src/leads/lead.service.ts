@@ -4,7 +4,7 @@ import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';
 import { createOrdersFromLeads } from '../orders/from-leads.js';
 import type { Page } from '../pagination.js';
-import { authorize, targetAccount } from '../policy.js';
+import { accountScope, authorize, targetAccount } from '../policy.js';
 import { HISTORY_ORDER, LINE_ORDER, historyView, lineView } from '../record-views.js';
 import { findInScope, type RowKey } from '../query.js';
 import { newReferences } from '../references.js';
@@ -23,7 +23,8 @@ import {
   type LeadFilters,
 } from './lead.schemas.js';
 import { applyStatusChanges, deleteMany, update, updateStatuses, type StatusMove } from './lead-writes.js';
-import { normalizePhone } from './phone.js';
+import { phoneOrRefuse } from './phone.js';
+import { phoneCountryOf } from '../accounts/phone-country.js';
 
 export type { Catalogue, CatalogueProduct, PreparedLead } from './lead.check.js';
 export { PROTECTED_LEAD_STATUSES } from './lead-writes.js';
@@ -50,10 +51,14 @@ export interface InsertOptions {
   seenPhones?: string[];
 }
 
-/** checkLeadItems against the account's active products named by the items (one query). */
+/** checkLeadItems against the account's active products named by the items and its phone country. */
 async function prepareLeads(core: Core, actor: Actor, items: unknown[], path = 'leads', accountId?: number) {
-  const catalogue = await activeProducts(core.db.sequelize, accountId ?? targetAccount(actor), namedSkus(items));
-  return checkLeadItems(items, path, catalogue);
+  const account = accountId ?? targetAccount(actor);
+  const [catalogue, country] = await Promise.all([
+    activeProducts(core.db.sequelize, account, namedSkus(items)),
+    phoneCountryOf(core.db.sequelize, account, core.config.defaultCountry),
+  ]);
+  return checkLeadItems(items, path, catalogue, country);
 }
 
 /**
@@ -104,14 +109,15 @@ async function createOne(core: LeadCore, actor: Actor, input: DashboardCreateInp
   const v = validate<DashboardCreateInput>(dashboardCreateSchema, input);
   const accountId = targetAccount(actor, v.account_id);
   authorize(actor, 'create', 'lead', { account_id: accountId });
-  const phone_normalized = normalizePhone(v.name);
+  const country = await phoneCountryOf(core.db.sequelize, accountId, core.config.defaultCountry);
+  const { phone, phone_normalized } = phoneOrRefuse(v.name, country, 'name');
   if (await phoneTaken(core.db.sequelize, accountId, phone_normalized)) {
     throw ValidationError.single('name', 'The name has already been taken.');
   }
   const city = v.city_id ? await core.models.City.findByPk(v.city_id) : null;
   if (v.city_id && !city) throw ValidationError.single('city_id', 'The selected city_id is invalid.');
   const lead: PreparedLead = {
-    phone: v.name,
+    phone,
     phone_normalized,
     full_name: v.full_name ?? v.name,
     city: city?.name ?? null,
@@ -152,6 +158,9 @@ async function list(
           }),
         )
       : validate<ListQuery>(dashboardListQuerySchema, raw);
+  const country = (accountId?: number) => phoneCountryOf(core.db.sequelize, accountId, core.config.defaultCountry);
+  if (query.search_by === 'phone' || query.search)
+    query.phone_country = await country(accountScope(actor, query.account_id).account_id);
   const { rows, total, totalExact } = await listLeads(core.db.sequelize, actor, query, query.page, query.perPage);
   const data = rows.map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() }));
   return { data, total, totalExact, page: query.page, perPage: query.perPage, query };

@@ -1,6 +1,7 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import type { PreparedLead } from '../leads/lead.check.js';
-import { newestFirst, searchClause, select, selectPage, type ListStatement, type LockSpec } from '../query.js';
+import { newestFirst, select, selectPage, type ListStatement, type LockSpec } from '../query.js';
+import { searchClause } from '../search-clause.js';
 import type { OrderStatus } from './order.model.js';
 import type { OrderFilters } from './order.schemas.js';
 
@@ -69,7 +70,7 @@ export function listOrders(sequelize: Sequelize, accountId: number | undefined, 
   if (accountId) conds.push(`o.account_id = ${p(accountId)}`);
   if (q.status) conds.push(`o.status = ${p(q.status)}`);
   const kw = q.keyWord?.trim();
-  if (kw) conds.push(searchClause('o', q.search_by ?? 'reference', kw, p));
+  if (kw) conds.push(searchClause('o', q.search_by ?? 'reference', kw, p, q.phone_country));
   const statement: ListStatement = {
     exact: kw ? null : { list: 'orders', accountId, status: q.status },
     columns: `o.id, o.account_id, o.reference, o.lead_reference, o.full_name, o.phone, o.city, o.status, o.total,

@@ -40,6 +40,8 @@ export interface OrderFilters {
   keyWord?: string;
   status?: string;
   account_id?: number;
+  /** Not a query key: set by the service (the account's phone_country) to read a phone search in. */
+  phone_country?: string;
 }
 
 const bulkKeys = {

@@ -14,6 +14,7 @@ import { validate } from '../validation.js';
 import { push, pushOne } from './order-push.js';
 import { applyCarrierUpdates, deleteMany, updateStatuses } from './order-writes.js';
 import { insertOrders, listOrders } from './order.repository.js';
+import { phoneCountryOf } from '../accounts/phone-country.js';
 import { orderListQuerySchema, type OrderFilters } from './order.schemas.js';
 
 export { PUSH_JOB, type PushResult } from './order-push.js';
@@ -48,6 +49,8 @@ async function list(core: Core, actor: Actor, query: unknown): Promise<Page<Reco
   authorize(actor, 'viewAny', 'order');
   const q = validate<OrderFilters>(orderListQuerySchema, query, { allowUnknown: true, stripUnknown: true });
   const scope = accountScope(actor, q.account_id).account_id;
+  if (q.search_by === 'phone')
+    q.phone_country = await phoneCountryOf(core.db.sequelize, scope, core.config.defaultCountry);
   const { rows, total, totalExact } = await listOrders(core.db.sequelize, scope, q, q.per_page);
   return {
     data: rows.map((r) => ({ ...r, total: Number(r.total), created_at: new Date(r.created_at).toISOString() })),

@@ -82,6 +82,12 @@ async function runExport(core: Core, runId: number): Promise<void> {
   }
 }
 
+/** One export of the actor's account (another account's is not found, as for the download), as the list shows it. */
+async function showExport(core: Core, actor: Actor, id: number) {
+  authorize(actor, 'view', 'exportRun');
+  return exportRunView(await findInScope(core.models.ExportRun, actor, { id }));
+}
+
 export function createExportService(core: Core) {
   const { ExportRun } = core.models;
   return {
@@ -117,6 +123,8 @@ export function createExportService(core: Core) {
         })
       ).map(exportRunView);
     },
+
+    show: (actor: Actor, id: number) => showExport(core, actor, id),
 
     /** The file of a finished export of the actor's account; an expired one is gone. */
     async file(actor: Actor, id: number): Promise<{ path: string; name: string }> {

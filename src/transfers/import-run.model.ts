@@ -10,6 +10,7 @@ export class ImportRun extends Model {
   declare file_path: string;
   declare file_type: 'xlsx' | 'csv';
   declare rows_total: number | null;
+  declare rows_total_estimated: boolean;
   declare rows_read: number;
   declare rows_written: number;
   declare rows_failed: number;
@@ -42,6 +43,7 @@ export function initImportRun(sequelize: Sequelize) {
       file_path: { type: DataTypes.STRING(500), allowNull: false },
       file_type: { type: DataTypes.STRING(5), allowNull: false },
       rows_total: DataTypes.INTEGER,
+      rows_total_estimated: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       rows_read: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       rows_written: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       rows_failed: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },

@@ -1,68 +1,22 @@
 import fs from 'node:fs';
-import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { isDatabaseUnavailable } from '../db/index.js';
-import { checkLeadItems, type Catalogue, type PreparedLead } from '../leads/lead.check.js';
 import type { LeadService } from '../leads/lead.service.js';
-import type { ImportRun } from './import-run.model.js';
-import { columnOf, readHeader, toItem, type ImportHeader } from './import-rows.js';
-import { insertBadRows, moveCursor, type BadRow } from './import.repository.js';
+import { readHeader, toItem } from './import-rows.js';
 import { runActor } from './run-actor.js';
+import { recordTotal } from './import-total.js';
+import { phoneCountryOf } from '../accounts/phone-country.js';
 import { inflatedSizeProblem, readRowChunks, type ExpansionLimits } from './spreadsheet.js';
-
-/**
- * Rows per write transaction, fewer when rows are wide (cells over BATCH_CHARS characters in all). The first batches
- * are smaller (FIRST_BATCH, then twice as many each time) so the database starts writing while the rest is read.
- */
-const BATCH = 5000;
-const FIRST_BATCH = 1000;
-const BATCH_CHARS = 8_000_000;
-/** Rows validated between two turns of the event loop. */
-const CHECK = 200;
-
-/** Another attempt of the same run (a job run twice) has moved the cursor past this attempt's batch. */
-class AnotherAttempt extends Error {}
-
-/** A batch being written: its commit, and its phones for the next batch's duplicate check. */
-interface InFlight {
-  done: Promise<void>;
-  phones: string[];
-}
-
-/** Rows validated and waiting to be written, from file row `first` to `last`. */
-interface Checked {
-  first: number;
-  last: number;
-  chars: number;
-  good: { p: PreparedLead; row: number }[];
-  bad: BadRow[];
-}
-const noneChecked = (): Checked => ({ first: 0, last: 0, chars: 0, good: [], bad: [] });
-
-/** Everything one attempt of an import knows while it reads the file: the steps below read and move it. */
-interface ImportState {
-  core: Core;
-  leads: LeadService;
-  run: ImportRun;
-  actor: Actor;
-  catalogue: Catalogue;
-  limits: ExpansionLimits;
-  header: ImportHeader | null;
-  /** The cursor when this attempt started: rows up to it are committed and skipped. */
-  resumeAfter: number;
-  /** The file row just read (row 1 is the header). */
-  rowNo: number;
-  /** Rows read and not yet validated. */
-  unchecked: { row: number; item: Record<string, unknown> }[];
-  checked: Checked;
-  /** The newest batch being written; the one before it is `older`: at most two write transactions run at once. */
-  newest: InFlight | null;
-  older: Promise<void>;
-  /** Where the cursor stands once the batches queued so far are committed (row 1, the header, is never counted). */
-  queuedTo: number;
-  /** Batches queued so far. */
-  batches: number;
-}
+import {
+  AnotherAttempt,
+  CHECK,
+  batchFull,
+  drain,
+  noneChecked,
+  queueBatch,
+  validateChunk,
+  type ImportState,
+} from './import-batches.js';
 
 /** Fails the run; the upload goes once the failure is recorded (a run the database cut short runs again from it). */
 async function fail(state: ImportState, error: string) {
@@ -73,92 +27,8 @@ async function fail(state: ImportState, error: string) {
   await fs.promises.rm(state.run.file_path, { force: true });
 }
 
-/**
- * Validates the rows read so far like REST leads, in a small chunk, then yields to the event loop so the database
- * replies of the batch being written are handled at once.
- */
-async function validateChunk(state: ImportState) {
-  if (!state.unchecked.length) return;
-  const rows = state.unchecked;
-  state.unchecked = [];
-  const { prepared, errors } = checkLeadItems(
-    rows.map((r) => r.item),
-    'rows',
-    state.catalogue,
-  );
-  prepared.forEach((p, i) => p && state.checked.good.push({ p, row: rows[i].row }));
-  for (const [field, msgs] of Object.entries(errors)) {
-    const row = rows[Number(field.split('.')[1])].row;
-    const column = columnOf(field);
-    for (const m of msgs)
-      state.checked.bad.push({ row, column, message: m.replace(/rows\.\d+\.(products\.\d+\.)?/g, '').slice(0, 500) });
-  }
-  state.checked.first ||= rows[0].row;
-  state.checked.last = rows[rows.length - 1].row;
-  await new Promise<void>((resolve) => setImmediate(resolve));
-}
-
-/**
- * One batch in one transaction: its leads, its bad rows and the run's cursor and counters. Two batches are written
- * at once, but a batch moves the cursor (and commits) only after the one before it has committed, and only if the
- * cursor stands right before its first row; so what is committed is always the file up to the cursor, and each row is
- * written once. A cursor elsewhere means another attempt of this run wrote these rows.
- */
-async function writeBatch(state: ImportState, b: Checked & { from: number }, previous: InFlight | null) {
-  const { sequelize } = state.core.db;
-  const { run } = state;
-  const failed = new Set(b.bad.map((e) => e.row)).size;
-  const imported = await sequelize.transaction(async (transaction) => {
-    const written = await state.leads.insertLeads(
-      state.actor,
-      b.good.map((g) => g.p),
-      {
-        transaction,
-        accountId: run.account_id,
-        importRunId: run.id,
-        importRows: b.good.map((g) => g.row),
-        seenPhones: previous?.phones,
-      },
-    );
-    await insertBadRows(sequelize, transaction, run, b.bad);
-    await previous?.done;
-    const cursor = { from: b.from, to: b.last, read: b.last - Math.max(b.from, 1), written: written.length, failed };
-    if (!(await moveCursor(sequelize, transaction, run.id, cursor))) throw new AnotherAttempt();
-    return written.length;
-  });
-  // counted once committed: a batch rolled back (and written again by a retry) is not counted twice
-  state.core.metrics.transferRows.inc({ kind: 'import', outcome: 'imported' }, imported);
-  state.core.metrics.transferRows.inc({ kind: 'import', outcome: 'refused' }, failed);
-}
-
-/** Validates what is left and queues the checked rows as a batch, behind the write before the newest. */
-async function queueBatch(state: ImportState) {
-  await validateChunk(state);
-  if (!state.checked.last) return;
-  const full = state.checked;
-  state.checked = noneChecked();
-  await state.older;
-  const previous = state.newest;
-  const done = writeBatch(state, { ...full, from: state.queuedTo }, previous);
-  done.catch(() => {}); // awaited by the next batch or at the end
-  state.queuedTo = full.last;
-  state.batches++;
-  state.older = previous?.done ?? Promise.resolve();
-  state.newest = { done, phones: full.good.map((g) => g.p.phone_normalized) };
-}
-
-/** Writes what is left and waits for the last commit (which waits for every earlier one). */
-async function drain(state: ImportState) {
-  await queueBatch(state);
-  await state.newest?.done;
-}
-
 /** What a row asks for once read: nothing more, a chunk to validate, a batch to write, or the end of the run. */
 type AfterRow = 'next' | 'validate' | 'queue' | 'too many rows' | { missing: string };
-
-const batchFull = (state: ImportState) =>
-  state.checked.last - state.checked.first + 1 >= Math.min(BATCH, FIRST_BATCH * 2 ** state.batches) ||
-  state.checked.chars >= BATCH_CHARS;
 
 /**
  * One row of the file: the header, or a data row after the cursor, read into the next chunk. Synchronous, so the
@@ -199,6 +69,7 @@ async function readFile(state: ImportState) {
   const { run } = state;
   const inflated = run.file_type === 'xlsx' ? await inflatedSizeProblem(run.file_path, state.limits) : null;
   if (inflated) return fail(state, inflated);
+  await recordTotal(state.core.models.ImportRun, run, state.core.config.importMaxRows);
   for await (const chunk of readRowChunks(run.file_path, run.file_type)) {
     for (const cells of chunk) {
       const step = readRow(state, cells);
@@ -209,7 +80,7 @@ async function readFile(state: ImportState) {
   await drain(state);
   await run.reload();
   await state.core.models.ImportRun.update(
-    { status: 'completed', rows_total: run.rows_read, finished_at: new Date() },
+    { status: 'completed', rows_total: run.rows_read, rows_total_estimated: false, finished_at: new Date() },
     { where: { id: run.id, status: 'running' } },
   );
   await fs.promises.rm(run.file_path, { force: true });
@@ -239,10 +110,12 @@ export async function runImport(core: Core, leads: LeadService, runId: number, l
   const attempt = await startAttempt(core, runId);
   if (!attempt) return;
   const catalogue = await leads.activeProducts(attempt.run.account_id);
+  const country = await phoneCountryOf(core.db.sequelize, attempt.run.account_id, core.config.defaultCountry);
   const state: ImportState = {
     core,
     leads,
     catalogue,
+    country,
     limits,
     run: attempt.run,
     actor: attempt.actor,

@@ -9,6 +9,8 @@ import { accountScope, authorize } from '../policy.js';
 import { findInScope } from '../query.js';
 import type { ImportRun } from './import-run.model.js';
 import { runImport } from './import-run.js';
+import { csvRowsFromSample } from './import-total.js';
+import { importProgress } from './import-progress.js';
 import { readHead, sniffType, workbookExpansionProblem, type ExpansionLimits, type SheetType } from './spreadsheet.js';
 
 export const IMPORT_JOB = 'import-leads';
@@ -20,16 +22,20 @@ export function importRunView(r: ImportRun) {
     status: r.status,
     file_name: r.file_name,
     file_type: r.file_type,
-    rows_total: r.rows_total,
     rows_read: r.rows_read,
     rows_written: r.rows_written,
     rows_failed: r.rows_failed,
+    // rows_total (the rows done when they passed it), rows_total_estimated, rows_done, percent
+    ...importProgress(r),
     error: r.error,
     created_at: r.created_at.toISOString(),
     started_at: r.started_at?.toISOString() ?? null,
     finished_at: r.finished_at?.toISOString() ?? null,
   };
 }
+
+const totalColumns = (t: { total: number; estimated: boolean } | null) =>
+  t && { rows_total: t.total, rows_total_estimated: t.estimated };
 
 /** A workbook's limits follow the upload limit: a full-size real workbook expands far less than these. */
 const expansionLimits = (config: Core['config']): ExpansionLimits => ({
@@ -53,7 +59,8 @@ async function start(core: Core, actor: Actor, file: { path: string; originalnam
         'file',
         `The file must not be greater than ${Math.round(core.config.importMaxBytes / 1024)} kilobytes.`,
       );
-    const type = sniffType(await readHead(file.path));
+    const head = await readHead(file.path);
+    const type = sniffType(head);
     if (type !== ext) throw ValidationError.single('file', `The file content is not a valid .${ext} spreadsheet.`);
     const bomb = type === 'xlsx' ? await workbookExpansionProblem(file.path, expansionLimits(core.config)) : null;
     if (bomb) throw ValidationError.single('file', bomb);
@@ -69,6 +76,8 @@ async function start(core: Core, actor: Actor, file: { path: string; originalnam
       file_name: file.originalname.slice(0, 255),
       file_path: stored,
       file_type: type as SheetType,
+      // a CSV's total at once, estimated from its size unless the sample was all of it; counted as the job starts
+      ...(type === 'csv' && totalColumns(csvRowsFromSample(head, file.size))),
     });
     await core.queue.enqueue(IMPORT_JOB, { runId: run.id }, { priority: 'IMPORTANT', uniqueKey: `import:${run.id}` });
     return importRunView(run);

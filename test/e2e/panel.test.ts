@@ -161,7 +161,7 @@ describe('admin panel in Chromium', function () {
       await getCtx().services.leads.createMany(acc.seller.actor, {
         leads: [
           {
-            phone: `+2126330${acc.id}`,
+            phone: `+2126330${String(acc.id % 100000).padStart(5, '0')}`,
             full_name: name,
             products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
           },

@@ -75,7 +75,8 @@ const or = <T>(good: fc.Arbitrary<T>) => fc.oneof(good, good, nasty);
 async function realReferences(acc: TestAccount): Promise<string[]> {
   const s = getCtx().services;
   const item = (i: number) => ({
-    phone: `+2126007${String(acc.id % 1000).padStart(3, '0')}${i}`,
+    // a possible Moroccan mobile: 9 digits after +212
+    phone: `+21260070${String(acc.id % 1000).padStart(3, '0')}${i}`,
     full_name: `Fuzz Row ${i}`,
     products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
   });

@@ -57,8 +57,8 @@ describe('lead inserts: parent checks per batch', () => {
     ]);
     // Every trigger that fires on INSERT into these tables (internal ones included, e.g. a deferrable unique
     // constraint's) is skipped by a batch-checked insert unless it is ENABLE ALWAYS: only the nine foreign-key checks
-    // above may be skipped; the row counts' and the KPI rollup's triggers
-    // (migrations/*-row-counts.ts, *-kpi-daily.ts) must fire always.
+    // above may be skipped; the row counts', the KPI rollup's and the webhooks' triggers
+    // (migrations/*-row-counts.ts, *-kpi-daily.ts, *-webhooks.ts) must fire always.
     const onInsert = await sql<{ fn: string; always: boolean; n: number }>(
       `SELECT tgfoid::regproc::text AS fn, tgenabled = 'A' AS always, count(*)::int AS n FROM pg_trigger
         WHERE tgrelid IN ('leads'::regclass, 'lead_products'::regclass, 'lead_histories'::regclass)
@@ -71,6 +71,7 @@ describe('lead inserts: parent checks per batch', () => {
       { fn: 'kpi_mark_lead_histories', always: true, n: 1 },
       { fn: 'kpi_mark_lead_products', always: true, n: 1 },
       { fn: 'kpi_mark_leads', always: true, n: 1 },
+      { fn: 'webhooks_emit_lead_histories', always: true, n: 1 },
     ]);
   });
 

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { expect } from 'chai';
 import { safeNext } from '../../admin/routes/auth.routes.js';
 import { createAccountService } from '../../src/accounts/account.service.js';
+import { systemActor } from '../../src/actor.js';
 import { createPasswordResetService } from '../../src/auth/password-reset.service.js';
 import { isDatabaseUnavailable } from '../../src/db/index.js';
 import { createMailer, MailError } from '../../src/mail/mailer.js';
@@ -128,6 +129,28 @@ describe('login hardening', () => {
     ]);
     expect(again.status).to.be.below(500);
     expect((await fetch(`${web.url}/health/live`)).status).to.equal(200);
+  });
+
+  it('treats LIKE wildcards in an email or an account name as letters when it checks they are taken', async () => {
+    const ctx = getCtx();
+    const sys = systemActor();
+    const stamp = Date.now().toString(36);
+    const first = await ctx.services.accounts.createAccount(sys, { name: `Shop_${stamp}` });
+    const second = await ctx.services.accounts.createAccount(sys, { name: `ShopX${stamp}` });
+    const user = { account_id: first.id, role: 'agent' as const, name: 'Wild Card', password: 'a-long-password-1' };
+    await ctx.services.accounts.createUser(sys, { ...user, email: `axb${stamp}@test.local` });
+    await ctx.services.accounts.createUser(sys, { ...user, email: `a_b${stamp}@test.local` });
+    const taken = await ctx.services.accounts.createUser(sys, { ...user, email: `A_B${stamp}@test.local` }).then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    expect(taken).to.match(/already been taken/);
+    expect(second.id).to.be.a('number');
+    const renamed = await ctx.services.accounts.updateAccount(sys, second.id, { name: `%${stamp}` }).then(
+      () => 'ok',
+      (e: Error) => e.message,
+    );
+    expect(renamed).to.equal('ok');
   });
 
   it('follows next only to a path on this site', async () => {

@@ -25,11 +25,12 @@ function expected(role: Role, ability: Ability, resource: Resource): boolean {
     case 'product':
     case 'user':
     case 'shippingCompany':
+    case 'webhook': // the account's webhook endpoints and their log, issue 21
       return !['import', 'export'].includes(ability);
     case 'token':
       return ['viewAny', 'view', 'create', 'delete'].includes(ability);
     case 'account':
-      return ability === 'view';
+      return ability === 'view' || ability === 'update'; // its settings (phone country), issue 21
     case 'importRun':
     case 'exportRun':
       return read || ability === 'create';

@@ -1,0 +1,97 @@
+import type { ActionContext, ActionResponse, ResourceWithOptions } from 'adminjs';
+import type { AppContext } from '../../src/context.js';
+import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook.schemas.js';
+import { actorOf, allow, guarded, serviceActions, showRecord, tenantReadActions } from './panel-kit.js';
+import { accountProp, type PanelComponents, nav, hidden, showOnly, checked, noWrapProps } from './panel-ui.js';
+
+/** What the panel shows beside a secret it will not show again. */
+const ONCE = 'Copy the signing secret now, it will not be shown again:';
+
+/** The form's fields the service takes: what AdminJS posts also carries the record's other columns. */
+function endpointBody(p: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...(p.url !== undefined ? { url: p.url } : {}),
+    ...(p.events !== undefined ? { events: p.events } : {}),
+    ...(p.active !== undefined ? { active: checked(p.active) } : {}),
+  };
+}
+
+/** "Rotate secret": a new signing secret, shown once in the notice; the old one stops signing at once. */
+function rotateSecretAction(ctx: AppContext, components: PanelComponents) {
+  return {
+    actionType: 'record' as const,
+    icon: 'Key',
+    component: components.confirmAction,
+    isAccessible: allow('webhook', 'update'),
+    custom: {
+      confirm:
+        'Replace the signing secret? Deliveries are signed with the new one from now on; give it to the receiver.',
+    },
+    handler: async (_request: unknown, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
+      const id = Number(context.record!.id());
+      const { secret } = await guarded(() => ctx.services.webhooks.rotateSecret(actorOf(context), id));
+      return showRecord(context, id, `New secret. ${ONCE} ${secret}`);
+    },
+  };
+}
+
+/**
+ * Webhook endpoints of an account: URL, events, active flag. Writes are services.webhooks calls; the secret is a
+ * withheld column (the scoped adapter never selects it; show reads `secret_state`), so it appears only in the notice
+ * of the create and rotate answers.
+ */
+export function webhookEndpointResource(ctx: AppContext, components: PanelComponents): ResourceWithOptions {
+  const { services } = ctx;
+  return {
+    resource: ctx.models.WebhookEndpoint,
+    options: {
+      navigation: nav.webhooks,
+      titleProperty: 'url',
+      listProperties: ['url', 'events', 'active', 'failing_since', 'disabled_at', 'created_at', 'account_id'],
+      filterProperties: ['url', 'active', 'created_at', 'account_id'],
+      showProperties: [
+        'url',
+        'events',
+        'active',
+        'secret_state',
+        'failing_since',
+        'disabled_at',
+        'disabled_reason',
+        'created_at',
+        'updated_at',
+        'account_id',
+      ],
+      editProperties: ['url', 'events', 'active'],
+      sort: { sortBy: 'created_at', direction: 'desc' },
+      properties: {
+        ...accountProp,
+        ...noWrapProps(components.noWrap, ['url']),
+        secret: { isVisible: hidden },
+        secret_state: { type: 'string', isVisible: showOnly },
+        url: { description: 'https:// address that receives a signed POST for each event.' },
+        events: {
+          isArray: true,
+          availableValues: WEBHOOK_EVENTS.map((v) => ({ value: v, label: v })),
+        },
+        active: { description: 'Ticking it again re-enables an endpoint that was disabled after failing.' },
+      },
+      actions: {
+        ...tenantReadActions('webhook'),
+        ...serviceActions('webhook', {
+          create: async (actor, p) => {
+            const { endpoint, secret } = await services.webhooks.create(actor, endpointBody(p));
+            return { ...endpoint, id: Number(endpoint.id), secret };
+          },
+          update: (actor, id, p) => services.webhooks.update(actor, id, endpointBody(p)),
+          remove: async (actor, ids) => {
+            for (const id of ids) await services.webhooks.remove(actor, id);
+          },
+          createdNotice: (created) => `Created. ${ONCE} ${String(created.secret)}`,
+        }),
+        // One endpoint at a time: a bulk delete through a per-id service call could stop half-way.
+        bulkDelete: { isAccessible: false },
+        rotateSecret: rotateSecretAction(ctx, components),
+      },
+    },
+  };
+}

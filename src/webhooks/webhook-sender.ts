@@ -1,0 +1,126 @@
+import crypto from 'node:crypto';
+import type { Core } from '../context.js';
+import { createMailer, type Mailer } from '../mail/mailer.js';
+import { postToPublicUrl } from '../outbound/public-http.js';
+import {
+  claimDue,
+  disableIfFailingSince,
+  recordAttempt,
+  sellerEmails,
+  type Attempt,
+  type ClaimedDelivery,
+} from './webhook.repository.js';
+
+/**
+ * Seconds to wait after the n-th failed attempt (n = 1, 2, …): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, about 28 h
+ * in all over 8 attempts; after the last the delivery is `failed`. An endpoint failing for WEBHOOK_DISABLE_AFTER_HOURS
+ * (24 h) is disabled before then.
+ */
+export const BACKOFF_SECONDS = [60, 300, 1800, 7200, 18_000, 36_000, 36_000] as const;
+
+/** How long one run of the job keeps taking deliveries before it hands over to the next run. */
+const RUN_BUDGET_MS = 60_000;
+
+/** The body's bytes as signed and sent: `{id, event, created_at, account_id, data}`. */
+export function deliveryBody(d: Pick<ClaimedDelivery, 'event_id' | 'event' | 'created_at' | 'account_id' | 'payload'>) {
+  return JSON.stringify({
+    id: d.event_id,
+    event: d.event,
+    created_at: new Date(d.created_at).toISOString(),
+    account_id: d.account_id,
+    data: d.payload,
+  });
+}
+
+/** `v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>`: the webhook-signature header (docs/webhooks.md). */
+export function signDelivery(secret: string, timestamp: number, body: string): string {
+  return `v1=${crypto.createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+/** Sends one delivery; never throws: the outcome is what the log records. */
+async function attempt(core: Core, d: ClaimedDelivery): Promise<Attempt> {
+  const body = deliveryBody(d);
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'LeadFlow-Webhooks/1',
+    'webhook-id': d.event_id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signDelivery(d.secret, timestamp, body),
+  };
+  const started = process.hrtime.bigint();
+  const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
+  const retryAt = () => {
+    const wait = BACKOFF_SECONDS[d.attempts];
+    return wait === undefined ? null : new Date(Date.now() + wait * 1000);
+  };
+  try {
+    const { webhookTimeoutMs, webhookAllowPrivateUrls } = core.config;
+    const answer = await postToPublicUrl(d.url, headers, body, webhookTimeoutMs, webhookAllowPrivateUrls);
+    const ok = answer.status >= 200 && answer.status < 300;
+    const error = ok ? null : `HTTP ${answer.status}${answer.body ? `: ${answer.body.slice(0, 200)}` : ''}`;
+    return { ok, status: answer.status, durationMs: elapsed(), error, nextTryAt: ok ? null : retryAt() };
+  } catch (err) {
+    const message = (err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message;
+    return { ok: false, status: null, durationMs: elapsed(), error: message, nextTryAt: retryAt() };
+  }
+}
+
+/** Disables an endpoint failing for longer than WEBHOOK_DISABLE_AFTER_HOURS and tells the account's sellers. */
+async function disableIfFailingTooLong(core: Core, mailer: Mailer, endpointId: number): Promise<void> {
+  const since = new Date(Date.now() - core.config.webhookDisableAfterMs);
+  const hours = Math.round(core.config.webhookDisableAfterMs / 360_000) / 10;
+  const reason = `Every delivery failed for ${hours} hours.`;
+  const disabled = await disableIfFailingSince(core.db.sequelize, endpointId, since, reason);
+  if (!disabled) return;
+  core.logger.warn({ account_id: disabled.account_id, endpoint_id: endpointId }, 'webhook endpoint disabled');
+  const text = [
+    `The webhook endpoint ${disabled.url} (id ${endpointId}) has been disabled:`,
+    `every delivery to it failed since ${disabled.failing_since.toISOString()}.`,
+    'Its pending deliveries are kept. Fix the receiver, then turn the endpoint on again (panel, dashboard or API):',
+    'the deliveries waiting for it are then sent, in order.',
+  ].join('\n');
+  for (const to of await sellerEmails(core.db.sequelize, disabled.account_id)) {
+    await mailer.send({ to, subject: 'LeadFlow: a webhook endpoint was disabled', text }).catch((err: Error) => {
+      core.logger.warn({ err: err.message, endpoint_id: endpointId }, 'could not mail about a disabled endpoint');
+    });
+  }
+}
+
+/** One lane: takes and sends due deliveries one at a time until none is due or the run's time is up. */
+async function lane(core: Core, mailer: Mailer, until: number, claim: () => Promise<ClaimedDelivery | null>) {
+  let sent = 0;
+  while (Date.now() < until) {
+    const d = await claim();
+    if (!d) break;
+    const outcome = await attempt(core, d);
+    await recordAttempt(core.db.sequelize, d, outcome);
+    if (!outcome.ok) await disableIfFailingTooLong(core, mailer, d.endpoint_id);
+    sent++;
+  }
+  return sent;
+}
+
+/**
+ * Sends every due delivery that heads its sequence, WEBHOOK_CONCURRENCY at a time (never two of one sequence: see
+ * claimDue), until none is due or a minute has passed. Answers how many attempts were made. Safe on several workers.
+ */
+export async function deliverDue(core: Core, mailer: Mailer = createMailer(core.config)): Promise<number> {
+  const until = Date.now() + RUN_BUDGET_MS;
+  const holdMs = core.config.webhookTimeoutMs + 30_000;
+  // half the lanes at most for one endpoint (across workers): a receiver that hangs cannot hold up the others. The
+  // lanes of a run claim one after the other, so each sees what the previous one holds.
+  const perEndpoint = Math.max(1, Math.floor(core.config.webhookConcurrency / 2));
+  let claims: Promise<unknown> = Promise.resolve();
+  const claim = () => {
+    const next = claims.then(() => claimDue(core.db.sequelize, holdMs, perEndpoint));
+    claims = next.catch(() => {});
+    return next;
+  };
+  const lanes = Array.from({ length: core.config.webhookConcurrency }, () => lane(core, mailer, until, claim));
+  // every lane ends before the run does (a run that failed early must not leave lanes sending behind the next one)
+  const outcomes = await Promise.allSettled(lanes);
+  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failed) throw failed.reason;
+  return outcomes.reduce((sum, o) => sum + (o.status === 'fulfilled' ? o.value : 0), 0);
+}

@@ -1,0 +1,70 @@
+import { expect } from 'chai';
+import { createJobSystem, type JobSystem } from '../../jobs/agenda.js';
+import { deliverWebhooksJob } from '../../jobs/webhooks.job.js';
+import * as migration from '../../migrations/20261201000000-webhooks.js';
+import { makeAccount } from '../factories.js';
+import { getCtx } from '../hooks.js';
+import { waitFor } from '../spawn.js';
+import { startReceiver, type Receiver } from '../webhook-receiver.js';
+
+describe('Webhooks: the delivery job on a worker', () => {
+  let receiver: Receiver;
+  let jobs: JobSystem;
+  before(async () => {
+    const ctx = getCtx();
+    receiver = await startReceiver();
+    jobs = await createJobSystem(ctx.config, ctx.db.url, ctx.logger, ctx.metrics);
+    await jobs.startWorker(ctx, [deliverWebhooksJob]);
+  });
+  after(async () => {
+    await jobs.close();
+    await getCtx().db.sequelize.query('DELETE FROM agenda_jobs WHERE name = $1', { bind: [deliverWebhooksJob.name] });
+    await receiver.close();
+  });
+
+  it('sends a committed change within seconds (woken at commit, not at the 10 s sweep), never in the request', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    await ctx.services.webhooks.create(acc.seller.actor, { url: receiver.url('/worker'), events: ['lead.created'] });
+    const started = Date.now();
+    const { references } = await ctx.services.leads.createMany(acc.seller.actor, {
+      leads: [
+        { phone: '+212612300001', full_name: 'Worker', products: [{ sku: acc.skus.active[0], quantity: 1, price: 1 }] },
+      ],
+    });
+    // the request returned before anything was sent
+    expect(receiver.at('/worker')).to.have.length(0);
+    expect(await waitFor(async () => receiver.at('/worker').length === 1, 8000)).to.equal(true);
+    expect(Date.now() - started).to.be.below(5000);
+    expect(receiver.at('/worker')[0].body.data.lead.reference).to.equal(references[0]);
+  });
+});
+
+describe('the webhooks migration', () => {
+  it('When it is reverted and applied again, Then tables, functions and triggers go and come back', async () => {
+    const ctx = getCtx();
+    const context = ctx.db.sequelize;
+    const count = async (sql: string) => Number((await context.query(sql))[0].length);
+    const objects = async () => [
+      await count("SELECT 1 FROM pg_tables WHERE tablename LIKE 'webhook_%'"),
+      await count("SELECT 1 FROM pg_trigger WHERE tgname LIKE '%_webhooks' AND tgenabled = 'A'"),
+      await count("SELECT 1 FROM pg_proc WHERE proname LIKE 'webhook%'"),
+    ];
+    expect(await objects()).to.deep.equal([2, 3, 5]);
+    await migration.down({ name: 'webhooks', context });
+    expect(await objects()).to.deep.equal([0, 0, 0]);
+    // writes go on without the triggers
+    const acc = await makeAccount(ctx);
+    await ctx.services.leads.createMany(acc.seller.actor, {
+      leads: [
+        {
+          phone: '+212612300002',
+          full_name: 'No hooks',
+          products: [{ sku: acc.skus.active[0], quantity: 1, price: 1 }],
+        },
+      ],
+    });
+    await migration.up({ name: 'webhooks', context });
+    expect(await objects()).to.deep.equal([2, 3, 5]);
+  });
+});
