@@ -28,8 +28,14 @@ for (const [prefix, bits] of [
 ] as const)
   BLOCKED.addSubnet(prefix, bits, 'ipv4');
 for (const [prefix, bits] of [
-  ['::', 128],
+  // IPv4-compatible addresses (::7f00:1), 6to4 (2002::/16) and Teredo (2001::/32) carry an IPv4 address inside;
+  // discard and documentation ranges. (BlockList judges an IPv4-mapped ::ffff:7f00:1 by the IPv4 rules above.)
+  ['::', 96],
   ['::1', 128],
+  ['2002::', 16],
+  ['2001::', 32],
+  ['2001:db8::', 32],
+  ['100::', 64],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],

@@ -18,7 +18,7 @@ async function listen(answer: (res: http.ServerResponse) => void) {
 }
 
 describe('carrier endpoints (SSRF)', () => {
-  it('tells public addresses from loopback, private, link-local, CGNAT, multicast and IPv4-mapped ones', () => {
+  it('tells public addresses from loopback, private, link-local, CGNAT, multicast, IPv4-mapped and IPv4-carrying ones', () => {
     for (const a of [
       '127.0.0.1',
       '127.9.9.9',
@@ -35,11 +35,18 @@ describe('carrier endpoints (SSRF)', () => {
       'fe80::1',
       '::ffff:127.0.0.1',
       '::ffff:10.0.0.1',
+      '::ffff:7f00:1',
+      '::7f00:1',
+      '::127.0.0.1',
+      '2002:7f00:1::1',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      '2001:db8::1',
+      '100::1',
       'not-an-ip',
     ]) {
       expect(isPublicAddress(a), a).to.equal(false);
     }
-    for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8'])
+    for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8', '::ffff:808:808'])
       expect(isPublicAddress(a), a).to.equal(true);
   });
 
