@@ -98,7 +98,7 @@ export async function update(core: Core, actor: Actor, id: number, input: Dashbo
   const { models } = core;
   const lead = await findInScope(models.Lead, actor, { id });
   authorize(actor, 'update', 'lead', lead);
-  const country = await phoneCountryOf(sequelize, lead.account_id, core.config.defaultCountry);
+  const country = await phoneCountryOf(core, lead.account_id);
   const { phone, phone_normalized } = phoneOrRefuse(v.phone, country, 'phone');
   if (phone_normalized !== lead.phone_normalized && (await phoneTaken(sequelize, lead.account_id, phone_normalized))) {
     throw ValidationError.single('phone', 'The phone has already been taken.');

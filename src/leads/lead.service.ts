@@ -56,7 +56,7 @@ async function prepareLeads(core: Core, actor: Actor, items: unknown[], path = '
   const account = accountId ?? targetAccount(actor);
   const [catalogue, country] = await Promise.all([
     activeProducts(core.db.sequelize, account, namedSkus(items)),
-    phoneCountryOf(core.db.sequelize, account, core.config.defaultCountry),
+    phoneCountryOf(core, account),
   ]);
   return checkLeadItems(items, path, catalogue, country);
 }
@@ -109,7 +109,7 @@ async function createOne(core: LeadCore, actor: Actor, input: DashboardCreateInp
   const v = validate<DashboardCreateInput>(dashboardCreateSchema, input);
   const accountId = targetAccount(actor, v.account_id);
   authorize(actor, 'create', 'lead', { account_id: accountId });
-  const country = await phoneCountryOf(core.db.sequelize, accountId, core.config.defaultCountry);
+  const country = await phoneCountryOf(core, accountId);
   const { phone, phone_normalized } = phoneOrRefuse(v.name, country, 'name');
   if (await phoneTaken(core.db.sequelize, accountId, phone_normalized)) {
     throw ValidationError.single('name', 'The name has already been taken.');
@@ -158,7 +158,7 @@ async function list(
           }),
         )
       : validate<ListQuery>(dashboardListQuerySchema, raw);
-  const country = (accountId?: number) => phoneCountryOf(core.db.sequelize, accountId, core.config.defaultCountry);
+  const country = (accountId?: number) => phoneCountryOf(core, accountId);
   if (query.search_by === 'phone' || query.search)
     query.phone_country = await country(accountScope(actor, query.account_id).account_id);
   const { rows, total, totalExact } = await listLeads(core.db.sequelize, actor, query, query.page, query.perPage);

@@ -49,8 +49,7 @@ async function list(core: Core, actor: Actor, query: unknown): Promise<Page<Reco
   authorize(actor, 'viewAny', 'order');
   const q = validate<OrderFilters>(orderListQuerySchema, query, { allowUnknown: true, stripUnknown: true });
   const scope = accountScope(actor, q.account_id).account_id;
-  if (q.search_by === 'phone')
-    q.phone_country = await phoneCountryOf(core.db.sequelize, scope, core.config.defaultCountry);
+  if (q.search_by === 'phone') q.phone_country = await phoneCountryOf(core, scope);
   const { rows, total, totalExact } = await listOrders(core.db.sequelize, scope, q, q.per_page);
   return {
     data: rows.map((r) => ({ ...r, total: Number(r.total), created_at: new Date(r.created_at).toISOString() })),

@@ -110,7 +110,7 @@ export async function runImport(core: Core, leads: LeadService, runId: number, l
   const attempt = await startAttempt(core, runId);
   if (!attempt) return;
   const catalogue = await leads.activeProducts(attempt.run.account_id);
-  const country = await phoneCountryOf(core.db.sequelize, attempt.run.account_id, core.config.defaultCountry);
+  const country = await phoneCountryOf(core, attempt.run.account_id);
   const state: ImportState = {
     core,
     leads,
