@@ -54,7 +54,17 @@ const frameworks = `^(${[
 ].join('|')})$`;
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'admin/components/**', '**/*.d.ts'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'data/**',
+      'dist/**',
+      '.adminjs/**',
+      'test-artifacts/**',
+      'admin/components/**',
+      '**/*.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -6,8 +6,11 @@ import * as AdminJSSequelize from '@adminjs/sequelize';
 import AdminJS, { ComponentLoader, type ActionContext, type ResourceWithOptions } from 'adminjs';
 import express, { type Router } from 'express';
 import type { AppContext } from '../src/context.js';
+import { refuseUnfitBody } from '../http/input-guard.js';
 import { addComponentSources, type ComponentName } from './panel-components.js';
+import { panelFormBodies } from './panel-bodies.js';
 import { dropRemoteFonts, knownActions, panelJsonBodies, panelSession, sameOriginWrites } from './panel-guards.js';
+import { panelCsp, patchedPanelAsset } from './panel-csp.js';
 import { LOCALE } from './panel-locale.js';
 import { kpiPageHandler } from './pages/kpi-page.js';
 import { queuePageHandler } from './pages/queue-page.js';
@@ -96,18 +99,22 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
         kpi: { component: component('KpiPage'), icon: 'BarChart2', handler: kpiPageHandler(ctx) },
       },
       loginPath: '/login',
-      logoutPath: '/admin/logout',
+      // the top bar's Log out navigates here; GET /logout ends the session when the click came from this site
+      logoutPath: '/logout',
       resources: lockDown(resources(ctx, components)),
       branding: { companyName: 'LeadFlow', withMadeWithLove: false, logo: false },
       locale: LOCALE,
     });
     // Without a prebuilt bundle, buildRouter bundles in the background in production (elsewhere the first page load
     // does), so bundling never delays start-up.
-    panel = { admin, router: AdminJSExpress.buildRouter(admin) };
+    // panelFormBodies reads every body first; should formidable ever see one, it may keep no file part.
+    panel = { admin, router: AdminJSExpress.buildRouter(admin, null, { maxFileSize: 1, maxFields: 1000 }) };
   }
   const outer = express.Router();
-  outer.use(panelSession, sameOriginWrites, knownActions(panel.admin), panelJsonBodies);
-  outer.use(dropRemoteFonts);
+  outer.use(panelSession, sameOriginWrites, knownActions(panel.admin), panelJsonBodies, panelFormBodies);
+  outer.use(refuseUnfitBody); // prototype-named keys, bad text in a body: a 422 (http/input-guard.ts)
+  outer.use(dropRemoteFonts, panelCsp);
+  outer.get('/frontend/assets/:asset', patchedPanelAsset);
   outer.use(panel.router);
   return outer;
 }

@@ -1,6 +1,7 @@
 import type AdminJS from 'adminjs';
 import express, { type RequestHandler } from 'express';
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../src/errors.js';
+import { setOwn } from '../src/validation.js';
 import type { PanelAdmin } from './resources/panel-kit.js';
 
 const PANEL_API = new RegExp(
@@ -27,8 +28,9 @@ export function knownActions(admin: AdminJS): RequestHandler {
 
 /** The dashboard session's user becomes AdminJS's currentAdmin; no session → the one login page. */
 export const panelSession: RequestHandler = (req, res, next) => {
+  // AdminJS's Log out button goes to its logoutPath (/logout, admin/admin.ts); an old link to /admin/logout goes there
   if (req.path === '/logout') {
-    res.redirect(303, '/login');
+    res.redirect(303, '/logout');
     return;
   }
   if (!req.user) {
@@ -43,6 +45,7 @@ export const panelSession: RequestHandler = (req, res, next) => {
     title: req.user.name,
     role: req.user.role,
     accountId: req.user.account_id,
+    sessionId: req.session.id,
   };
   (req.session as unknown as { adminUser: PanelAdmin }).adminUser = admin;
   next();
@@ -91,7 +94,8 @@ export const panelJsonBodies: RequestHandler = (req, res, next) => {
     const fields: Record<string, unknown> = {};
     const body: unknown = req.body;
     if (body && typeof body === 'object' && !Array.isArray(body))
-      for (const [key, value] of Object.entries(body)) if (key !== '__proto__') fields[key] = value;
+      // kept as own keys, `__proto__` too, so the input rule after this (http/input-guard.ts) sees and refuses them
+      for (const [key, value] of Object.entries(body)) setOwn(fields, key, value);
     Object.assign(req, { fields, files: {}, express_formidable: { parsed: true } });
     next();
   });

@@ -1,15 +1,21 @@
 import cookieParser from 'cookie-parser';
 import express, { type Express, type Router } from 'express';
 import type { AppContext } from '../src/context.js';
+import { refuseUnfitBody, refuseUnfitInput } from '../http/input-guard.js';
+import { sessionRateLimit } from '../http/rate-limit.js';
 import { createCsrf, requireUser } from './auth.js';
 import { choosePanelBundle } from './panel-components.js';
 import { createApiKeyRoutes } from './routes/api-keys.routes.js';
 import { createAuthRoutes } from './routes/auth.routes.js';
+import { createInvitationRoutes } from './routes/invitation.routes.js';
 import { createDashboardHistoryRoutes } from './routes/dashboard-histories.routes.js';
 import { createDashboardLeadRoutes } from './routes/dashboard-leads.routes.js';
 import { createTransferRoutes } from './routes/transfers.routes.js';
 import { createDashboardWebhookRoutes } from './routes/webhooks.routes.js';
 import { createSessionMiddleware } from './session.js';
+
+/** The import's upload (admin/routes/transfers.routes.ts): multipart only, read after the role check. */
+const IMPORT_PATH = /^\/leads\/import\/?$/i;
 
 /** Paths of the spec's session-authenticated dashboard routes. */
 const DASHBOARD_PREFIXES = [
@@ -34,6 +40,15 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
   app.use(passport.initialize());
   app.use(passport.session());
   app.use(absoluteTimeout);
+  // a human's ceiling on the session routes, counted per user (per IP before login) before any of them does work
+  app.use(
+    ['/admin/api', ...DASHBOARD_PREFIXES],
+    sessionRateLimit({
+      limit: ctx.config.sessionRatePerMinute,
+      redisUrl: ctx.config.redisUrl,
+      refused: () => ctx.metrics.rateLimited.inc({ limiter: 'session' }),
+    }),
+  );
   app.get('/', (req, res) => res.redirect(req.user ? '/admin' : '/login'));
   // AdminJS parses its own bodies (formidable), so it is mounted before the body parsers of our routes. Loading it
   // costs seconds of CPU, so it is built after start-up (or on the first /admin request), never before listening.
@@ -52,10 +67,21 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
     loadPanel().then((router) => router(req, res, next), next);
   });
 
-  app.use(express.urlencoded({ extended: false, limit: '1mb' }), express.json({ limit: '1mb' }));
+  // Identity before any body on the dashboard routes (issue 29): a stranger's body is never read. The import takes
+  // only a multipart file, read by its route after the role check: no other parser reads its body.
+  app.use(DASHBOARD_PREFIXES, requireUser);
+  const form = express.urlencoded({ extended: false, limit: '1mb' });
+  const json = express.json({ limit: '1mb' });
+  app.use((req, res, next) =>
+    IMPORT_PATH.test(req.path) ? next() : form(req, res, (err) => (err ? next(err) : json(req, res, next))),
+  );
+  // sign-in and reset forms too: a prototype-named key or a lone surrogate in a body is a 422 (http/input-guard.ts)
+  app.use(refuseUnfitBody);
   app.use(createAuthRoutes(ctx, passport, csrf));
+  app.use(createInvitationRoutes(ctx, csrf));
 
-  app.use(DASHBOARD_PREFIXES, requireUser, csrf.protect);
+  // …and in the dashboard's queries, no control character either (REST's rule)
+  app.use(DASHBOARD_PREFIXES, csrf.protect, refuseUnfitInput);
   app.use(
     createDashboardLeadRoutes(ctx),
     createDashboardHistoryRoutes(ctx),

@@ -103,7 +103,7 @@ export function createSessionMiddleware(ctx: AppContext): {
       delete (req as { user?: unknown }).user;
       return;
     }
-    if (req.user) req.actor = userActor(req.user);
+    if (req.user) req.actor = userActor(req.user, req.session.id);
     next();
   };
 

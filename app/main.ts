@@ -4,6 +4,7 @@ import type { ProcessContext } from './context.js';
 import { ConfigError, loadConfig, type Config } from '../src/config.js';
 import { startEmbedded } from '../src/db/embedded.js';
 import { createLogger } from '../src/logger.js';
+import { lockDownDataDir } from '../src/private-files.js';
 import type { seed } from '../src/seed.js';
 
 const ROLES = ['web', 'worker', 'all'] as const;
@@ -75,6 +76,8 @@ async function main(): Promise<void> {
   const progress = startupProgress();
   const role = parseRole(process.argv.slice(2));
   const config = loadConfig();
+  // Exports, uploads and mails written by an earlier version become the service user's only (0700 / 0600).
+  lockDownDataDir(config.dataDir);
   let ctx: ProcessContext | null = null;
   let web: WebServer | null = null;
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | null = null;

@@ -7,10 +7,21 @@ import { observeRequests } from '../http/observe.js';
 import { apiDocsHtml } from '../api/openapi.js';
 import { createRestRouter } from '../api/routes/index.js';
 import { mountDashboard } from '../admin/router.js';
+import * as pages from '../admin/views/pages.js';
+import { contentSecurityPolicy } from '../http/csp.js';
 import { NotFoundError } from '../src/errors.js';
 import { withTimeout } from '../src/timers.js';
 
 const READY_TIMEOUT_MS = 2000;
+
+/** Every server-rendered page that is not the panel's layout, rendered once for its fixed inline blocks. */
+function fixedPages(): string[] {
+  const render = Object.values(pages as Record<string, unknown>).filter((p) => typeof p === 'function');
+  return [
+    apiDocsHtml(),
+    ...render.flatMap((page) => [true, false].map((valid) => (page as (o: object) => string)({ csrf: '', valid }))),
+  ];
+}
 
 /** Builds the HTTP application (no listen): health, REST API, dashboard and panel. */
 export async function createApp(ctx: AppContext): Promise<Express> {
@@ -19,6 +30,8 @@ export async function createApp(ctx: AppContext): Promise<Express> {
   app.set('trust proxy', ctx.config.trustProxy);
   app.use(observeRequests(ctx));
   app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false }));
+  // Every answer carries the policy; the inline blocks of the fixed pages are allowed by hash (http/csp.ts).
+  app.use(contentSecurityPolicy(fixedPages()));
 
   app.get('/health/live', (_req, res) => {
     res.json({ status: 'ok' });

@@ -107,6 +107,7 @@ export async function run(args: string[]): Promise<void> {
       HOST: '127.0.0.1',
       PORT: String(port),
       RATE_LIMIT_PER_MINUTE: String(1e9),
+      RATE_LIMIT_ACCOUNT_PER_MINUTE: String(1e9),
     });
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
     const startApp = (port: number) =>

@@ -2,12 +2,12 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { startWebServer } from '../app/server.js';
 import { systemActor } from '../src/actor.js';
-import { createAppContext, type AppContext } from '../app/context.js';
-import { loadConfig } from '../src/config.js';
+import type { AppContext } from '../app/context.js';
 import { newReferences } from '../src/references.js';
 import { login } from '../test/session.js';
 import { listAccount } from './list-fill.js';
 import { listCases, statementsOf, timeCase, type ListCase } from './list-cases.js';
+import { benchContext, seedAccount } from './setup.js';
 
 /**
  * POST of 1,000 leads × 3 products over HTTP against the same rows inserted by raw SQL (pg, unnest, one transaction),
@@ -21,42 +21,13 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 export async function run(args: string[]): Promise<void> {
   const total = Number(args[0] ?? 100_000);
-  const config = loadConfig({
-    ...process.env,
-    DATA_DIR: process.env.BENCH_DATA_DIR ?? './data/bench',
-    LOG_LEVEL: 'silent',
-    PASSWORD_HASH_COST: 'fast',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    DATABASE_URL: process.env.BENCH_DATABASE_URL,
-  });
-  const ctx = await createAppContext(config, { database: 'leadflow_bench' });
+  const ctx = await benchContext({ RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_ACCOUNT_PER_MINUTE: '1000000' });
   const web = await startWebServer(ctx, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${web.port}/api/web/1.0`;
   const raw = new pg.Client({ connectionString: ctx.db.url });
   await raw.connect();
   try {
-    const sys = systemActor();
-    const acc = await ctx.services.accounts.createAccount(sys, { name: `Bench ${Date.now()}` });
-    const seller = await ctx.services.accounts.createUser(sys, {
-      account_id: acc.id,
-      role: 'seller',
-      email: `bench-${Date.now()}@bench.local`,
-      password: 'bench-password',
-      name: 'Bench Seller',
-    });
-    const skus = ['B-1', 'B-2', 'B-3'];
-    const productIds: number[] = [];
-    for (const sku of skus)
-      productIds.push(
-        (await ctx.services.catalogue.createProduct(sys, { account_id: acc.id, sku, name: sku, price: 100 })).id,
-      );
-    const token = (
-      await ctx.services.tokens.createToken(sys, {
-        user_id: seller.id,
-        name: 'bench',
-        scopes: ['CREATE LEADS', 'VIEW LEADS'],
-      })
-    ).token;
+    const { accountId, skus, productIds, token } = await seedAccount(ctx, { scopes: ['CREATE LEADS', 'VIEW LEADS'] });
     const headers = {
       authorization: `Bearer ${token}`,
       'content-type': 'application/json',
@@ -89,7 +60,7 @@ export async function run(args: string[]): Promise<void> {
          SELECT $1, * , 'new' FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[])
          RETURNING id`,
         [
-          acc.id,
+          accountId,
           refs,
           items.map((l) => l.phone),
           items.map((l) => l.phone),
@@ -104,7 +75,7 @@ export async function run(args: string[]): Promise<void> {
          SELECT $1, *
            FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::int[], $7::numeric[], $8::smallint[])`,
         [
-          acc.id,
+          accountId,
           ids.flatMap((id) => [id, id, id]),
           ids.flatMap(() => productIds),
           ids.flatMap(() => skus),
@@ -117,7 +88,7 @@ export async function run(args: string[]): Promise<void> {
       await raw.query(
         `INSERT INTO lead_histories (account_id, lead_id, lead_reference, new_status, changed_by)
          SELECT $1, *, 'new', 'bench' FROM unnest($2::bigint[], $3::text[])`,
-        [acc.id, ids, refs],
+        [accountId, ids, refs],
       );
       await raw.query('COMMIT');
       sql.push(performance.now() - t);

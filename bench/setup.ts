@@ -1,39 +1,36 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { systemActor, userActor } from '../src/actor.js';
+import { systemActor, userActor, type Scope } from '../src/actor.js';
 import { createAppContext, type AppContext } from '../app/context.js';
 import { loadConfig } from '../src/config.js';
 
 /**
- * A bench context on its own embedded database (BENCH_DATA_DIR, default ./data/bench) and a fresh account with three
- * products.
+ * A bench context on its own embedded database (BENCH_DATA_DIR, default ./data/bench), or BENCH_DATABASE_URL, with
+ * the bench's settings and `settings` on top.
  */
-export async function benchAccount(): Promise<{
-  ctx: AppContext;
-  accountId: number;
-  actor: ReturnType<typeof userActor>;
-  skus: string[];
-}> {
+export function benchContext(settings: Record<string, string> = {}): Promise<AppContext> {
   const config = loadConfig({
     ...process.env,
     DATA_DIR: process.env.BENCH_DATA_DIR ?? './data/bench',
     LOG_LEVEL: 'silent',
     PASSWORD_HASH_COST: 'fast',
-    SHIPPING_ALLOW_PRIVATE_URLS: 'true',
     DATABASE_URL: process.env.BENCH_DATABASE_URL,
-    IMPORT_MAX_ROWS: '2000000',
-    IMPORT_MAX_BYTES: String(500 * 1024 * 1024),
+    ...settings,
   });
-  const ctx = await createAppContext(config, { database: 'leadflow_bench' });
-  // The bench's own embedded database starts each run without the leads of earlier runs, so figures compare.
-  if (ctx.db.embedded) {
-    await ctx.db.sequelize.query(
-      'TRUNCATE leads, lead_products, lead_histories, orders, order_products, order_histories, ' +
-        'import_runs, import_run_errors, export_runs CASCADE',
-    );
-  }
+  return createAppContext(config, { database: 'leadflow_bench' });
+}
+
+/**
+ * A fresh account (its name carries `tag`) with a seller (password bench-password) and the products `skus`, and an
+ * API token for the seller when `scopes` are given.
+ */
+export async function seedAccount(
+  ctx: AppContext,
+  { tag = '', skus = ['B-1', 'B-2', 'B-3'], scopes = [] as Scope[] } = {},
+) {
   const sys = systemActor();
-  const stamp = Date.now();
-  const acc = await ctx.services.accounts.createAccount(sys, { name: `Bench ${stamp}` });
+  const stamp = `${Date.now()}-${crypto.randomInt(1e6)}`;
+  const acc = await ctx.services.accounts.createAccount(sys, { name: ['Bench', tag, stamp].filter(Boolean).join(' ') });
   const u = await ctx.services.accounts.createUser(sys, {
     account_id: acc.id,
     role: 'seller',
@@ -41,15 +38,46 @@ export async function benchAccount(): Promise<{
     password: 'bench-password',
     name: 'Bench Seller',
   });
-  const skus = ['B-1', 'B-2', 'B-3'];
+  const productIds: number[] = [];
   for (const sku of skus)
-    await ctx.services.catalogue.createProduct(sys, { account_id: acc.id, sku, name: sku, price: 100 });
+    productIds.push(
+      (await ctx.services.catalogue.createProduct(sys, { account_id: acc.id, sku, name: sku, price: 100 })).id,
+    );
+  const token =
+    scopes.length > 0
+      ? (await ctx.services.tokens.createToken(sys, { user_id: u.id, name: 'bench', scopes })).token
+      : '';
   return {
-    ctx,
     accountId: acc.id,
+    userId: u.id,
     actor: userActor({ id: u.id, account_id: acc.id, role: 'seller', name: u.name }),
     skus,
+    productIds,
+    token,
   };
+}
+
+/** A bench context (benchContext) with IMPORT_* raised for the big files, and a fresh account with three products. */
+export async function benchAccount(): Promise<{
+  ctx: AppContext;
+  accountId: number;
+  actor: ReturnType<typeof userActor>;
+  skus: string[];
+}> {
+  const ctx = await benchContext({
+    SHIPPING_ALLOW_PRIVATE_URLS: 'true',
+    IMPORT_MAX_ROWS: '2000000',
+    IMPORT_MAX_BYTES: String(500 * 1024 * 1024),
+  });
+  // The bench's own embedded database starts each run without the leads of earlier runs, so figures compare.
+  if (ctx.db.embedded) {
+    await ctx.db.sequelize.query(
+      'TRUNCATE leads, lead_products, lead_histories, orders, order_products, order_histories, ' +
+        'import_runs, import_run_errors, export_runs CASCADE',
+    );
+  }
+  const { accountId, actor, skus } = await seedAccount(ctx);
+  return { ctx, accountId, actor, skus };
 }
 
 /** Peak resident memory of this process so far, in MB (Linux reports maxRSS in KB). */

@@ -68,6 +68,8 @@ export async function run(args: string[]): Promise<void> {
     HOST: '127.0.0.1',
     PORT: String(port),
     RATE_LIMIT_PER_MINUTE: String(PER_TOKEN_PER_MINUTE),
+    // the account's tokens together: the soak measures the service, not the account budget
+    RATE_LIMIT_ACCOUNT_PER_MINUTE: String(TOKENS * PER_TOKEN_PER_MINUTE),
     SHIPPING_ALLOW_PRIVATE_URLS: 'true',
   };
   const web = runMain(env, ['--role', 'web']);

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { RedisStore } from 'rate-limit-redis';
@@ -32,29 +32,89 @@ export async function closeRedisClients(): Promise<void> {
   clients.clear();
 }
 
+interface MinuteBudget {
+  limit: number;
+  redisUrl: string | null;
+  refused?: () => void;
+}
+
+/** Seconds until the window of the limiter that refused `req` (stored under `property`) starts afresh. */
+function secondsToReset(req: Request, property: string): number {
+  const info = (req as unknown as Record<string, { resetTime?: Date } | undefined>)[property];
+  const ms = info?.resetTime ? info.resetTime.getTime() - Date.now() : 60_000;
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/**
+ * A one-minute budget whose refusal is the JSON 429 of the error table. With `specHeaders` the limiter sends the
+ * spec's X-RateLimit-* headers and Retry-After itself; otherwise the refusal carries the Retry-After computed here.
+ * Counters live in Redis under `prefix` when `redisUrl` is set.
+ */
+function minuteLimiter(
+  opts: MinuteBudget & {
+    prefix: string;
+    key: (req: Request) => string;
+    specHeaders?: boolean;
+    property?: string;
+    skip?: (req: Request) => boolean;
+  },
+): RequestHandler {
+  const property = opts.property ?? 'rateLimit';
+  return rateLimit({
+    windowMs: 60_000,
+    limit: opts.limit,
+    legacyHeaders: opts.specHeaders ?? false,
+    standardHeaders: false,
+    requestPropertyName: property,
+    ...(opts.skip ? { skip: opts.skip } : {}),
+    keyGenerator: opts.key,
+    handler: (req, _res, next) => {
+      opts.refused?.();
+      next(new RateLimitedError(undefined, opts.specHeaders ? undefined : secondsToReset(req, property)));
+    },
+    ...(opts.redisUrl ? { store: redisStore(opts.redisUrl, opts.prefix) } : {}),
+  });
+}
+
 /**
  * The spec's REST limit: N requests per minute per token, or per client IP for requests without a valid token.
  * X-RateLimit-Limit / X-RateLimit-Remaining on every answer, Retry-After on 429. Counters live in Redis when
  * REDIS_URL is set, so every web process draws on one budget.
  */
-export function restRateLimit(opts: {
-  limit: number;
-  redisUrl: string | null;
-  prefix?: string;
-  refused?: () => void;
-}): RequestHandler {
-  return rateLimit({
-    windowMs: 60_000,
-    limit: opts.limit,
-    legacyHeaders: true,
-    standardHeaders: false,
-    keyGenerator: (req) =>
+export function restRateLimit(opts: MinuteBudget & { prefix?: string }): RequestHandler {
+  return minuteLimiter({
+    ...opts,
+    prefix: opts.prefix ?? 'rl:rest:',
+    specHeaders: true,
+    key: (req) =>
       req.actor && req.actor.kind === 'token' ? `token:${req.actor.tokenId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`,
-    // the limiter has set Retry-After and the X-RateLimit-* headers already
-    handler: (_req, _res, next) => {
-      opts.refused?.();
-      next(new RateLimitedError());
-    },
-    ...(opts.redisUrl ? { store: redisStore(opts.redisUrl, opts.prefix ?? 'rl:rest:') } : {}),
+  });
+}
+
+/**
+ * A budget shared by all the tokens of one account, after the per-token limit: minting tokens buys no more requests.
+ * Requests without a token are the per-IP limiter's. The X-RateLimit-* headers stay the token's (the spec's figure);
+ * a refusal by this budget carries Retry-After.
+ */
+export function accountRateLimit(opts: MinuteBudget): RequestHandler {
+  return minuteLimiter({
+    ...opts,
+    prefix: 'rl:rest-account:',
+    property: 'accountRateLimit',
+    skip: (req) => !req.actor || req.actor.kind !== 'token',
+    key: (req) => `account:${req.actor!.accountId}`,
+  });
+}
+
+/**
+ * The session routes' budget: per signed-in user, per client IP before login. The panel makes several requests per
+ * page, so the figure is a human's ceiling, not a script's. A refusal is the JSON 429 with Retry-After.
+ */
+export function sessionRateLimit(opts: MinuteBudget): RequestHandler {
+  return minuteLimiter({
+    ...opts,
+    prefix: 'rl:session:',
+    property: 'sessionRateLimit',
+    key: (req) => (req.user ? `user:${req.user.id}` : `ip:${ipKeyGenerator(req.ip ?? '')}`),
   });
 }

@@ -1,5 +1,6 @@
 import type { JobDefinition } from './job.js';
 import { foldKpiJob } from './kpi.job.js';
+import { passwordResetJob } from './password-reset.job.js';
 import { pushOrderJob } from './push-order.job.js';
 import { checkRowCountsJob, foldRowCountsJob } from './row-counts.job.js';
 import { cleanupExportsJob, exportLeadsJob, importLeadsJob } from './transfers.job.js';
@@ -16,4 +17,5 @@ export const jobDefinitions: JobDefinition<any>[] = [
   foldKpiJob,
   deliverWebhooksJob,
   cleanupWebhooksJob,
+  passwordResetJob,
 ];

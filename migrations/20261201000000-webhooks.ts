@@ -143,32 +143,33 @@ const emitFunction = (name: string, events: string) => `
     BEGIN ${emit(events)}
     END $$;`;
 
-const EMIT_FUNCTIONS = `
-    ${emitFunction(
-      'webhooks_emit_lead_histories',
-      `SELECT h.account_id, CASE WHEN h.old_status IS NULL THEN 'lead.created' ELSE 'lead.status_changed' END AS event,
+/** What each emitting trigger records: a SELECT of account_id, event, sequence_key, ord, payload over `new_rows`. */
+export const EVENT_SELECTS = {
+  webhooks_emit_lead_histories: `
+      SELECT h.account_id, CASE WHEN h.old_status IS NULL THEN 'lead.created' ELSE 'lead.status_changed' END AS event,
               'lead:' || h.lead_reference AS sequence_key, h.id AS ord,
               jsonb_build_object('lead', webhook_lead_json(l), ${CHANGE}, 'note', h.note) AS payload
          FROM new_rows h JOIN leads l ON l.id = h.lead_id`,
-    )}
-    ${emitFunction(
-      'webhooks_emit_order_histories',
-      `SELECT h.account_id, CASE WHEN h.old_status IS NULL THEN 'order.created' ELSE 'order.status_changed' END AS event,
+  webhooks_emit_order_histories: `
+      SELECT h.account_id, CASE WHEN h.old_status IS NULL THEN 'order.created' ELSE 'order.status_changed' END AS event,
               'lead:' || coalesce(o.lead_reference, o.reference) AS sequence_key, h.id AS ord,
               jsonb_build_object('order', webhook_order_json(o), ${CHANGE}, 'tracking_number', o.tracking_number)
                 AS payload
          FROM new_rows h JOIN orders o ON o.id = h.order_id`,
-    )}
-    ${emitFunction(
-      'webhooks_emit_import_runs',
-      `SELECT n.account_id, 'import.finished' AS event, 'import:' || n.id AS sequence_key, n.id AS ord,
+  webhooks_emit_import_runs: `
+      SELECT n.account_id, 'import.finished' AS event, 'import:' || n.id AS sequence_key, n.id AS ord,
               jsonb_build_object('import', jsonb_build_object(
                 'id', n.id, 'kind', n.kind, 'status', n.status, 'file_name', n.file_name, 'rows_total', n.rows_total,
                 'rows_read', n.rows_read, 'rows_written', n.rows_written, 'rows_failed', n.rows_failed,
                 'error', n.error, 'started_at', n.started_at, 'finished_at', n.finished_at)) AS payload
          FROM new_rows n JOIN old_rows o ON o.id = n.id
         WHERE n.status IN ('completed', 'failed') AND o.status NOT IN ('completed', 'failed')`,
-    )}`;
+} as const;
+
+/** The functions as this migration creates them (migrations/20261202000000-webhook-events.ts restores them on down). */
+export const EMIT_FUNCTIONS = Object.entries(EVENT_SELECTS)
+  .map(([name, events]) => emitFunction(name, events))
+  .join('\n');
 
 export const down: Migration = async ({ context: db }) => {
   for (const [table] of TRIGGERS) await db.query(`DROP TRIGGER IF EXISTS ${table}_webhooks ON ${table}`);

@@ -19,7 +19,8 @@ export type Scope = (typeof SCOPES)[number];
  * into histories (`changed_by`) come from it.
  */
 export type Actor =
-  | { kind: 'user'; userId: number; accountId: number; role: Role; name: string }
+  /** sessionId: the dashboard session acting (a password change ends the user's other sessions, not this one). */
+  | { kind: 'user'; userId: number; accountId: number; role: Role; name: string; sessionId?: string }
   | {
       kind: 'token';
       tokenId: number;
@@ -31,8 +32,15 @@ export type Actor =
     }
   | { kind: 'system'; accountId: number | null; name: 'system' };
 
-export function userActor(u: { id: number; account_id: number; role: Role; name: string }): Actor {
-  return { kind: 'user', userId: u.id, accountId: u.account_id, role: u.role, name: u.name };
+export function userActor(u: { id: number; account_id: number; role: Role; name: string }, sessionId?: string): Actor {
+  return {
+    kind: 'user',
+    userId: u.id,
+    accountId: u.account_id,
+    role: u.role,
+    name: u.name,
+    ...(sessionId ? { sessionId } : {}),
+  };
 }
 
 /** changed_by for REST changes is "token name (owner name)". */

@@ -24,7 +24,12 @@ const schema = Joi.object({
   REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
   AGENDA_MONGO_URL: Joi.string().uri({ scheme: ['mongodb', 'mongodb+srv'] }),
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
+  RATE_LIMIT_ACCOUNT_PER_MINUTE: Joi.number().integer().min(1).default(180),
+  SESSION_RATE_PER_MINUTE: Joi.number().integer().min(1).default(600),
+  API_TOKENS_PER_USER: Joi.number().integer().min(1).default(20),
   LOGIN_THROTTLE_PER_MINUTE: Joi.number().integer().min(1).default(5),
+  RESET_REQUESTS_PER_IP: Joi.number().integer().min(1).default(10),
+  RESET_MAIL_INTERVAL_MINUTES: Joi.number().integer().min(0).default(5),
   CALLBACK_RATE_PER_MINUTE: Joi.number().integer().min(1).default(120),
   DUPLICATE_WINDOW_DAYS: Joi.number().integer().min(0).default(30),
   DEFAULT_COUNTRY: Joi.string()
@@ -54,6 +59,8 @@ const schema = Joi.object({
     .default(24),
   WEBHOOK_CONCURRENCY: Joi.number().integer().min(1).max(64).default(8),
   WEBHOOK_LOG_DAYS: Joi.number().integer().min(1).default(30),
+  WEBHOOK_ACCOUNT_IN_FLIGHT: Joi.number().integer().min(1).max(64).default(4),
+  WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: Joi.number().integer().min(1).max(1000).default(10),
   WORKER_URGENT_CONCURRENCY: Joi.number().integer().min(1).default(5),
   WORKER_IMPORTANT_CONCURRENCY: Joi.number().integer().min(1).default(2),
   PASSWORD_HASH_COST: Joi.string().valid('normal', 'fast').default('normal'),
@@ -83,7 +90,17 @@ export interface Config {
   redisUrl: string | null;
   agendaMongoUrl: string | null;
   rateLimitPerMinute: number;
+  /** REST requests per account and minute, all its tokens together (the per-token figure is the spec's). */
+  rateLimitAccountPerMinute: number;
+  /** Dashboard and panel API requests per signed-in user (per client IP before login) and minute. */
+  sessionRatePerMinute: number;
+  /** Live (unexpired) API tokens one user may hold. */
+  apiTokensPerUser: number;
   loginThrottlePerMinute: number;
+  /** Password reset requests one client IP may send per 15 minutes. */
+  resetRequestsPerIp: number;
+  /** At most one reset mail per email within this many minutes (0: no interval). */
+  resetMailIntervalMinutes: number;
   duplicateWindowDays: number;
   /** Country of the national phone numbers of a new account (accounts.phone_country), ISO 3166 alpha-2. */
   defaultCountry: string;
@@ -109,6 +126,10 @@ export interface Config {
   webhookConcurrency: number;
   /** Delivered and failed deliveries are kept this many days, then the daily clean-up removes them. */
   webhookLogDays: number;
+  /** Webhook attempts one account may have in flight at once, across all workers (docs/webhooks.md "Fairness"). */
+  webhookAccountInFlight: number;
+  /** Webhook endpoints one account may have. */
+  webhookMaxEndpointsPerAccount: number;
   /** Carrier callbacks per client address and minute. */
   callbackRatePerMinute: number;
   passwordHashCost: 'normal' | 'fast';
@@ -157,6 +178,18 @@ function devSecret(dataDir: string): string {
   return secret;
 }
 
+/** The request budgets and caps (docs/operations.md "Limits"). */
+function budgets(v: Record<string, number>) {
+  return {
+    rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
+    rateLimitAccountPerMinute: v.RATE_LIMIT_ACCOUNT_PER_MINUTE,
+    sessionRatePerMinute: v.SESSION_RATE_PER_MINUTE,
+    apiTokensPerUser: v.API_TOKENS_PER_USER,
+    loginThrottlePerMinute: v.LOGIN_THROTTLE_PER_MINUTE,
+    callbackRatePerMinute: v.CALLBACK_RATE_PER_MINUTE,
+  };
+}
+
 /** Validates the environment once; nothing else in the code base reads process.env. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const { value: v, error } = schema.validate(env, { abortEarly: true, convert: true });
@@ -186,8 +219,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     adminPassword: v.ADMIN_PASSWORD ?? null,
     redisUrl: v.REDIS_URL ?? null,
     agendaMongoUrl: v.AGENDA_MONGO_URL ?? null,
-    rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
-    loginThrottlePerMinute: v.LOGIN_THROTTLE_PER_MINUTE,
+    ...budgets(v),
+    resetRequestsPerIp: v.RESET_REQUESTS_PER_IP,
+    resetMailIntervalMinutes: v.RESET_MAIL_INTERVAL_MINUTES,
     duplicateWindowDays: v.DUPLICATE_WINDOW_DAYS,
     defaultCountry: v.DEFAULT_COUNTRY,
     leadParentChecks: v.LEAD_PARENT_CHECKS,
@@ -205,10 +239,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     webhookDisableAfterMs: Math.round(v.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000),
     webhookConcurrency: v.WEBHOOK_CONCURRENCY,
     webhookLogDays: v.WEBHOOK_LOG_DAYS,
+    webhookAccountInFlight: v.WEBHOOK_ACCOUNT_IN_FLIGHT,
+    webhookMaxEndpointsPerAccount: v.WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT,
     metricsToken: v.METRICS_TOKEN ?? null,
     metricsPort: v.METRICS_PORT ?? null,
     metricsHost: v.METRICS_HOST,
-    callbackRatePerMinute: v.CALLBACK_RATE_PER_MINUTE,
     passwordHashCost: v.PASSWORD_HASH_COST,
     logLevel: v.LOG_LEVEL,
     queueClaimSeconds: v.QUEUE_CLAIM_SECONDS,

@@ -49,9 +49,11 @@ function counters(registers: client.Registry[]) {
       'Import and export rows: imported, refused (in the error report), exported',
       ['kind', 'outcome'],
     ),
-    rateLimited: counter('rate_limit_refusals_total', 'Requests refused with 429 by limiter (rest, callback, login)', [
-      'limiter',
-    ]),
+    rateLimited: counter(
+      'rate_limit_refusals_total',
+      'Requests refused with 429 by limiter (rest, rest-account, session, callback, login)',
+      ['limiter'],
+    ),
     carrierPushes: counter('carrier_pushes_total', 'Order pushes to carriers by outcome (sent, failed)', ['outcome']),
     carrierCallbacks: counter('carrier_callbacks_total', 'Carrier status callbacks by outcome (applied, refused)', [
       'outcome',

@@ -58,7 +58,8 @@ async function seedOnce(ctx: AppContext): Promise<SeedResult> {
   const sys = systemActor();
   const adminPassword = ctx.config.adminPassword ?? crypto.randomBytes(9).toString('base64url');
   const backOffice =
-    (await Account.findOne({ where: { name: SYSTEM_ACCOUNT } })) ??
+    // names are not unique (a tenant may call itself the same): the oldest such account is the back office's
+    (await Account.findOne({ where: { name: SYSTEM_ACCOUNT }, order: [['id', 'ASC']] })) ??
     (await Account.create({ name: SYSTEM_ACCOUNT, phone_country: ctx.config.defaultCountry }));
   await ctx.services.accounts.createUser(sys, {
     account_id: backOffice.id,

@@ -1,4 +1,5 @@
 import { createAccountService } from './accounts/account.service.js';
+import { createInvitationService } from './accounts/invitations.js';
 import { createPasswordResetService } from './auth/password-reset.service.js';
 import { createCatalogueService } from './catalogue/catalogue.service.js';
 import { createRowCountService } from './db/row-counts.js';
@@ -31,6 +32,7 @@ export function createServices(core: Core) {
     imports: createImportService(core, { leads }),
     exports: createExportService(core),
     passwordResets: createPasswordResetService(core),
+    invitations: createInvitationService(core),
     stats: createStatsService(core),
     kpi: createKpiService(core),
     rowCounts: createRowCountService(core),

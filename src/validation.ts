@@ -50,23 +50,47 @@ export const JOI_OPTIONS: Joi.ValidationOptions = {
 // jsonb; the rest have no place in a name, an address or a note and break CSV exports and terminals.
 // eslint-disable-next-line no-control-regex -- matching control characters is this pattern's purpose
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+// A UTF-16 surrogate without its partner (JSON's "\ud800" escape makes one): jsonb refuses it (a 500 before this
+// rule), and text columns silently store U+FFFD in its place. A pair (an emoji) is two code units and passes.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNFIT = new RegExp(`${CONTROL.source}|${LONE_SURROGATE.source}`);
 
 /**
- * Errors for every string (value or object key) under `input` that holds a control character, keyed by dotted path
- * under `prefix`. Runs before Joi on every validated input, so no such string reaches the database.
+ * Names every plain object inherits (`constructor`, `toString`, `__proto__`, …) and `prototype`. As request keys they
+ * read inherited members (`errors[key] ??= []` found a function: a 500) or write prototypes (`out.__proto__[0] = v`),
+ * and no field of this product has such a name: they are refused wherever a request's keys are read.
  */
-export function controlCharErrors(input: unknown, prefix = ''): FieldErrors {
+const PROTOTYPE_NAMES: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+export const isPrototypeName = (key: string): boolean => PROTOTYPE_NAMES.has(key);
+
+/** What is wrong with a string as text, in the words of a field error, or null when it is fit. */
+function textProblem(s: string): string | null {
+  if (!UNFIT.test(s)) return null;
+  return CONTROL.test(s) ? 'must not contain control characters' : 'must be valid Unicode text';
+}
+
+/**
+ * Errors for every string (value or object key) under `input` that holds a control character or a lone surrogate,
+ * and for every key named like a prototype member, keyed by dotted path under `prefix`. The one rule for text and
+ * keys: it runs before Joi on every validated input (validate, lead items), and on every REST, dashboard and panel
+ * request body and query (http/input-guard.ts), so no such string reaches the database and no such key an object.
+ */
+export function inputErrors(input: unknown, prefix = ''): FieldErrors {
   const errors: FieldErrors = {};
   // Almost no input has one: a walk that builds no paths settles that first (a 1,000-lead body in ≈ 0.3 ms, not 4).
-  if (!holdsControlChar(input, 0)) return errors;
+  if (!holdsUnfitInput(input, 0)) return errors;
   const walk = (v: unknown, path: string, depth: number) => {
     const key = path || 'body';
     if (typeof v === 'string') {
-      if (CONTROL.test(v)) addError(errors, key, `The ${key} field must not contain control characters.`);
+      const problem = textProblem(v);
+      if (problem) addError(errors, key, `The ${key} field ${problem}.`);
     } else if (v && typeof v === 'object' && depth < 32) {
       for (const [k, child] of Object.entries(v)) {
-        if (CONTROL.test(k)) addError(errors, key, `The ${key} field must not contain control characters.`);
-        else walk(child, path ? `${path}.${k}` : k, depth + 1);
+        const at = path ? `${path}.${k}` : k;
+        const problem = textProblem(k);
+        if (problem) addError(errors, key, `The ${key} field ${problem}.`);
+        else if (PROTOTYPE_NAMES.has(k)) addError(errors, at, `The ${at} field is not allowed.`);
+        else walk(child, at, depth + 1);
       }
     }
   };
@@ -106,15 +130,16 @@ export const isoDate = (opts: { future?: boolean } = {}) =>
     return opts.future && d.getTime() <= Date.now() ? h.error('date.future') : d;
   });
 
-function holdsControlChar(v: unknown, depth: number): boolean {
-  if (typeof v === 'string') return CONTROL.test(v);
+function holdsUnfitInput(v: unknown, depth: number): boolean {
+  if (typeof v === 'string') return UNFIT.test(v);
   if (!v || typeof v !== 'object' || depth >= 32) return false;
   if (Array.isArray(v)) {
-    for (const item of v) if (holdsControlChar(item, depth + 1)) return true;
+    for (const item of v) if (holdsUnfitInput(item, depth + 1)) return true;
     return false;
   }
   for (const k in v) {
-    if (CONTROL.test(k) || holdsControlChar((v as Record<string, unknown>)[k], depth + 1)) return true;
+    if (PROTOTYPE_NAMES.has(k) || UNFIT.test(k) || holdsUnfitInput((v as Record<string, unknown>)[k], depth + 1))
+      return true;
   }
   return false;
 }
@@ -137,8 +162,8 @@ function withPreferences(schema: Joi.Schema, opts: Joi.ValidationOptions): Joi.S
 
 /** Validates against a Joi schema and throws ValidationError keyed by dotted paths; returns the converted value. */
 export function validate<T>(schema: Joi.Schema, input: unknown, opts: Joi.ValidationOptions = {}): T {
-  const controls = controlCharErrors(input);
-  if (Object.keys(controls).length) throw new ValidationError(controls);
+  const unfit = inputErrors(input);
+  if (Object.keys(unfit).length) throw new ValidationError(unfit);
   // a schema with preferences of its own (root .messages(), .prefs()) must keep them over JOI_OPTIONS: given per call
   const own = (schema as unknown as { _preferences?: object })._preferences;
   const { value, error } = own
@@ -154,12 +179,27 @@ export function toFieldErrors(error: Joi.ValidationError): FieldErrors {
     const key = d.path.join('.') || 'body';
     const label = d.context?.label ? String(d.context.label) : null;
     const msg = label ? d.message.split(label).join(key) : d.message;
-    (out[key] ??= []).push(msg);
+    addError(out, key, msg);
   }
   return out;
 }
 
-/** Adds errors found by service rules (sku, references) to a dotted-path map. */
+/**
+ * Sets `target[key]` as an own property, whatever the key: a plain assignment of `__proto__` replaces the object's
+ * prototype instead, and a read of `constructor` or `toString` finds Object.prototype's members.
+ */
+export function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Adds errors found by service rules (sku, references) to a dotted-path map, safe for any key (setOwn). */
 export function addError(errors: FieldErrors, key: string, message: string): void {
-  (errors[key] ??= []).push(message);
+  if (!Object.hasOwn(errors, key)) setOwn<string[]>(errors, key, []);
+  if (!errors[key].includes(message)) errors[key].push(message);
+}
+
+/** Adds every error of `more` to `errors`, joining lists of one key (Object.assign makes `__proto__` a prototype). */
+export function mergeErrors(errors: FieldErrors, more: FieldErrors): FieldErrors {
+  for (const [key, messages] of Object.entries(more)) for (const m of messages) addError(errors, key, m);
+  return errors;
 }

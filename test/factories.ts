@@ -90,6 +90,17 @@ export async function makeAdmin(ctx: AppContext): Promise<TestUser> {
   return makeUser(ctx, a.id, 'admin');
 }
 
+/** A shipping company "fast" of the account, on a closed local port: pushes to it fail, its code is a valid value. */
+export function makeCarrier(ctx: AppContext, accountId: number) {
+  return ctx.services.shipping.createCompany(sys, {
+    account_id: accountId,
+    code: 'fast',
+    name: 'Fast',
+    endpoint_url: 'http://127.0.0.1:9/x',
+    hmac_secret: 'secret-0123456789',
+  });
+}
+
 /** A plaintext secret of a tenant and what the database stores of it. */
 export interface FilledAccount extends TestAccount {
   secrets: string[];
@@ -120,6 +131,8 @@ export async function makeFilledAccount(ctx: AppContext, tag = uid()): Promise<F
   await ctx.services.leads.updateStatuses(acc.seller.actor, {
     leads: [{ reference: references[0], status: 'confirmed' }],
   });
+  // deliveries are made from the event log by the delivery job's fan-out (src/webhooks/webhook-fanout.ts)
+  await ctx.services.webhooks.fanOut();
   const token = await acc.token(undefined, `key ${tag}`);
   const apiKey = `api-key-${tag}-${crypto.randomBytes(8).toString('hex')}`;
   const hmacSecret = `hmac-secret-${tag}-${crypto.randomBytes(8).toString('hex')}`;

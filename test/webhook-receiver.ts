@@ -42,3 +42,53 @@ export async function startReceiver() {
   };
 }
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/**
+ * A receiver that never answers: it accepts each connection, reads the request and leaves it hanging (the sender's
+ * timeout ends the attempt). `requests` counts what arrived.
+ */
+export async function startDeadReceiver() {
+  let requests = 0;
+  const server = http.createServer((req) => {
+    requests++;
+    req.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: (path = '/dead') => `${base}${path}`,
+    requests: () => requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+export type DeadReceiver = Awaited<ReturnType<typeof startDeadReceiver>>;
+
+/**
+ * A receiver for the enclosing `describe`: started before its tests and closed after them. Use it inside tests, once
+ * it has started; `received` is the live receiver's list.
+ */
+export function useReceiver(): Omit<Receiver, 'close'> {
+  let receiver: Receiver | undefined;
+  before(async () => {
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await receiver?.close();
+  });
+  const live = (): Receiver => {
+    if (!receiver) throw new Error('the receiver starts in the before hook: use it inside tests');
+    return receiver;
+  };
+  return {
+    get received() {
+      return live().received;
+    },
+    url: (path?: string) => live().url(path),
+    at: (path: string) => live().at(path),
+    answerWith: (fn) => live().answerWith(fn),
+  };
+}

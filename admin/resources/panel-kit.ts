@@ -12,8 +12,9 @@ import {
   type ResourceWithOptions,
 } from 'adminjs';
 import { userActor, type Actor, type Role } from '../../src/actor.js';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../src/errors.js';
 import { can, type Ability, type Resource } from '../../src/policy.js';
+import { addError, isPrototypeName } from '../../src/validation.js';
 
 /** The panel's currentAdmin, filled from the dashboard session (one login for the whole dashboard). */
 export interface PanelAdmin extends CurrentAdmin {
@@ -23,11 +24,13 @@ export interface PanelAdmin extends CurrentAdmin {
   title: string;
   role: Role;
   accountId: number;
+  /** The dashboard session (a password changed in it ends the user's other sessions only). */
+  sessionId?: string;
 }
 
 export function actorOf(context: ActionContext): Actor {
   const a = context.currentAdmin as unknown as PanelAdmin;
-  return userActor({ id: a.userId, account_id: a.accountId, role: a.role, name: a.title });
+  return userActor({ id: a.userId, account_id: a.accountId, role: a.role, name: a.title }, a.sessionId);
 }
 
 /** Service errors shown where the panel shows them: field errors under the fields, the rest as the action's error. */
@@ -134,15 +137,21 @@ function defaultHandler(name: string): Handler {
   };
 }
 
-/** Flattened AdminJS payload → plain object (empty strings dropped; `a.0` keys become arrays). */
+/**
+ * Flattened AdminJS payload → plain object (empty strings dropped; `a.0` keys become arrays). A key with a segment
+ * named like a prototype member is refused by name: assigned, `__proto__.0` wrote to Object.prototype.
+ */
 export function payloadOf(request: ActionRequest): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const errors: FieldErrors = {};
   for (const [k, v] of Object.entries(request.payload ?? {})) {
-    if (v === '' || v === undefined) continue;
     const m = /^(\w+)\.(\d+)$/.exec(k);
-    if (m) ((out[m[1]] ??= []) as unknown[])[Number(m[2])] = v;
+    if (k.split('.').some(isPrototypeName)) addError(errors, k, `The ${k} field is not allowed.`);
+    else if (v === '' || v === undefined) continue;
+    else if (m) ((out[m[1]] ??= []) as unknown[])[Number(m[2])] = v;
     else out[k] = v;
   }
+  if (Object.keys(errors).length) throw new ValidationError(errors);
   return out;
 }
 

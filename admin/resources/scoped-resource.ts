@@ -204,7 +204,23 @@ export class ScopedResource extends SequelizeResource {
       where: { [Op.and]: [scope, { [this.primaryKey()]: { [Op.in]: valid } }] },
       attributes: this.selected,
     });
-    return rows.map((row) => this.record(row));
+    const records = rows.map((row) => this.record(row));
+    return this.populatedInFull(context) ? records : records.map((r) => this.titleOnly(r));
+  }
+
+  /**
+   * AdminJS fills a record's references (an order's shipping company, its creator) with the whole referenced record,
+   * through this findMany, in the action of the other resource. In full only for a role that may view this resource;
+   * any other sees its id and title (an agent reads "Carrier X" on an order, not the carrier's endpoint).
+   */
+  private populatedInFull(context?: ActionContext): boolean {
+    if (!context?.resource || context.resource === this) return true;
+    return this.decorate().actions.show?.isAccessible(context.currentAdmin) === true;
+  }
+
+  private titleOnly(record: BaseRecord): BaseRecord {
+    const title = this.decorate().titleProperty().name();
+    return new BaseRecord({ [this.primaryKey()]: record.id(), [title]: record.get(title) }, this);
   }
 
   async populate(): Promise<never> {

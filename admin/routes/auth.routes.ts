@@ -1,4 +1,4 @@
-import express, { type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type passport from 'passport';
 import type { AppContext } from '../../src/context.js';
@@ -7,21 +7,32 @@ import { sendErrorPage } from '../../http/errors.js';
 import { route } from '../../http/async.js';
 import { redisStore } from '../../http/rate-limit.js';
 import { wantsJson, type createCsrf } from '../auth.js';
-import { forgotPage, loginPage, resetPage } from '../views/pages.js';
-import { loginCredentials, type SessionUser } from '../session.js';
+import { forgotPage, loginPage, logoutPage, resetPage } from '../views/pages.js';
+import { loginCredentials, SESSION_COOKIE, type SessionUser } from '../session.js';
 
 const RESET_MESSAGE = 'If that email belongs to a LeadFlow login, a reset link is on its way.';
 
 /**
- * Where to go after login: a path on this site only. Browsers read `//host` and `/\\host` as another site, so a
- * backslash anywhere, a second leading slash or a control character sends the user to /admin instead.
+ * Where to go after login: a path on this site only. `next` is read as the browser will read the redirect: resolved
+ * against this site (dot segments removed, so `/.//host` becomes `//host`), and kept only when it lands on this site
+ * and its path, read again, still does (a path starting `//` or `/\` is another site to a browser). A backslash or a
+ * control character anywhere sends the user to /admin instead.
  */
 export function safeNext(next: unknown): string {
+  const fallback = '/admin';
   // eslint-disable-next-line no-control-regex -- a control character in `next` is what is refused
-  if (typeof next !== 'string' || !/^\/(?![/\\])/.test(next) || /[\\\u0000-\u001f\u007f]/.test(next)) return '/admin';
+  if (typeof next !== 'string' || !/^\/(?![/\\])/.test(next) || /[\\\u0000-\u001f\u007f]/.test(next)) return fallback;
   const base = 'http://leadflow.invalid';
-  const url = new URL(next, base);
-  return url.origin === base ? `${url.pathname}${url.search}${url.hash}` : '/admin';
+  let url: URL;
+  try {
+    url = new URL(next, base);
+  } catch {
+    return fallback;
+  }
+  if (url.origin !== base) return fallback;
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  if (!/^\/(?![/\\])/.test(path) || new URL(path, base).href !== url.href) return fallback;
+  return path;
 }
 
 type Csrf = ReturnType<typeof createCsrf>;
@@ -94,14 +105,59 @@ function addLoginRoutes(r: Router, ctx: AppContext, auth: passport.PassportStati
       if (wantsJson(req)) return next(new UnauthenticatedError());
       return res.redirect(303, '/login');
     }
-    req.logout((err) => {
-      if (err) return next(err);
-      req.session.destroy(() => {
-        res.clearCookie('leadflow.sid');
-        if (wantsJson(req)) return res.json({ message: 'Logged out.' });
-        res.redirect(303, '/login');
-      });
+    endSession(req, res, next);
+  });
+
+  // The panel's Log out button navigates here (AdminJS's logoutPath). A click on a page of this site ends the session
+  // at once; any other GET (a link or redirect from another site, which SameSite=Lax lets carry the cookie) only gets
+  // a page whose button POSTs /logout with the CSRF token, so another site cannot sign a user out.
+  r.get('/logout', (req, res, next) => {
+    if (!req.user) return res.redirect(303, '/login');
+    if (fromThisSite(req)) return endSession(req, res, next);
+    res.type('html').send(logoutPage({ csrf: csrf.token(req, res) }));
+  });
+}
+
+/** Ends the signed-in session as POST /logout does: the store row deleted, the cookie cleared, then the login page. */
+function endSession(req: Request, res: Response, next: NextFunction): void {
+  req.logout((err) => {
+    if (err) return next(err);
+    req.session.destroy((destroyErr) => {
+      if (destroyErr) return next(destroyErr);
+      res.clearCookie(SESSION_COOKIE);
+      if (wantsJson(req)) return res.json({ message: 'Logged out.' });
+      res.redirect(303, '/login');
     });
+  });
+}
+
+/** A navigation started by a page of this origin: Sec-Fetch-Site says so, or (older browsers) the Referer's host. */
+function fromThisSite(req: Request): boolean {
+  const site = req.get('sec-fetch-site');
+  if (site) return site === 'same-origin';
+  try {
+    return new URL(req.get('referer') ?? '').host === req.get('host');
+  } catch {
+    return false;
+  }
+}
+
+/** Reset requests per client IP (RESET_REQUESTS_PER_IP per 15 minutes); one mail per email is the job's rule. */
+function resetThrottle(ctx: AppContext, csrf: Csrf) {
+  return rateLimit({
+    windowMs: 15 * 60_000,
+    limit: ctx.config.resetRequestsPerIp,
+    legacyHeaders: false,
+    standardHeaders: false,
+    keyGenerator: (req) => ipKeyGenerator(req.ip ?? ''),
+    handler: (req, res, next, options) => {
+      ctx.metrics.rateLimited.inc({ limiter: 'password-reset' });
+      const retry = Math.ceil(options.windowMs / 1000);
+      const refusal = new RateLimitedError('Too many reset requests. Please try again later.', retry);
+      if (wantsJson(req)) return next(refusal);
+      sendErrorPage(res, refusal, forgotPage({ csrf: csrf.token(req, res), error: refusal.message }));
+    },
+    ...(ctx.config.redisUrl ? { store: redisStore(ctx.config.redisUrl, 'rl:reset:') } : {}),
   });
 }
 
@@ -114,6 +170,7 @@ function addResetRoutes(r: Router, ctx: AppContext, csrf: Csrf) {
   r.post(
     '/reset-password',
     csrf.protect,
+    resetThrottle(ctx, csrf),
     route(async (req, res) => {
       await ctx.services.passwordResets.requestReset(req.body?.email);
       if (wantsJson(req)) return res.json({ message: RESET_MESSAGE });

@@ -1,10 +1,10 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'csv-stringify';
 import express, { type Router } from 'express';
 import multer from 'multer';
 import type { AppContext } from '../../src/context.js';
 import { ValidationError } from '../../src/errors.js';
+import { privateDirSync } from '../../src/private-files.js';
 import { importRunView } from '../../src/transfers/import.service.js';
 import { escapeCell } from '../../src/transfers/spreadsheet.js';
 import { route } from '../../http/async.js';
@@ -15,8 +15,8 @@ import { respond } from './respond.js';
 export function createTransferRoutes(ctx: AppContext): Router {
   const { imports, exports } = ctx.services;
   const tmp = path.join(ctx.config.dataDir, 'uploads', 'incoming');
-  fs.mkdirSync(tmp, { recursive: true });
-  const upload = multer({ dest: tmp, limits: { fileSize: ctx.config.importMaxBytes, files: 1 } }).single('file');
+  privateDirSync(tmp); // uploads are tenants' data: 0700 (src/private-files.ts)
+  const upload = multer({ dest: tmp, limits: uploadLimits(ctx.config.importMaxBytes) }).single('file');
   const r = express.Router();
 
   r.get('/leads/import', (req, res) => {
@@ -25,21 +25,13 @@ export function createTransferRoutes(ctx: AppContext): Router {
 
   r.post(
     '/leads/import',
+    // Session and CSRF were checked by the router; the role is checked here, before a byte of the body is read.
+    route(async (req, _res, next) => {
+      imports.authorizeStart(req.actor!);
+      next();
+    }),
     (req, res, next) => {
-      upload(req, res, (err: unknown) => {
-        if (err) {
-          const tooBig = (err as { code?: string }).code === 'LIMIT_FILE_SIZE';
-          return next(
-            ValidationError.single(
-              'file',
-              tooBig
-                ? `The file must not be greater than ${Math.round(ctx.config.importMaxBytes / 1024)} kilobytes.`
-                : 'The file could not be uploaded.',
-            ),
-          );
-        }
-        next();
-      });
+      upload(req, res, (err: unknown) => next(err ? uploadRefusal(err, ctx.config.importMaxBytes) : undefined));
     },
     route(async (req, res) => {
       if (!req.file) throw ValidationError.single('file', 'The file field is required.');
@@ -58,6 +50,29 @@ export function createTransferRoutes(ctx: AppContext): Router {
 
   addRunRoutes(r, ctx);
   return r;
+}
+
+/**
+ * The import form sends one file and at most a CSRF token: anything beyond is refused while streaming, so a body of
+ * huge or countless text fields is never held in memory (multer's defaults allow any number of 1 MB fields).
+ */
+function uploadLimits(fileSize: number) {
+  return { fileSize, files: 1, fields: 4, fieldSize: 4096, fieldNameSize: 100, parts: 5, headerPairs: 20 };
+}
+
+/** multer's refusals in the documented shape: a body over a bound is 413, a wrong form 422; its temp file is gone. */
+function uploadRefusal(err: unknown, maxBytes: number): Error {
+  const code = (err as { code?: string }).code;
+  if (code === 'LIMIT_FILE_SIZE')
+    return ValidationError.single(
+      'file',
+      `The file must not be greater than ${Math.round(maxBytes / 1024)} kilobytes.`,
+    );
+  if (code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FIELD_COUNT' || code === 'LIMIT_PART_COUNT')
+    return Object.assign(new Error('The request body is too large.'), { status: 413, type: 'entity.too.large' });
+  if (code === 'LIMIT_UNEXPECTED_FILE' || code === 'LIMIT_FILE_COUNT')
+    return ValidationError.single('file', 'Send one file, in the file field.');
+  return ValidationError.single('file', 'The file could not be uploaded.');
 }
 
 /** The runs: list, status and progress, an import's report of refused rows, an export's file. */

@@ -21,7 +21,7 @@ button{margin-top:1.25rem;width:100%;padding:.7rem;border:0;border-radius:8px;ba
 font:inherit;font-weight:600;cursor:pointer}
 button:hover{background:#2533b8}.msg{padding:.6rem .75rem;border-radius:8px;margin:.75rem 0;font-size:.9rem}
 .err{background:#fdecec;color:#9b1c1c}.ok{background:#e8f6ee;color:#1d6b3f}
-.links{margin-top:1rem;font-size:.88rem;text-align:center}
+.links{margin-top:1rem;font-size:.88rem;text-align:center}.note{font-size:.9rem;color:#4a5566}
 a{color:#3040d6}</style></head><body><main><div class="brand">LeadFlow</div>${body}</main></body></html>`;
 }
 
@@ -44,13 +44,22 @@ autocomplete="current-password" required>
   );
 }
 
-export function forgotPage(o: { csrf: string; info?: string }): string {
+export function forgotPage(o: { csrf: string; info?: string; error?: string }): string {
   return layout(
     'Reset password',
-    `<h1>Reset your password</h1>${message(undefined, o.info)}
+    `<h1>Reset your password</h1>${message(o.error, o.info)}
 <form method="post" action="/reset-password"><input type="hidden" name="_csrf" value="${esc(o.csrf)}">
 <label for="email">Email</label><input id="email" name="email" type="email" required>
 <button type="submit">Send reset link</button></form><div class="links"><a href="/login">Back to log in</a></div>`,
+  );
+}
+
+/** Log out asked by a link from elsewhere: one button that POSTs /logout with the CSRF token. */
+export function logoutPage(o: { csrf: string }): string {
+  return layout(
+    'Log out',
+    `<h1>Log out?</h1><form method="post" action="/logout"><input type="hidden" name="_csrf" value="${esc(o.csrf)}">
+<button type="submit">Log out</button></form><div class="links"><a href="/admin">Back to the panel</a></div>`,
   );
 }
 
@@ -74,6 +83,34 @@ type="password" minlength="8" required>
   );
 }
 
+/** An invitation's link: the account and email invited, and the new password typed twice (the reset page's rules). */
+export function invitationPage(o: {
+  csrf: string;
+  token?: string;
+  valid: boolean;
+  invitation?: { email: string; account_name: string } | null;
+  error?: string;
+}): string {
+  if (!o.valid)
+    return layout(
+      'Invitation',
+      `<h1>Invitation</h1>${message(o.error ?? 'This invitation link is invalid, used or has expired.')}
+<div class="links"><a href="/login">Go to log in</a></div>`,
+    );
+  return layout(
+    'Accept the invitation',
+    `<h1>Join ${esc(o.invitation?.account_name)}</h1>
+<p class="note">Your LeadFlow login will be <b>${esc(o.invitation?.email)}</b>. Choose its password.</p>
+${message(o.error)}<form method="post" action="/invitation"><input type="hidden" name="_csrf" value="${esc(o.csrf)}">
+<input type="hidden" name="token" value="${esc(o.token ?? '')}">
+<label for="password">Password</label><input id="password" name="password" type="password" minlength="8"
+autocomplete="new-password" required>
+<label for="password_confirmation">Repeat it</label><input id="password_confirmation" name="password_confirmation"
+type="password" minlength="8" required>
+<button type="submit">Create my login</button></form>`,
+  );
+}
+
 /** The panel's "Import file" page: posts the file with the CSRF header and shows the queued run. */
 export function importPage(): string {
   const columns =
@@ -81,7 +118,7 @@ export function importPage(): string {
     'any other column is kept as custom data.';
   return layout(
     'Import leads',
-    `<h1>Import leads</h1><p style="font-size:.9rem;color:#4a5566">An .xlsx or .csv file with a header row.
+    `<h1>Import leads</h1><p class="note">An .xlsx or .csv file with a header row.
 ${columns}</p>
 <form id="f"><label for="file">File</label><input id="file" name="file" type="file" accept=".csv,.xlsx" required>
 <button type="submit">Upload and import</button></form><div id="out"></div>

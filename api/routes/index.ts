@@ -1,8 +1,9 @@
 import express, { type Router } from 'express';
 import type { AppContext } from '../../src/context.js';
 import { NotFoundError } from '../../src/errors.js';
-import { resolveBearer, requireToken } from '../middleware/bearer-auth.js';
-import { restRateLimit } from '../../http/rate-limit.js';
+import { dropBodyToken, resolveBearer, requireToken } from '../middleware/bearer-auth.js';
+import { accountRateLimit, restRateLimit } from '../../http/rate-limit.js';
+import { refuseUnfitInput } from '../../http/input-guard.js';
 import { createHistoryRoutes } from './histories.routes.js';
 import { createLeadRoutes } from './leads.routes.js';
 import { createOrderRoutes } from './orders.routes.js';
@@ -12,16 +13,17 @@ import { createWebhookRoutes } from './webhooks.routes.js';
 import { openApiDocument } from '../openapi.js';
 
 /**
- * The REST API under /api/web/1.0: JSON body (5 MB: 1,000 leads × 100 products fit), bearer token, the per-token
- * rate limit (per IP without a valid token), then the resources.
+ * The REST API under /api/web/1.0: bearer token, the per-token rate limit (per IP without a valid token) and the
+ * account's budget, all before a byte of the body is read; then the JSON body (5 MB: 1,000 leads × 100 products fit)
+ * and the resources. A request without a valid token, or over a budget, is answered without its body being parsed.
  */
 export function createRestRouter(ctx: AppContext): Router {
   const router = express.Router();
   router.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });
+  // public and signed: they read their own raw body, and come before the token
   router.use(createShippingCallbackRoutes(ctx));
-  router.use(express.json({ limit: '5mb', type: () => true, strict: true }));
   router.use(resolveBearer(ctx.services.tokens));
   router.use(
     restRateLimit({
@@ -29,8 +31,15 @@ export function createRestRouter(ctx: AppContext): Router {
       redisUrl: ctx.config.redisUrl,
       refused: () => ctx.metrics.rateLimited.inc({ limiter: 'rest' }),
     }),
+    accountRateLimit({
+      limit: ctx.config.rateLimitAccountPerMinute,
+      redisUrl: ctx.config.redisUrl,
+      refused: () => ctx.metrics.rateLimited.inc({ limiter: 'rest-account' }),
+    }),
   );
   router.use(requireToken);
+  router.use(express.json({ limit: '5mb', type: () => true, strict: true }), dropBodyToken);
+  router.use(refuseUnfitInput); // no prototype-named key, control character or lone surrogate: a 422
   router.use(createLeadRoutes(ctx));
   router.use(createHistoryRoutes(ctx));
   router.use(createOrderRoutes(ctx));

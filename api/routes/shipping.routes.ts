@@ -9,7 +9,8 @@ const CALLBACK_MAX_BYTES = 256 * 1024;
 /**
  * POST /shipping/{code}/callback?company={id}: the carrier's status updates, authenticated by an HMAC signature of
  * `<X-Timestamp>.<raw body>` with the company's secret (X-Signature: sha256=<hex>), not by a bearer token. Its own
- * rate limit per client address, and a small body: a carrier sends status lines, not files.
+ * rate limit per client address, and a small body: a carrier sends status lines, not files. A callback is applied
+ * once: the same signature again (a replay within the window) is refused with 409 and changes nothing.
  */
 export function createShippingCallbackRoutes(ctx: AppContext): Router {
   const r = express.Router();
@@ -46,7 +47,12 @@ export function createShippingCallbackRoutes(ctx: AppContext): Router {
       } catch {
         throw new BadRequestError('Malformed JSON body.');
       }
-      const { updated } = await ctx.services.orders.applyCarrierUpdates(company.id, body);
+      // verified above: the header is `sha256=<hex>` and the timestamp digits within the window
+      const seen = {
+        signature: String(req.headers['x-signature']).slice('sha256='.length),
+        signedAt: new Date(Number(req.headers['x-timestamp']) * 1000),
+      };
+      const { updated } = await ctx.services.orders.applyCarrierUpdates(company.id, body, seen);
       res.json({ message: `${updated} orders updated.`, updated });
     }),
   );

@@ -1,13 +1,14 @@
 import { Op } from 'sequelize';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { hashPassword, needsRehash, verifyAgainstNothing, verifyPassword } from '../passwords.js';
 import { accountScope, authorize } from '../policy.js';
 import { idsOrNotFound, isRowId } from '../query.js';
 import { likeExact } from '../search-clause.js';
 import { deleteUserClaims } from '../queue/queue.repository.js';
 import { TOKENS_CHANGED } from '../tokens/token-auth.js';
+import { endCredentials } from '../auth/credentials.js';
 import { validate } from '../validation.js';
 import {
   accountCreateSchema,
@@ -22,6 +23,7 @@ import {
 import type { Account } from './account.model.js';
 import type { User } from './user.model.js';
 import { normalizeEmail } from './email.js';
+import { addLogin, isTenantActor, type InvitationInput } from './add-login.js';
 
 export interface UserView {
   id: number;
@@ -64,11 +66,15 @@ async function deleteUsers(core: Core, actor: Actor, ids: number[]): Promise<voi
   await core.notifications.settle(TOKENS_CHANGED); // their tokens went with them
 }
 
-/** Creates a login. Sellers create agents/sellers of their own account; only admins create admins. */
+/**
+ * Creates a login for an admin or the system, answering why an email cannot be used. Sellers add logins through
+ * addLogin, whose answer does not tell whether an address is another account's login.
+ */
 async function createUser(core: Core, actor: Actor, input: UserCreateInput) {
   const { Account, User } = core.models;
   const v = validate<UserCreateInput>(userCreateSchema, input);
   authorize(actor, 'create', 'user', { account_id: v.account_id, role: v.role });
+  if (isTenantActor(actor)) throw new ForbiddenError();
   if (!(await Account.findByPk(v.account_id)))
     throw ValidationError.single('account_id', 'The selected account_id is invalid.');
   if (await User.findOne({ where: { email: { [Op.iLike]: likeExact(v.email) } } })) {
@@ -90,6 +96,13 @@ async function updateUser(core: Core, actor: Actor, id: number, input: UserUpdat
   // Both the stored role and the new one: a seller may neither demote an admin nor promote anyone to admin.
   authorize(actor, 'update', 'user', { account_id: u.account_id, role: u.role });
   if (v.role) authorize(actor, 'update', 'user', { account_id: u.account_id, role: v.role });
+  // Whether an address is free would tell a seller that it is another tenant's login; a tenant cannot change a login's
+  // email at all (the same answer for every address), and adds a login with the new address instead (add-login.ts).
+  if (v.email && v.email !== u.email && isTenantActor(actor))
+    throw ValidationError.single(
+      'email',
+      "Only an admin can change a login's email: add a login with the new address.",
+    );
   if (
     v.email &&
     v.email !== u.email &&
@@ -98,15 +111,21 @@ async function updateUser(core: Core, actor: Actor, id: number, input: UserUpdat
     throw ValidationError.single('email', 'The email has already been taken.');
   }
   const { password, ...rest } = v;
-  await u.update({
-    ...rest,
-    ...(password ? { password_hash: await hashPassword(password, core.config.passwordHashCost) } : {}),
+  const hash = password ? await hashPassword(password, core.config.passwordHashCost) : null;
+  await core.db.sequelize.transaction(async (transaction) => {
+    await u.update({ ...rest, ...(hash ? { password_hash: hash } : {}) }, { transaction });
+    // a new password ends the user's other sessions, their API tokens and open reset links (src/auth/credentials.ts)
+    if (hash) await endCredentials(core, id, transaction, ownSession(actor, id));
   });
   // a deactivated agent's lead goes back to the queue now, not when the claim lapses (up to QUEUE_CLAIM_SECONDS)
   if (v.active === false) await deleteUserClaims(core.db.sequelize, id);
   await core.notifications.settle(TOKENS_CHANGED); // a deactivated or demoted owner's tokens refuse at once
   return userView(u);
 }
+
+/** The acting dashboard session when the actor changes its own login (that session stays signed in). */
+const ownSession = (actor: Actor, userId: number) =>
+  actor.kind === 'user' && actor.userId === userId ? actor.sessionId : undefined;
 
 /**
  * Password check for login; returns the user or null, taking the same time for unknown emails. A hash made with
@@ -151,7 +170,13 @@ async function updateAccount(core: Core, actor: Actor, id: number, input: Accoun
   const a = isRowId(id) ? await Account.findOne({ where: { [Op.and]: [{ id }, idScope(actor)] } }) : null;
   if (!a) throw new NotFoundError();
   authorize(actor, 'update', 'account', { account_id: a.id });
-  if (v.name && (await Account.findOne({ where: { name: { [Op.iLike]: likeExact(v.name) }, id: { [Op.ne]: id } } }))) {
+  // Names are not unique across accounts (two shops may both be "Acme"); only the back office, which sees every
+  // account, is stopped from giving two accounts one name. A seller is never told another account's name.
+  if (
+    !isTenantActor(actor) &&
+    v.name &&
+    (await Account.findOne({ where: { name: { [Op.iLike]: likeExact(v.name) }, id: { [Op.ne]: id } } }))
+  ) {
     throw ValidationError.single('name', 'The name has already been taken.');
   }
   await a.update(v);
@@ -169,6 +194,8 @@ export function createAccountService(core: Core) {
 
   return {
     createUser: (actor: Actor, input: UserCreateInput) => createUser(core, actor, input),
+    /** A seller's add-login: the same invitation mail whether the email is free or taken (add-login.ts). */
+    addLogin: (actor: Actor, input: InvitationInput) => addLogin(core, actor, input),
     updateUser: (actor: Actor, id: number, input: UserUpdateInput) => updateUser(core, actor, id, input),
     verifyCredentials: (email: string, password: string) => verifyCredentials(core, email, password),
     /** Creates a tenant. Admin (or system) only. */

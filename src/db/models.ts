@@ -1,6 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { Account, initAccount } from '../accounts/account.model.js';
 import { User, initUser } from '../accounts/user.model.js';
+import { LoginInvitation, initLoginInvitation } from '../accounts/login-invitation.model.js';
 import { PasswordReset, initPasswordReset } from '../auth/password-reset.model.js';
 import { Session, initSession } from '../auth/session.model.js';
 import { City, initCity } from '../catalogue/city.model.js';
@@ -20,6 +21,7 @@ import { WebhookDelivery, WebhookEndpoint, initWebhooks } from '../webhooks/webh
 export const models = {
   Account,
   User,
+  LoginInvitation,
   PasswordReset,
   Session,
   City,
@@ -45,6 +47,7 @@ export function initModels(sequelize: Sequelize): Models {
   for (const init of [
     initAccount,
     initUser,
+    initLoginInvitation,
     initPasswordReset,
     initSession,
     initCity,
@@ -65,6 +68,7 @@ export function initModels(sequelize: Sequelize): Models {
 
   Account.hasMany(User, { foreignKey: 'account_id' });
   User.belongsTo(Account, { foreignKey: 'account_id' });
+  LoginInvitation.belongsTo(Account, { foreignKey: 'account_id' });
   Product.belongsTo(Account, { foreignKey: 'account_id' });
   Lead.belongsTo(Account, { foreignKey: 'account_id' });
   Lead.belongsTo(City, { foreignKey: 'city_id' });

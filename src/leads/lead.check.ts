@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { FieldErrors } from '../errors.js';
 import { fastValidator } from '../fast-validator.js';
-import { addError, controlCharErrors, JOI_OPTIONS, toFieldErrors } from '../validation.js';
+import { addError, inputErrors, JOI_OPTIONS, mergeErrors, toFieldErrors } from '../validation.js';
 import type { LeadStatus } from './lead.model.js';
 import { leadItemSchema, type LeadItemInput } from './lead.schemas.js';
 import { impossiblePhone, normalizePhone } from './phone.js';
@@ -85,10 +85,10 @@ export function checkLeadItems(
   const errors: FieldErrors = error ? toFieldErrors(error) : {};
   const invalid = new Set(error?.details.map((d) => Number(d.path[1])) ?? []);
   items.forEach((item, i) => {
-    const controls = controlCharErrors(item, `${path}.${i}`);
-    if (!Object.keys(controls).length) return;
+    const unfit = inputErrors(item, `${path}.${i}`);
+    if (!Object.keys(unfit).length) return;
     invalid.add(i);
-    for (const [k, msgs] of Object.entries(controls)) for (const m of msgs) addError(errors, k, m);
+    mergeErrors(errors, unfit);
   });
   const prepared = values.map((v, i) => {
     if (invalid.has(i)) return null;

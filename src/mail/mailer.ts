@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
+import { PRIVATE_FILE_MODE, privateDir } from '../private-files.js';
 
 export interface Mail {
   to: string;
@@ -42,11 +43,13 @@ export function createMailer(config: Readonly<Config>): Mailer {
   const dir = path.join(config.dataDir, 'outbox');
   return {
     async send(m) {
-      await fs.mkdir(dir, { recursive: true });
+      // A mail may carry a live reset link: readable by the service's user only.
+      await privateDir(dir);
       const file = path.join(dir, `${Date.now()}-${crypto.randomBytes(4).toString('hex')}.json`);
       await fs.writeFile(
         file,
         JSON.stringify({ from: config.mailFrom, ...m, date: new Date().toISOString() }, null, 2),
+        { mode: PRIVATE_FILE_MODE },
       );
     },
   };

@@ -16,6 +16,8 @@ import {
   type OrderStatusChange,
 } from './order.schemas.js';
 import { canMove, DELETABLE_ORDER_STATUSES } from './order.transitions.js';
+import { pruneCallbacks, recordCallback, type CallbackSignature } from '../shipping/callback-replay.js';
+import { CALLBACK_WINDOW_S } from '../shipping/shipping.service.js';
 
 type Move = { row: LockedOrder; status: OrderStatus; tracking_number?: string; path: string };
 
@@ -113,13 +115,16 @@ export async function deleteMany(core: Core, actor: Actor, body: unknown, by: Ro
 
 /**
  * Carrier status callback (its signature already verified): moves the company's orders to shipped / delivered /
- * returned, history by the company.
+ * returned, history by the company. `signed` is the callback's signature, recorded with the changes so that a replay
+ * of it is refused (409) rather than applied again.
  */
-export async function applyCarrierUpdates(core: Core, companyId: number, body: unknown) {
+export async function applyCarrierUpdates(core: Core, companyId: number, body: unknown, signed?: CallbackSignature) {
   const { orders: updates } = validate<{ orders: CarrierUpdate[] }>(carrierCallbackSchema, body);
   const company = (await core.models.ShippingCompany.findByPk(companyId))!;
   const { sequelize } = core.db;
+  if (signed) await pruneCallbacks(sequelize, CALLBACK_WINDOW_S);
   return sequelize.transaction(async (transaction) => {
+    if (signed) await recordCallback(sequelize, transaction, company.id, signed);
     const rows = await lockCompanyOrders(sequelize, transaction, company, updates);
     const errors: FieldErrors = {};
     const seen = new Set<number>();

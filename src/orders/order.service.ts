@@ -13,6 +13,7 @@ import type { ShippingService } from '../shipping/shipping.service.js';
 import { validate } from '../validation.js';
 import { push, pushOne } from './order-push.js';
 import { applyCarrierUpdates, deleteMany, updateStatuses } from './order-writes.js';
+import type { CallbackSignature } from '../shipping/callback-replay.js';
 import { insertOrders, listOrders } from './order.repository.js';
 import { phoneCountryOf } from '../accounts/phone-country.js';
 import { orderListQuerySchema, type OrderFilters } from './order.schemas.js';
@@ -106,7 +107,8 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
     push: (actor: Actor, body: unknown, by: RowKey = 'references') => push(core, deps.shipping, actor, body, by),
     pushOne: (orderId: number, requestedBy: string, userId: number | null) =>
       pushOne(core, orderId, requestedBy, userId),
-    applyCarrierUpdates: (companyId: number, body: unknown) => applyCarrierUpdates(core, companyId, body),
+    applyCarrierUpdates: (companyId: number, body: unknown, seen?: CallbackSignature) =>
+      applyCarrierUpdates(core, companyId, body, seen),
   };
 }
 export type OrderService = ReturnType<typeof createOrderService>;

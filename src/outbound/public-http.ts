@@ -2,6 +2,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { isPublicAddress } from './address-space.js';
 
 /**
  * The one door from a worker to a URL a seller chose (a carrier's endpoint, a webhook receiver). It must not reach the
@@ -11,46 +12,8 @@ import net from 'node:net';
  * private addresses per feature (SHIPPING_ALLOW_PRIVATE_URLS, WEBHOOK_ALLOW_PRIVATE_URLS).
  */
 
-/** Addresses a seller's URL must not reach: loopback, private, link-local, carrier-grade NAT, multicast, reserved. */
-const BLOCKED = new net.BlockList();
-for (const [prefix, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  BLOCKED.addSubnet(prefix, bits, 'ipv4');
-for (const [prefix, bits] of [
-  // IPv4-compatible addresses (::7f00:1), 6to4 (2002::/16) and Teredo (2001::/32) carry an IPv4 address inside;
-  // discard and documentation ranges. (BlockList judges an IPv4-mapped ::ffff:7f00:1 by the IPv4 rules above.)
-  ['::', 96],
-  ['::1', 128],
-  ['2002::', 16],
-  ['2001::', 32],
-  ['2001:db8::', 32],
-  ['100::', 64],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-] as const)
-  BLOCKED.addSubnet(prefix, bits, 'ipv6');
-
-export function isPublicAddress(address: string): boolean {
-  const family = net.isIP(address);
-  if (family === 0) return false;
-  // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it is.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return !BLOCKED.check(mapped[1], 'ipv4');
-  return !BLOCKED.check(address, family === 6 ? 'ipv6' : 'ipv4');
-}
+// Which addresses are public is decided in one place, from the IANA special-purpose registries (address-space.ts).
+export { isPublicAddress } from './address-space.js';
 
 /** The URL's host is (or resolves to) an address that is not public. */
 export class AddressNotPublicError extends Error {}
@@ -81,6 +44,8 @@ export async function checkPublicUrl(url: string, allowPrivate: boolean, field: 
   if (parsed.username || parsed.password) return `The ${field} field must not contain credentials.`;
   if (allowPrivate) return null;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  // RFC 6761: `localhost` and every name under it are loopback, whatever this host's resolver answers for them today
+  if (/(^|\.)localhost\.?$/i.test(host)) return `The ${field} field must point to a public address.`;
   const addresses = net.isIP(host)
     ? [host]
     : await dns.promises.lookup(host, { all: true }).then(

@@ -23,10 +23,21 @@ function payloadOf(order: Order, products: OrderProduct[]): string {
   });
 }
 
+/**
+ * Text kept from a carrier's answer (a tracking number, an error) with the company's API key and HMAC secret
+ * replaced: a carrier that echoes them must not have them stored and shown to everyone who reads the order.
+ */
+export function maskSecrets(text: string, company: ShippingCompany | null): string {
+  let masked = text;
+  for (const secret of [company?.api_key, company?.hmac_secret])
+    if (secret) masked = masked.split(secret).join('[secret]');
+  return masked;
+}
+
 /** The failure as the tenant reads it in last_push_error: no carrier body, no stack, the company's secrets masked. */
 function failureText(err: unknown, company: ShippingCompany | null): string {
   const e = err as NodeJS.ErrnoException;
-  let failure =
+  const failure =
     e.name === 'TimeoutError'
       ? `carrier did not answer within ${company?.timeout_ms} ms`
       : e instanceof CarrierAddressError ||
@@ -36,13 +47,11 @@ function failureText(err: unknown, company: ShippingCompany | null): string {
         : e.code
           ? `carrier could not be reached (${e.code})`
           : e.message;
-  for (const secret of [company?.api_key, company?.hmac_secret])
-    if (secret) failure = failure.split(secret).join('[secret]');
-  return failure;
+  return maskSecrets(failure, company);
 }
 
-/** The tracking number in a carrier's 2xx answer, or a thrown "carrier answer …" error. */
-function trackingOf(answer: { status: number; body: string }): string {
+/** The tracking number in a carrier's 2xx answer, secrets masked, or a thrown "carrier answer …" error. */
+function trackingOf(answer: { status: number; body: string }, company: ShippingCompany): string {
   if (answer.status < 200 || answer.status > 299) throw new Error(`carrier answered HTTP ${answer.status}`);
   const parsed = (() => {
     try {
@@ -53,7 +62,8 @@ function trackingOf(answer: { status: number; body: string }): string {
   })();
   if (typeof parsed?.tracking_number !== 'string' || !parsed.tracking_number)
     throw new Error('carrier answer has no tracking_number');
-  return parsed.tracking_number.slice(0, 100);
+  // masked before it is cut, so no part of a secret survives at the cut
+  return maskSecrets(parsed.tracking_number, company).slice(0, 100);
 }
 
 /**
@@ -77,7 +87,7 @@ export async function sendOrder(
       ...(company.api_key ? { 'x-api-key': company.api_key } : {}),
     };
     const answer = await postToCarrier(company.endpoint_url, headers, payload, company.timeout_ms, allowPrivateUrls);
-    return { tracking: trackingOf(answer) };
+    return { tracking: trackingOf(answer, company) };
   } catch (err) {
     return { failure: failureText(err, company) };
   }

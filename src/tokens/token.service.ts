@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import Joi from 'joi';
+import { Op } from 'sequelize';
 import { SCOPES, type Actor, type Scope } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
@@ -80,13 +81,36 @@ async function createToken(core: Core, actor: Actor, input: TokenCreateInput) {
   if (!owner) throw ValidationError.single('user_id', 'The selected user_id is invalid.');
   authorize(actor, 'create', 'token', { account_id: owner.account_id, role: owner.role });
   const secret = crypto.randomBytes(30).toString('base64url').slice(0, 40);
-  const t = await ApiToken.create({
-    account_id: owner.account_id,
-    user_id: owner.id,
-    name: v.name,
-    scopes: v.scopes,
-    expires_at: v.expires_at ?? null,
-    token_hash: sha256(secret),
+  const t = await core.db.sequelize.transaction(async (transaction) => {
+    // The owner's row is the lock: two concurrent creations for one user count one after the other, so the cap holds.
+    // NO KEY UPDATE leaves the foreign-key checks of other tables' inserts on this user unblocked.
+    await User.findOne({
+      where: { id: owner.id },
+      attributes: ['id'],
+      transaction,
+      lock: transaction.LOCK.NO_KEY_UPDATE,
+    });
+    const live = await ApiToken.count({
+      where: { user_id: owner.id, [Op.or]: [{ expires_at: null }, { expires_at: { [Op.gt]: new Date() } }] },
+      transaction,
+    });
+    const cap = core.config.apiTokensPerUser;
+    if (live >= cap)
+      throw ValidationError.single(
+        'name',
+        `This user already has ${cap} API keys, the most allowed: revoke one before generating another.`,
+      );
+    return ApiToken.create(
+      {
+        account_id: owner.account_id,
+        user_id: owner.id,
+        name: v.name,
+        scopes: v.scopes,
+        expires_at: v.expires_at ?? null,
+        token_hash: sha256(secret),
+      },
+      { transaction },
+    );
   });
   core.logger.info({ account_id: owner.account_id, token_id: t.id, scopes: v.scopes }, 'API token created');
   return { ...tokenView(t), token: `${t.id}|${secret}` };

@@ -9,6 +9,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import type { Sequelize } from 'sequelize';
 import { withPgClient } from '../db/index.js';
 import { EXPORT_COLUMNS, type ExportSlice, type leadExport } from '../leads/lead-export.repository.js';
+import { PRIVATE_FILE_MODE } from '../private-files.js';
 
 type LeadExport = ReturnType<typeof leadExport>;
 
@@ -42,7 +43,8 @@ export async function csvInHalves(
         const older = middle === null ? null : half(b, { upTo: middle }, false);
         await Promise.all([
           pipeline(newer, csvRecordCounter(progress, true), out),
-          older && pipeline(older, csvRecordCounter(progress, false), fs.createWriteStream(rest)),
+          older &&
+            pipeline(older, csvRecordCounter(progress, false), fs.createWriteStream(rest, { mode: PRIVATE_FILE_MODE })),
         ]);
         if (older) await pipeline(fs.createReadStream(rest), fs.createWriteStream(file, { flags: 'a' }));
         await Promise.all([a.query('COMMIT'), b.query('COMMIT')]);

@@ -9,6 +9,7 @@ import { GoneError, NotFoundError } from '../errors.js';
 import { dashboardListQuerySchema, type LeadFilters } from '../leads/lead.schemas.js';
 import { leadExport } from '../leads/lead-export.repository.js';
 import { accountScope, authorize } from '../policy.js';
+import { emptyPrivateFile, privateDir } from '../private-files.js';
 import { findInScope } from '../query.js';
 import { validate } from '../validation.js';
 import type { ExportRun } from './export-run.model.js';
@@ -51,7 +52,7 @@ async function runExport(core: Core, runId: number): Promise<void> {
   const actor = await runActor(run, User, 'export');
   if (!actor) return;
   const dir = path.join(core.config.dataDir, 'exports', String(run.account_id));
-  await fs.promises.mkdir(dir, { recursive: true });
+  await privateDir(dir);
   const file = path.join(dir, `${run.id}.${run.file_extension}`);
   await run.update({ status: 'running', started_at: new Date(), file_path: file });
   const progress = { rows: 0 };
@@ -59,6 +60,8 @@ async function runExport(core: Core, runId: number): Promise<void> {
     ExportRun.update({ rows_written: progress.rows }, { where: { id: run.id, status: 'running' } }).catch(() => {});
   }, 2000);
   try {
+    // The writers open the file by name and keep the mode of the file they find: 0600 (src/private-files.ts).
+    await emptyPrivateFile(file);
     // The list's own scope: a seller's export is their account whatever the filters say; an admin's is the account
     // chosen in the filters (or every account), like the admin's list.
     const query = leadExport(actor, run.filters as LeadFilters);

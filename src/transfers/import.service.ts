@@ -6,6 +6,7 @@ import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';
 import type { LeadService } from '../leads/lead.service.js';
 import { accountScope, authorize } from '../policy.js';
+import { PRIVATE_FILE_MODE, privateDir } from '../private-files.js';
 import { findInScope } from '../query.js';
 import type { ImportRun } from './import-run.model.js';
 import { runImport } from './import-run.js';
@@ -65,11 +66,12 @@ async function start(core: Core, actor: Actor, file: { path: string; originalnam
     const bomb = type === 'xlsx' ? await workbookExpansionProblem(file.path, expansionLimits(core.config)) : null;
     if (bomb) throw ValidationError.single('file', bomb);
     const dir = path.join(core.config.dataDir, 'uploads', String(actor.accountId));
-    await fs.promises.mkdir(dir, { recursive: true });
+    await privateDir(dir);
     const stored = path.join(dir, `${crypto.randomUUID()}.${ext}`);
     await fs.promises.rename(file.path, stored).catch(async () => {
       await fs.promises.copyFile(file.path, stored);
     });
+    await fs.promises.chmod(stored, PRIVATE_FILE_MODE);
     const run = await core.models.ImportRun.create({
       account_id: actor.accountId,
       user_id: actor.kind === 'system' ? null : actor.userId,
@@ -90,6 +92,10 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
   const { ImportRun, ImportRunError } = core.models;
 
   return {
+    /** The role check of `start`, made by the route before it reads a byte of the upload. */
+    authorizeStart(actor: Actor) {
+      authorize(actor, 'import', 'lead');
+    },
     start: (actor: Actor, file: { path: string; originalname: string; size: number }) => start(core, actor, file),
     async list(actor: Actor) {
       authorize(actor, 'viewAny', 'importRun');

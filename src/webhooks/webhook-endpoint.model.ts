@@ -33,6 +33,8 @@ export class WebhookDelivery extends Model {
   declare locked_until: Date | null;
   declare delivered_at: Date | null;
   declare resent_from: number | null;
+  /** The webhook_events row it was fanned out from (null: a hand re-send, or recorded before the event log). */
+  declare webhook_event_id: string | null;
   declare created_at: Date;
 }
 
@@ -69,6 +71,7 @@ export function initWebhooks(sequelize: Sequelize) {
       locked_until: DataTypes.DATE,
       delivered_at: DataTypes.DATE,
       resent_from: DataTypes.BIGINT,
+      webhook_event_id: DataTypes.BIGINT,
       created_at: { type: DataTypes.DATE, allowNull: false },
     },
     { sequelize, tableName: 'webhook_deliveries', modelName: 'WebhookDelivery', timestamps: false },

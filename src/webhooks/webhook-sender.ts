@@ -2,14 +2,10 @@ import crypto from 'node:crypto';
 import type { Core } from '../context.js';
 import { createMailer, type Mailer } from '../mail/mailer.js';
 import { postToPublicUrl } from '../outbound/public-http.js';
-import {
-  claimDue,
-  disableIfFailingSince,
-  recordAttempt,
-  sellerEmails,
-  type Attempt,
-  type ClaimedDelivery,
-} from './webhook.repository.js';
+import { recordAttempt, type Attempt, type ClaimedDelivery, type ClaimLimits } from './webhook-claim.js';
+import { fillSlots, POLL_MS, Slots, type Schedule } from './webhook-slots.js';
+import { fanOutRound } from './webhook-fanout.js';
+import { disableIfFailingSince, sellerEmails } from './webhook.repository.js';
 
 /**
  * Seconds to wait after the n-th failed attempt (n = 1, 2, …): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, about 28 h
@@ -87,40 +83,64 @@ async function disableIfFailingTooLong(core: Core, mailer: Mailer, endpointId: n
   }
 }
 
-/** One lane: takes and sends due deliveries one at a time until none is due or the run's time is up. */
-async function lane(core: Core, mailer: Mailer, until: number, claim: () => Promise<ClaimedDelivery | null>) {
-  let sent = 0;
-  while (Date.now() < until) {
-    const d = await claim();
-    if (!d) break;
-    const outcome = await attempt(core, d);
-    await recordAttempt(core.db.sequelize, d, outcome);
-    if (!outcome.ok) await disableIfFailingTooLong(core, mailer, d.endpoint_id);
-    sent++;
-  }
-  return sent;
+/** Sends one claimed delivery and records the outcome (and disables an endpoint failing for too long). */
+async function send(core: Core, mailer: Mailer, d: ClaimedDelivery): Promise<void> {
+  const outcome = await attempt(core, d);
+  await recordAttempt(core.db.sequelize, d, outcome);
+  if (!outcome.ok) await disableIfFailingTooLong(core, mailer, d.endpoint_id);
+}
+
+function limitsOf(core: Core): ClaimLimits {
+  const { webhookConcurrency, webhookAccountInFlight, webhookTimeoutMs } = core.config;
+  return {
+    holdMs: webhookTimeoutMs + 30_000,
+    // half the slots at most for one endpoint, and no more than its account may hold
+    perEndpoint: Math.max(1, Math.min(Math.floor(webhookConcurrency / 2), webhookAccountInFlight)),
+    perAccount: webhookAccountInFlight,
+  };
 }
 
 /**
- * Sends every due delivery that heads its sequence, WEBHOOK_CONCURRENCY at a time (never two of one sequence: see
- * claimDue), until none is due or a minute has passed. Answers how many attempts were made. Safe on several workers.
+ * Fans new events out to their endpoints and sends every due delivery that heads its sequence, WEBHOOK_CONCURRENCY at
+ * a time (never two of one sequence, at most WEBHOOK_ACCOUNT_IN_FLIGHT of one account across all workers), until none
+ * is due and none is in flight, or a minute has passed. A slot freed by a send that ended, or new work while sends are
+ * in flight, is filled at once: a run busy with one account's slow receiver keeps serving the others. Answers how many
+ * attempts were made. Safe on several workers.
  */
 export async function deliverDue(core: Core, mailer: Mailer = createMailer(core.config)): Promise<number> {
   const until = Date.now() + RUN_BUDGET_MS;
-  const holdMs = core.config.webhookTimeoutMs + 30_000;
-  // half the lanes at most for one endpoint (across workers): a receiver that hangs cannot hold up the others. The
-  // lanes of a run claim one after the other, so each sees what the previous one holds.
-  const perEndpoint = Math.max(1, Math.floor(core.config.webhookConcurrency / 2));
-  let claims: Promise<unknown> = Promise.resolve();
-  const claim = () => {
-    const next = claims.then(() => claimDue(core.db.sequelize, holdMs, perEndpoint));
-    claims = next.catch(() => {});
-    return next;
-  };
-  const lanes = Array.from({ length: core.config.webhookConcurrency }, () => lane(core, mailer, until, claim));
-  // every lane ends before the run does (a run that failed early must not leave lanes sending behind the next one)
-  const outcomes = await Promise.allSettled(lanes);
-  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-  if (failed) throw failed.reason;
-  return outcomes.reduce((sum, o) => sum + (o.status === 'fulfilled' ? o.value : 0), 0);
+  const free = () => slots.free();
+  const limits = limitsOf(core);
+  const schedule: Schedule = { accounts: new Map(), readAt: 0 };
+  const slots = new Slots(core, (d) => send(core, mailer, d), limits, schedule, until);
+  let fannedAt = 0;
+  while (!slots.failure && Date.now() < until) {
+    const round = Date.now();
+    slots.freed = false;
+    try {
+      // new events: looked for at each poll, and at once again while a round found some (a backlog)
+      let fanned = 0;
+      if (round - fannedAt >= POLL_MS) {
+        fanned = await fanOutRound(core.db.sequelize);
+        fannedAt = fanned > 0 ? 0 : round;
+      }
+      const claimed = await fillSlots(core, limits, free, schedule, (d) => slots.start(d));
+      if (slots.inFlight.size === 0 && fanned === 0 && claimed === 0) {
+        // the end, once a fresh read of the due work agrees
+        if (schedule.readAt >= round && fannedAt >= round) break;
+        schedule.readAt = 0;
+        fannedAt = 0;
+        continue;
+      }
+      if (fanned > 0) continue;
+    } catch (err) {
+      slots.failure ??= { err };
+      break;
+    }
+    if (!slots.freed) await slots.pause(POLL_MS);
+  }
+  // every send ends before the run does (a run that failed must not leave sends going behind the next one)
+  while (slots.inFlight.size) await Promise.allSettled([...slots.inFlight]);
+  if (slots.failure) throw slots.failure.err;
+  return slots.sent;
 }

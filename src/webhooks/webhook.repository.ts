@@ -32,6 +32,40 @@ export async function endpointPage(models: Models, accountId: number | undefined
   return { rows, total: count };
 }
 
+/** The classid of the endpoint cap's advisory locks; the objid is the account. */
+const ENDPOINT_CAP_LOCK_CLASS = 2_026_120_203;
+
+/**
+ * Adds an endpoint unless the account has `max` already (answers null then). Two creates at once cannot both take
+ * the last place: the count and the insert run under the account's advisory lock. `created_at` is the database's
+ * clock, the one events are stamped with (an endpoint receives the events of changes made after it was created).
+ */
+export async function createEndpointCapped(
+  sequelize: Sequelize,
+  models: Models,
+  attrs: { account_id: number; url: string; events: string[]; active: boolean; secret: string },
+  max: number,
+): Promise<WebhookEndpoint | null> {
+  return sequelize.transaction(async (transaction) => {
+    await sequelize.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', {
+      bind: [ENDPOINT_CAP_LOCK_CLASS, attrs.account_id],
+      transaction,
+    });
+    if ((await models.WebhookEndpoint.count({ where: { account_id: attrs.account_id }, transaction })) >= max)
+      return null;
+    const [row] = await sequelize.query<{ id: number }>(
+      `INSERT INTO webhook_endpoints (account_id, url, events, secret, active)
+       VALUES ($1, $2, $3::text[], $4, $5) RETURNING id`,
+      {
+        bind: [attrs.account_id, attrs.url, attrs.events, attrs.secret, attrs.active],
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
+    return models.WebhookEndpoint.findByPk(row.id, { transaction });
+  });
+}
+
 /** A delivery by id within `accountId` (none: any account); null when unknown. */
 export async function findDelivery(models: Models, id: unknown, accountId?: number): Promise<WebhookDelivery | null> {
   const wanted = rowId(id, Number.MAX_SAFE_INTEGER);
@@ -73,88 +107,7 @@ export async function copyDelivery(models: Models, d: WebhookDelivery): Promise<
   });
 }
 
-/** A delivery taken by a worker: what it needs to send it. */
-export interface ClaimedDelivery {
-  id: string;
-  event_id: string;
-  endpoint_id: number;
-  account_id: number;
-  event: string;
-  payload: Record<string, unknown>;
-  attempts: number;
-  created_at: Date;
-  url: string;
-  secret: string;
-  /** The hold's end as stored: the attempt is recorded only while the delivery is still held by this claim. */
-  claim: string;
-}
-
-/**
- * Takes the next due delivery that heads its sequence (no lower pending id of the same endpoint and sequence key),
- * of an active endpoint with fewer than `perEndpoint` deliveries in flight (a slow or hanging receiver holds no more
- * lanes than that, the others serve other endpoints), and holds it for `holdMs` (another
- * worker skips it meanwhile). Deliveries of one sequence are therefore sent one at a time and in id order; the hold
- * runs out if the worker dies. `claim` (the hold's end, as stored) tells recordAttempt the delivery is still its own.
- */
-export async function claimDue(
-  sequelize: Sequelize,
-  holdMs: number,
-  perEndpoint: number,
-): Promise<ClaimedDelivery | null> {
-  const [row] = await sequelize.query<ClaimedDelivery>(
-    `WITH next AS (
-       SELECT d.id FROM webhook_deliveries d
-         JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.active
-        WHERE d.state = 'pending' AND d.next_try_at <= now()
-          AND (d.locked_until IS NULL OR d.locked_until < now())
-          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-                           WHERE p.endpoint_id = d.endpoint_id AND p.sequence_key = d.sequence_key
-                             AND p.state = 'pending' AND p.id < d.id)
-          AND (SELECT count(*) FROM webhook_deliveries b
-                WHERE b.endpoint_id = d.endpoint_id AND b.locked_until >= now()) < $2
-        ORDER BY d.next_try_at, d.id
-        LIMIT 1
-        FOR UPDATE OF d SKIP LOCKED)
-     UPDATE webhook_deliveries d SET locked_until = now() + make_interval(secs => $1)
-       FROM next, webhook_endpoints w
-      WHERE d.id = next.id AND w.id = d.endpoint_id
-     RETURNING d.id, d.event_id, d.endpoint_id, d.account_id, d.event, d.payload, d.attempts, d.created_at, w.url,
-               w.secret, d.locked_until::text AS claim`,
-    { bind: [holdMs / 1000, perEndpoint], type: QueryTypes.SELECT },
-  );
-  return row ?? null;
-}
-
-/** The outcome of one attempt. */
-export interface Attempt {
-  ok: boolean;
-  status: number | null;
-  durationMs: number;
-  error: string | null;
-  /** When to try again (pending); null: give up (failed) or delivered. */
-  nextTryAt: Date | null;
-}
-
-/**
- * Records an attempt on the delivery and on its endpoint (failing since when, or no longer failing); nothing when the
- * hold ran out and another worker took the delivery meanwhile (its own attempt is the one recorded).
- */
-export async function recordAttempt(sequelize: Sequelize, d: ClaimedDelivery, a: Attempt): Promise<void> {
-  await sequelize.query(
-    `WITH done AS (
-       UPDATE webhook_deliveries
-          SET attempts = attempts + 1, response_code = $2, duration_ms = $3, last_error = $4, locked_until = NULL,
-              state = CASE WHEN $5 THEN 'delivered' WHEN $6::timestamptz IS NULL THEN 'failed' ELSE 'pending' END,
-              delivered_at = CASE WHEN $5 THEN now() END,
-              next_try_at = CASE WHEN $5 THEN NULL ELSE $6::timestamptz END
-        WHERE id = $1 AND state = 'pending' AND locked_until = $7::timestamptz
-        RETURNING endpoint_id)
-     UPDATE webhook_endpoints w
-        SET failing_since = CASE WHEN $5 THEN NULL ELSE coalesce(w.failing_since, now()) END
-       FROM done WHERE w.id = done.endpoint_id`,
-    { bind: [d.id, a.status, a.durationMs, a.error?.slice(0, 500) ?? null, a.ok, a.nextTryAt, d.claim] },
-  );
-}
+export { claimDue, recordAttempt, type Attempt, type ClaimedDelivery } from './webhook-claim.js';
 
 /**
  * Disables the endpoint when it has been failing since before `since` and is still active; answers it then (the

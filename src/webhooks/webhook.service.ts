@@ -7,6 +7,7 @@ import { checkPublicUrl } from '../outbound/public-http.js';
 import type { Page } from '../pagination.js';
 import { accountScope, authorize, targetAccount } from '../policy.js';
 import { validate } from '../validation.js';
+import { fanOutAll, removeEventsBefore } from './webhook-fanout.js';
 import { deliverDue } from './webhook-sender.js';
 import type { WebhookDelivery, WebhookEndpoint } from './webhook-endpoint.model.js';
 import {
@@ -16,6 +17,7 @@ import {
   findDelivery,
   findEndpoint,
   accountExists,
+  createEndpointCapped,
   removeFinishedBefore,
   restartPending,
 } from './webhook.repository.js';
@@ -132,13 +134,14 @@ async function create(core: Core, actor: Actor, body: unknown): Promise<{ endpoi
   authorize(actor, 'create', 'webhook', { account_id });
   await assertUrl(core, v.url);
   const secret = newSecret();
-  const e = await core.models.WebhookEndpoint.create({
-    account_id,
-    url: v.url,
-    events: v.events,
-    active: v.active,
-    secret,
-  });
+  const max = core.config.webhookMaxEndpointsPerAccount;
+  const attrs = { account_id, url: v.url, events: v.events, active: v.active, secret };
+  const e = await createEndpointCapped(core.db.sequelize, core.models, attrs, max);
+  if (!e)
+    throw ValidationError.single(
+      'url',
+      `An account may have at most ${max} webhook endpoints; delete one before adding another.`,
+    );
   core.logger.info({ account_id, endpoint_id: e.id }, 'webhook endpoint created');
   return { endpoint: endpointView(e), secret };
 }
@@ -234,9 +237,17 @@ export function createWebhookService(core: Core, mailer: Mailer = createMailer(c
     resend: (actor: Actor, deliveryId: unknown) => resend(core, actor, deliveryId),
     /** The delivery job's work: sends what is due (a system task, no actor); answers how many were attempted. */
     deliverDue: () => deliverDue(core, mailer),
-    /** The daily clean-up: delivered and failed deliveries older than WEBHOOK_LOG_DAYS go; answers how many. */
-    removeOldDeliveries: () =>
-      removeFinishedBefore(core.db.sequelize, new Date(Date.now() - core.config.webhookLogDays * 86_400_000)),
+    /** Fans every recorded event out to its endpoints now (the job does it before sending); answers how many. */
+    fanOut: () => fanOutAll(core.db.sequelize),
+    /**
+     * The daily clean-up: delivered and failed deliveries older than WEBHOOK_LOG_DAYS go, and the events fanned out
+     * before then (their deliveries carry their payload); answers how many deliveries went.
+     */
+    removeOldDeliveries: async () => {
+      const before = new Date(Date.now() - core.config.webhookLogDays * 86_400_000);
+      await removeEventsBefore(core.db.sequelize, before);
+      return removeFinishedBefore(core.db.sequelize, before);
+    },
   };
 }
 

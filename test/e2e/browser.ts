@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startTestServer } from '../helpers.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const ARTIFACTS = path.resolve('test-artifacts');
@@ -28,4 +29,54 @@ export async function loginAs(page: Page, baseUrl: string, email: string, passwo
   await page.fill('#email', email);
   await page.fill('#password', password);
   await Promise.all([page.waitForURL(/\/admin/), page.click('button[type=submit]')]);
+}
+
+type Viewport = { width: number; height: number };
+
+/**
+ * The real HTTP app and Chromium for the enclosing `describe`: started before its tests, closed after them; the suite
+ * is skipped with a message when Chromium is absent. Read `url` and `browser` inside tests, once they have started.
+ * `signedIn` opens a page in its own browser context (its own cookies: two users are two people), closed after.
+ */
+export function useBrowser(): {
+  readonly url: string;
+  readonly browser: Browser;
+  signedIn(
+    user: { email: string; password: string },
+    options?: { viewport?: Viewport; timeout?: number },
+  ): Promise<Page>;
+} {
+  let web: Awaited<ReturnType<typeof startTestServer>> | undefined;
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  before(async function () {
+    if (!chromiumAvailable()) {
+      console.log(`      browser tests skipped: ${CHROMIUM} not found (apt-get install chromium)`);
+      this.skip();
+    }
+    web = await startTestServer();
+    browser = await launch();
+  });
+  after(async () => {
+    for (const c of contexts) await c.close().catch(() => undefined);
+    await browser?.close();
+    await web?.close();
+  });
+  return {
+    get url() {
+      return web!.url;
+    },
+    get browser() {
+      return browser!;
+    },
+    async signedIn(user, { viewport = { width: 1360, height: 900 }, timeout } = {}) {
+      const context = await browser!.newContext({ viewport });
+      contexts.push(context);
+      const page = await context.newPage();
+      // the first panel page of a run may wait for AdminJS to bundle its components
+      if (timeout) page.setDefaultTimeout(timeout);
+      await loginAs(page, web!.url, user.email, user.password);
+      return page;
+    },
+  };
 }

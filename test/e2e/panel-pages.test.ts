@@ -1,12 +1,9 @@
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { getCtx } from '../hooks.js';
 import { makeAccount, makeUser, type TestAccount, type TestUser } from '../factories.js';
-import { startTestServer } from '../helpers.js';
 import { seedQueue } from '../queue-fixtures.js';
-import { chromiumAvailable, CHROMIUM, launch, loginAs, shot } from './browser.js';
-
-type Server = Awaited<ReturnType<typeof startTestServer>>;
+import { shot, useBrowser } from './browser.js';
 
 /** The viewport of the pictures in docs/images/ (docs/admin-panel.md): wide enough for AdminJS's sidebar. */
 const VIEWPORT = { width: 1366, height: 800 };
@@ -16,35 +13,13 @@ const UTM = [{ key: 'utm_source', value: 'facebook' }];
 
 describe('admin panel pages in Chromium: work queue, lead pages, KPI dashboard', function () {
   this.timeout(240_000);
-  let web: Server;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-
-  before(async function () {
-    if (!chromiumAvailable()) {
-      console.log(`      browser tests skipped: ${CHROMIUM} not found (apt-get install chromium)`);
-      this.skip();
-    }
-    web = await startTestServer();
-    browser = await launch();
-  });
-  after(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined);
-    await browser?.close();
-    await web?.close();
-  });
+  const app = useBrowser();
 
   /** A signed-in page in its own browser context (its own cookies: two agents are two people). */
-  async function pageOf(user: TestUser): Promise<Page> {
-    const context = await browser.newContext({ viewport: VIEWPORT });
-    contexts.push(context);
-    const p = await context.newPage();
-    await loginAs(p, web.url, user.email, user.password);
-    return p;
-  }
+  const pageOf = (user: TestUser): Promise<Page> => app.signedIn(user, { viewport: VIEWPORT });
 
   async function openQueue(p: Page): Promise<void> {
-    await p.goto(`${web.url}/admin/pages/queue`);
+    await p.goto(`${app.url}/admin/pages/queue`);
     await p.waitForSelector('[data-testid=queue-counts]');
     await p.waitForFunction(() => !document.querySelector('[data-testid=queue-counts]')?.textContent?.includes('…'));
   }
@@ -106,7 +81,7 @@ describe('admin panel pages in Chromium: work queue, lead pages, KPI dashboard',
     const order = await ctx.models.Order.findOne({ where: { account_id: acc.id, lead_reference: worked[0] } });
     expect(order, 'an order for the confirmed lead').to.not.equal(null);
     const show = await pageOf(acc.seller);
-    await show.goto(`${web.url}/admin/resources/leads/records/${seeded[0].id}/show`);
+    await show.goto(`${app.url}/admin/resources/leads/records/${seeded[0].id}/show`);
     await show.waitForSelector(`text=${order!.reference}`);
     await show.waitForSelector('[data-testid=history-timeline] >> text=Wants it next week');
     await show.waitForSelector('[data-testid=products-total]');
@@ -116,7 +91,7 @@ describe('admin panel pages in Chromium: work queue, lead pages, KPI dashboard',
     await show.$eval('[data-testid=products-table]', (t) => t.scrollIntoView({ block: 'center' }));
     await shot(show, 'lead-show', { fullPage: false });
 
-    await show.goto(`${web.url}/admin/resources/leads`);
+    await show.goto(`${app.url}/admin/resources/leads`);
     await show.waitForSelector(`text=${worked[4]}`);
     const statuses = await show
       .locator('tbody [data-status]')
@@ -164,7 +139,7 @@ describe('admin panel pages in Chromium: work queue, lead pages, KPI dashboard',
     const p = await pageOf(acc.seller);
     const requests: string[] = [];
     p.on('request', (r) => requests.push(r.url()));
-    await p.goto(`${web.url}/admin/pages/kpi`);
+    await p.goto(`${app.url}/admin/pages/kpi`);
     await p.waitForSelector('[data-testid=kpi-totals]');
     await p.waitForSelector('canvas[data-testid=chart-leads-per-day]');
     expect(await p.locator('canvas').count()).to.equal(3);
@@ -180,14 +155,14 @@ describe('admin panel pages in Chromium: work queue, lead pages, KPI dashboard',
     await p.click('[data-testid=kpi-last-7]');
     await p.waitForLoadState('networkidle');
     await shot(p, 'kpi', { fullPage: false });
-    const origin = new URL(web.url).origin;
+    const origin = new URL(app.url).origin;
     const foreign = requests.filter((u) => !u.startsWith('data:') && new URL(u).origin !== origin);
     expect(foreign, 'requests to other origins').to.deep.equal([]);
   });
 
   it('the KPI page shows the period asked last, even when the answer for an earlier one comes late', async () => {
     const p = await pageOf((await makeAccount(getCtx())).seller);
-    await p.goto(`${web.url}/admin/pages/kpi`);
+    await p.goto(`${app.url}/admin/pages/kpi`);
     await p.waitForSelector('[data-testid=kpi-totals]');
     const day = (back: number) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10);
     const week = `from=${day(6)}`;

@@ -2,14 +2,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { getCtx } from '../hooks.js';
 import { makeAccount, makeAdmin, makeFilledAccount, type TestAccount } from '../factories.js';
-import { startTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
-import { chromiumAvailable, CHROMIUM, launch, loginAs, shot } from './browser.js';
-
-type Server = Awaited<ReturnType<typeof startTestServer>>;
+import { shot, useBrowser } from './browser.js';
 
 async function pick(page: Page, selectIndex: number, text: string): Promise<void> {
   const input = page.locator('input[role=combobox]').nth(selectIndex);
@@ -24,32 +21,14 @@ async function save(page: Page): Promise<void> {
 
 describe('admin panel in Chromium', function () {
   this.timeout(120_000);
-  let web: Server;
-  let browser: Browser;
+  const app = useBrowser();
 
-  before(async function () {
-    if (!chromiumAvailable()) {
-      console.log(`      browser tests skipped: ${CHROMIUM} not found (apt-get install chromium)`);
-      this.skip();
-    }
-    web = await startTestServer();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await web?.close();
-  });
-
-  async function page(acc: { email: string; password: string }): Promise<Page> {
-    const p = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    await loginAs(p, web.url, acc.email, acc.password);
-    return p;
-  }
+  const page = (acc: { email: string; password: string }): Promise<Page> => app.signedIn(acc);
 
   it('seller: creates a lead, sets call_later with a date, sees the history, and cannot bulk-delete a confirmed lead', async () => {
     const acc: TestAccount = await makeAccount(getCtx());
     const p = await page(acc.seller);
-    await p.goto(`${web.url}/admin/resources/leads/actions/new`);
+    await p.goto(`${app.url}/admin/resources/leads/actions/new`);
     await p.fill('#phone', '+212 611 000 222');
     await p.fill('#full_name', 'Browser Customer');
     await pick(p, 0, 'new');
@@ -59,7 +38,7 @@ describe('admin panel in Chromium', function () {
     expect(lead).to.not.equal(null);
     expect(lead!.full_name).to.equal('Browser Customer');
 
-    await p.goto(`${web.url}/admin/resources/leads/records/${lead!.id}/edit`);
+    await p.goto(`${app.url}/admin/resources/leads/records/${lead!.id}/edit`);
     await pick(p, 0, 'call later');
     await p.fill('#action_date', '2026-12-01T14:30:00+01:00');
     await save(p);
@@ -72,13 +51,13 @@ describe('admin panel in Chromium', function () {
     await getCtx().services.leads.updateStatuses(acc.seller.actor, {
       leads: [{ reference: lead!.reference, status: 'confirmed' }],
     });
-    await p.goto(`${web.url}/admin/resources/leads/bulk/bulkDelete?recordIds=${lead!.id}`);
+    await p.goto(`${app.url}/admin/resources/leads/bulk/bulkDelete?recordIds=${lead!.id}`);
     await p.getByRole('button', { name: /confirm/i }).click();
     await p.waitForSelector('text=/Nothing was deleted/');
     await shot(p, 'lead-bulk-delete-refused');
     expect(await getCtx().models.Lead.count({ where: { id: lead!.id } })).to.equal(1);
 
-    await p.goto(`${web.url}/admin/resources/leads`);
+    await p.goto(`${app.url}/admin/resources/leads`);
     await p.waitForSelector('text=Browser Customer');
     await shot(p, 'leads-list');
   });
@@ -87,7 +66,7 @@ describe('admin panel in Chromium', function () {
     const acc: TestAccount = await makeAccount(getCtx());
     const { ImportRun, ExportRun } = getCtx().models;
     const p = await page(acc.seller);
-    await p.goto(`${web.url}/admin/resources/leads`);
+    await p.goto(`${app.url}/admin/resources/leads`);
     await Promise.all([p.waitForURL(/\/leads\/import$/), p.getByText('Import file', { exact: true }).click()]);
     const csv = `phone,sku,full_name\n+212600700001,${acc.skus.active[0]},Panel Import One\n123,${acc.skus.active[0]},Bad Phone Row\n`;
     await p.setInputFiles('#file', { name: 'panel.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
@@ -96,7 +75,7 @@ describe('admin panel in Chromium', function () {
     const run = (await ImportRun.findOne({ where: { account_id: acc.id } }))!;
     await getCtx().services.imports.run(run.id);
 
-    await p.goto(`${web.url}/admin/resources/import_runs/records/${run.id}/show`);
+    await p.goto(`${app.url}/admin/resources/import_runs/records/${run.id}/show`);
     await p.waitForSelector('text=completed');
     await shot(p, 'import-run-show');
     const [report] = await Promise.all([
@@ -106,7 +85,7 @@ describe('admin panel in Chromium', function () {
     expect(report.suggestedFilename()).to.equal(`import-${run.id}-errors.csv`);
     expect(fs.readFileSync((await report.path())!, 'utf8')).to.match(/^row,column,message\n3,phone,/);
 
-    await p.goto(`${web.url}/admin/resources/leads`);
+    await p.goto(`${app.url}/admin/resources/leads`);
     await p.getByText('Export CSV', { exact: true }).click();
     await Promise.all([
       p.waitForURL(/\/admin\/resources\/export_runs/),
@@ -114,7 +93,7 @@ describe('admin panel in Chromium', function () {
     ]);
     const exp = (await ExportRun.findOne({ where: { account_id: acc.id } }))!;
     await getCtx().services.exports.run(exp.id);
-    await p.goto(`${web.url}/admin/resources/export_runs/records/${exp.id}/show`);
+    await p.goto(`${app.url}/admin/resources/export_runs/records/${exp.id}/show`);
     await p.waitForSelector('text=completed');
     await p.waitForSelector('text=none (all leads)');
     expect(await p.locator('text=Javascript Error').count()).to.equal(0);
@@ -136,7 +115,7 @@ describe('admin panel in Chromium', function () {
       ],
     });
     const p = await page(acc.agent);
-    await p.goto(`${web.url}/admin/resources/leads`);
+    await p.goto(`${app.url}/admin/resources/leads`);
     await p.waitForSelector('text=Agent Visible');
     await shot(p, 'agent-leads-list');
     for (const label of ['Export CSV', 'Export Excel', 'Import file', 'Create new']) {
@@ -145,7 +124,7 @@ describe('admin panel in Chromium', function () {
     expect(await p.locator('button:has-text("Edit"), a:has-text("Edit")').count()).to.be.greaterThan(0);
     expect(await p.getByRole('button', { name: /delete/i }).count()).to.equal(0);
     expect(await p.locator('nav').getByText('API keys').count()).to.equal(0);
-    await p.goto(`${web.url}/admin/resources/api_tokens`);
+    await p.goto(`${app.url}/admin/resources/api_tokens`);
     await p.waitForTimeout(1000);
     expect(await p.getByText('Agent Visible').count()).to.equal(0);
     expect(await getCtx().models.ApiToken.count({ where: { account_id: acc.id } })).to.equal(0);
@@ -173,7 +152,7 @@ describe('admin panel in Chromium', function () {
     await p.waitForSelector('text=Confirmation rate (7 days)');
     await shot(p, 'home-dashboard');
     // Lowercase on purpose: the panel's text filters are case-insensitive.
-    await p.goto(`${web.url}/admin/resources/leads?filters.full_name=zed`);
+    await p.goto(`${app.url}/admin/resources/leads?filters.full_name=zed`);
     await p.waitForSelector('text=Zed First Account');
     await p.waitForSelector('text=Zed Second Account');
     await shot(p, 'admin-leads-two-accounts');
@@ -182,7 +161,7 @@ describe('admin panel in Chromium', function () {
   it('seller: generates an API key, sees it once and uses it on the REST API', async () => {
     const acc = await makeAccount(getCtx());
     const p = await page(acc.seller);
-    await p.goto(`${web.url}/admin/resources/api_tokens/actions/new`);
+    await p.goto(`${app.url}/admin/resources/api_tokens/actions/new`);
     await p.fill('#name', 'landing page');
     await p.getByRole('button', { name: /add new item/i }).click();
     await pick(p, 0, 'VIEW LEADS');
@@ -191,7 +170,7 @@ describe('admin panel in Chromium', function () {
     const notice = await p.waitForSelector('text=/will not be shown again/');
     const token = /(\d+\|[A-Za-z0-9_-]{40})/.exec((await notice.textContent()) ?? '')![1];
     await shot(p, 'api-key-shown-once');
-    const rest = restClient(web.url, token);
+    const rest = restClient(app.url, token);
     expect((await rest('GET', '/leads')).status).to.equal(200);
     expect((await rest('POST', '/leads', { leads: [] })).status).to.equal(403);
     await p.reload();
@@ -203,7 +182,7 @@ describe('admin panel in Chromium', function () {
     const own = await makeFilledAccount(ctx, 'browser-own');
     const foreign = await makeFilledAccount(ctx, 'browser-foreign');
     const p = await page(own.seller);
-    await p.goto(`${web.url}/admin/resources/leads?filters=`);
+    await p.goto(`${app.url}/admin/resources/leads?filters=`);
     await p.waitForSelector('text=Customer browser-own 1');
     await shot(p, 'seller-leads-tampered-filter');
     for (const resource of [
@@ -219,7 +198,7 @@ describe('admin panel in Chromium', function () {
       'import_runs',
       'export_runs',
     ]) {
-      await p.goto(`${web.url}/admin/resources/${resource}?filters=&perPage=500`);
+      await p.goto(`${app.url}/admin/resources/${resource}?filters=&perPage=500`);
       await p.waitForLoadState('networkidle');
       const text = await p.content();
       expect(text, resource).to.not.include('browser-foreign').and.not.include(foreign.name);
@@ -227,10 +206,10 @@ describe('admin panel in Chromium', function () {
 
     // Another site (localhost is another site than 127.0.0.1): a link to the API, a link to the panel's delete page, a form.
     const lead = (await ctx.models.Lead.findByPk(own.leadIds[1]))!;
-    const api = `${web.url}/admin/api/resources/leads/records/${lead.id}/delete`;
+    const api = `${app.url}/admin/api/resources/leads/records/${lead.id}/delete`;
     const evil = http.createServer((_req, res) => {
       res.setHeader('content-type', 'text/html');
-      res.end(`<a id="api" href="${api}">api</a> <a id="page" href="${web.url}/admin/resources/leads/records/${lead.id}/delete">page</a>
+      res.end(`<a id="api" href="${api}">api</a> <a id="page" href="${app.url}/admin/resources/leads/records/${lead.id}/delete">page</a>
         <img src="${api}"><form id="post" method="post" action="${api}"><button>go</button></form>`);
     });
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
@@ -258,7 +237,7 @@ describe('admin panel in Chromium', function () {
     const acc = await makeFilledAccount(ctx, 'browser-push');
     const order = (await ctx.models.Order.findOne({ where: { account_id: acc.id } }))!;
     const p = await page(acc.seller);
-    await p.goto(`${web.url}/admin/resources/orders/bulk/pushToShipping?recordIds=${order.id}`);
+    await p.goto(`${app.url}/admin/resources/orders/bulk/pushToShipping?recordIds=${order.id}`);
     await p.waitForSelector('text=1 selected.');
     await shot(p, 'order-push-confirm');
     expect((await ctx.models.Order.findByPk(order.id))!.push_state).to.equal(order.push_state);

@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import JSZip from 'jszip';
-import { systemActor } from '../../src/actor.js';
-import { makeAccount } from '../factories.js';
+import { makeAccount, makeCarrier } from '../factories.js';
 import { getCtx } from '../hooks.js';
 import { useTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
+import { expressRoutes } from '../routes.js';
 import { login } from '../session.js';
 
 /** Counts of every table a REST write touches, to show that a refused request changed nothing. */
@@ -35,13 +35,7 @@ describe('bad input', () => {
     };
     const [leadRef] = (await call('POST', '/leads', { leads: [lead] })).body.references;
     const [orderRef] = (await call('POST', '/orders', { orders: [{ ...lead, address: '1 Rue' }] })).body.references;
-    await getCtx().services.shipping.createCompany(systemActor(), {
-      account_id: acc.id,
-      code: 'fast',
-      name: 'Fast',
-      endpoint_url: 'http://127.0.0.1:9/x',
-      hmac_secret: 'secret-0123456789',
-    });
+    await makeCarrier(getCtx(), acc.id);
     const cases: [string, string, unknown, string][] = [
       ['POST', '/leads', { leads: [{ ...lead, full_name: 'Ka\u0000rim' }] }, 'leads.0.full_name'],
       ['POST', '/leads', { leads: [{ ...lead, data: { 'k\u0000': 'v' } }] }, 'leads.0.data'],
@@ -291,26 +285,3 @@ describe('bad input: a workbook whose zip directory lies', () => {
     expect(fs.existsSync(stored.file_path!)).to.equal(false);
   });
 });
-
-type Layer = {
-  route?: { path: string; methods: Record<string, boolean> };
-  handle?: { stack?: Layer[] };
-  regexp?: RegExp;
-};
-
-/** The (method, path) of every route Express knows, with the REST mount told apart; the app's own list, not a copy. */
-function expressRoutes(app: { _router: { stack: Layer[] } }): { method: string; path: string; mount: string }[] {
-  const out: { method: string; path: string; mount: string }[] = [];
-  const walk = (stack: Layer[], mount: string) => {
-    for (const layer of stack) {
-      if (layer.route) {
-        for (const m of Object.keys(layer.route.methods))
-          if (m !== '_all') out.push({ method: m, path: layer.route.path, mount });
-      } else if (layer.handle?.stack) {
-        walk(layer.handle.stack, String(layer.regexp).includes('api\\/web') ? '/api/web/1.0' : mount);
-      }
-    }
-  };
-  walk(app._router.stack, '');
-  return out;
-}

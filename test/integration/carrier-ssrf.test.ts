@@ -58,6 +58,9 @@ describe('carrier endpoints (SSRF)', () => {
     for (const url of [
       'http://127.0.0.1:8080/',
       'http://localhost/',
+      // RFC 6761 names, refused by name whatever the resolver says (glibc here does not resolve them)
+      'http://foo.localhost/',
+      'http://a.b.LOCALHOST./',
       'http://10.1.2.3/',
       'http://[::1]/',
       'http://169.254.169.254/latest/meta-data',

@@ -225,7 +225,8 @@ describe('fuzz: no input answers 5xx, and a refused input changes nothing', () =
     let web: Awaited<ReturnType<typeof startTestServer>>;
     // A budget no generated run reaches: a 429 would end the test's reach, not the input's.
     before(async () => {
-      web = await startTestServer({ ...getCtx(), config: { ...getCtx().config, rateLimitPerMinute: 1_000_000 } });
+      const budgets = { rateLimitPerMinute: 1e6, rateLimitAccountPerMinute: 1e6, sessionRatePerMinute: 1e6 };
+      web = await startTestServer({ ...getCtx(), config: { ...getCtx().config, ...budgets } });
     });
     after(async () => {
       await web.close();

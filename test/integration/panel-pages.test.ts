@@ -159,8 +159,12 @@ describe('admin panel pages: the work queue and the KPI handlers', function () {
     expect((await broken.json()).message).to.equal('Malformed JSON body.');
     const huge = await post(JSON.stringify({ op: 'counts', pad: 'x'.repeat(2_000_000) }));
     expect(huge.status).to.equal(413);
-    // a sound body still reaches the page, with its fields (and no prototype key)
-    const fine = await post('{"op":"counts","__proto__":{"op":"next"}}');
+    // a prototype-named key is refused by name (issue 29), and claims nothing
+    const proto = await post('{"op":"counts","__proto__":{"op":"next"}}');
+    expect(proto.status).to.equal(422);
+    expect((await proto.json()).errors).to.have.property('__proto__');
+    // a sound body still reaches the page, with its fields
+    const fine = await post('{"op":"counts"}');
     expect(fine.status).to.equal(200);
     expect((await fine.json()).counts).to.have.property('new');
     expect(await claimsOf(getCtx(), a.id)).to.deep.equal(claims);

@@ -18,7 +18,7 @@ import { restClient } from '../rest-client.js';
  * a worker stopped while it holds jobs, start-up failures. Every process here is a real `app/main.ts` child.
  */
 
-const LOAD_ENV = { RATE_LIMIT_PER_MINUTE: '100000', HOST: '127.0.0.1' };
+const LOAD_ENV = { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_ACCOUNT_PER_MINUTE: '100000', HOST: '127.0.0.1' };
 
 /**
  * POSTs one lead every few milliseconds until stopped; keeps every answer's status and the references of the

@@ -1,13 +1,10 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import { startWebServer } from '../../app/server.js';
-import { closeRedisClients } from '../../http/rate-limit.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount } from '../factories.js';
 import { startTestServer } from '../helpers.js';
+import { redisOrSkip, twoWebProcesses } from '../redis.js';
 import { restClient } from '../rest-client.js';
-
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 describe('REST rate limit', () => {
   it('answers the 61st request of a minute with 429, Retry-After and the spec body', async function () {
@@ -50,25 +47,15 @@ describe('REST rate limit', () => {
 
   it('shares one budget between web processes through Redis', async function () {
     this.timeout(30_000);
-    const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    try {
-      await probe.connect();
-    } catch {
-      console.log(`      (skipped: no Redis at ${REDIS_URL})`);
-      this.skip();
-    }
     const ctx = getCtx();
     const acc = await makeAccount(ctx);
     const token = await acc.token();
     const tokenId = token.split('|')[0];
-    await probe.del(`rl:rest:token:${tokenId}`);
-    await probe.quit();
-    const shared = { ...ctx, config: { ...ctx.config, redisUrl: REDIS_URL, rateLimitPerMinute: 4 } };
-    const a = await startWebServer(shared, 0, '127.0.0.1');
-    const b = await startWebServer(shared, 0, '127.0.0.1');
+    const redisUrl = await redisOrSkip(this, `rl:rest:token:${tokenId}`);
+    const web = await twoWebProcesses({ ...ctx, config: { ...ctx.config, redisUrl, rateLimitPerMinute: 4 } });
     try {
-      const callA = restClient(`http://127.0.0.1:${a.port}`, token);
-      const callB = restClient(`http://127.0.0.1:${b.port}`, token);
+      const callA = restClient(web.urls[0], token);
+      const callB = restClient(web.urls[1], token);
       const statuses = [
         (await callA('GET', '/leads')).status,
         (await callB('GET', '/leads')).status,
@@ -80,9 +67,7 @@ describe('REST rate limit', () => {
       expect(fifth.status).to.equal(429);
       expect((await callB('GET', '/leads')).headers.get('x-ratelimit-remaining')).to.equal('0');
     } finally {
-      await a.close();
-      await b.close();
-      await closeRedisClients();
+      await web.close();
     }
   });
 });

@@ -13,7 +13,7 @@ import { serveLocal, useTestServer } from '../helpers.js';
 import { getCtx, testConfig } from '../hooks.js';
 import { restClient } from '../rest-client.js';
 import { login } from '../session.js';
-import { startReceiver, type Receiver } from '../webhook-receiver.js';
+import { useReceiver } from '../webhook-receiver.js';
 
 /**
  * Issue 21's webhooks under attack (an attacker, an integrator, an operator): each finding is a test here, next to
@@ -49,13 +49,7 @@ const serviceWith = (ctx: AppContext, config: Partial<AppContext['config']>) =>
 describe('webhooks under attack', function () {
   this.timeout(60_000);
   const web = useTestServer();
-  let receiver: Receiver;
-  before(async () => {
-    receiver = await startReceiver();
-  });
-  after(async () => {
-    await receiver.close();
-  });
+  const receiver = useReceiver();
 
   describe('SSRF (WEBHOOK_ALLOW_PRIVATE_URLS off)', () => {
     it('When a URL names loopback in any spelling, Then create and update refuse it', async () => {
@@ -260,6 +254,8 @@ describe('webhooks under attack', function () {
       events: EVENTS,
     });
     await leads(ctx, acc, 1);
+    // the delivery job fans events out to endpoints (issue 29): the log shows them from then on
+    await ctx.services.webhooks.fanOut();
     const [pending] = await logOf(endpoint.id);
     const refused = await call('POST', `/webhooks/deliveries/${pending.id}/resend`);
     expect(refused.status).to.equal(409);
@@ -287,6 +283,7 @@ describe('webhooks under attack', function () {
         events: EVENTS,
       });
       await leads(ctx, acc, 1);
+      await ctx.services.webhooks.fanOut();
       const { sequelize } = ctx.db;
       let slow = await claimDue(sequelize, 60_000, 4);
       while (slow && slow.endpoint_id !== endpoint.id) slow = await claimDue(sequelize, 60_000, 4);
@@ -379,6 +376,9 @@ describe('webhooks under attack', function () {
         leads: refs.map((reference) => ({ reference, status: 'no_answer' })),
       });
       expect(Date.now() - started, 'bulk status change').to.be.below(5000);
+      // one event per change, fanned out by the delivery job (issue 29)
+      expect(await rows('SELECT id FROM webhook_events WHERE account_id = $1', [acc.id])).to.have.length(2000);
+      await ctx.services.webhooks.fanOut();
       expect(await logOf(endpoint.id)).to.have.length(2000);
       const second = createWebhookService(ctx);
       await Promise.all([deliverAll(ctx.services.webhooks), deliverAll(second)]);
@@ -434,6 +434,7 @@ describe('webhooks under attack', function () {
       events: EVENTS,
     });
     await leads(ctx, acc, 5);
+    await ctx.services.webhooks.fanOut();
     const log = await logOf(endpoint.id);
     const set = (id: number, state: string, days: number) =>
       rows(

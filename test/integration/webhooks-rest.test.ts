@@ -62,6 +62,8 @@ describe('REST webhooks (scope MANAGE WEBHOOKS)', () => {
         },
       ],
     });
+    // the delivery job fans events out to endpoints (issue 29): the log shows them from then on
+    await ctx.services.webhooks.fanOut();
     const list = await call('GET', `/webhooks/deliveries?endpoint_id=${body.data.id}&state=pending`);
     expect(list.status).to.equal(200);
     expect(list.body.data).to.have.length(1);
@@ -110,6 +112,7 @@ describe('REST webhooks (scope MANAGE WEBHOOKS)', () => {
         { phone: '+212612345679', full_name: 'B lead', products: [{ sku: b.skus.active[0], quantity: 1, price: 1 }] },
       ],
     });
+    await getCtx().services.webhooks.fanOut();
     const [delivery] = (await callB('GET', '/webhooks/deliveries')).body.data;
     for (const [method, path, body] of [
       ['GET', `/webhooks/${theirs.id}`],

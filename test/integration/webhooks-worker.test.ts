@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { createJobSystem, type JobSystem } from '../../jobs/agenda.js';
 import { deliverWebhooksJob } from '../../jobs/webhooks.job.js';
 import * as migration from '../../migrations/20261201000000-webhooks.js';
+import { claimInAccount } from '../../src/webhooks/webhook-claim.js';
+import * as eventsMigration from '../../migrations/20261202000000-webhook-events.js';
 import { makeAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';
 import { waitFor } from '../spawn.js';
@@ -41,7 +43,7 @@ describe('Webhooks: the delivery job on a worker', () => {
 });
 
 describe('the webhooks migration', () => {
-  it('When it is reverted and applied again, Then tables, functions and triggers go and come back', async () => {
+  it('When it and the event log are reverted and applied again, Then tables, functions and triggers go and come back', async () => {
     const ctx = getCtx();
     const context = ctx.db.sequelize;
     const count = async (sql: string) => Number((await context.query(sql))[0].length);
@@ -50,6 +52,8 @@ describe('the webhooks migration', () => {
       await count("SELECT 1 FROM pg_trigger WHERE tgname LIKE '%_webhooks' AND tgenabled = 'A'"),
       await count("SELECT 1 FROM pg_proc WHERE proname LIKE 'webhook%'"),
     ];
+    expect(await objects()).to.deep.equal([3, 3, 6]);
+    await eventsMigration.down({ name: 'webhook-events', context });
     expect(await objects()).to.deep.equal([2, 3, 5]);
     await migration.down({ name: 'webhooks', context });
     expect(await objects()).to.deep.equal([0, 0, 0]);
@@ -66,5 +70,22 @@ describe('the webhooks migration', () => {
     });
     await migration.up({ name: 'webhooks', context });
     expect(await objects()).to.deep.equal([2, 3, 5]);
+    // a delivery pending before the event log (written by the old triggers) survives it and is still sent
+    const { endpoint } = await ctx.services.webhooks.create(acc.seller.actor, {
+      url: 'http://127.0.0.1:9/before-the-log',
+      events: ['lead.created'],
+    });
+    await ctx.services.leads.createMany(acc.seller.actor, {
+      leads: [
+        { phone: '+212612300003', full_name: 'Old', products: [{ sku: acc.skus.active[0], quantity: 1, price: 1 }] },
+      ],
+    });
+    await eventsMigration.up({ name: 'webhook-events', context });
+    expect(await objects()).to.deep.equal([3, 3, 6]);
+    const [pending] = await context.query(`SELECT id FROM webhook_deliveries WHERE endpoint_id = ${endpoint.id}`);
+    expect(pending).to.have.length(1);
+    const claimed = await claimInAccount(context, acc.id, { holdMs: 1000, perEndpoint: 1, perAccount: 1 });
+    expect(claimed && claimed.endpoint_id).to.equal(endpoint.id);
+    await ctx.services.webhooks.remove(acc.seller.actor, endpoint.id);
   });
 });

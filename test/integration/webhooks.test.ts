@@ -9,7 +9,7 @@ import type { AppContext } from '../../src/context.js';
 import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook.service.js';
 import { makeAccount, uid, type TestAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';
-import { startReceiver, type Received, type Receiver } from '../webhook-receiver.js';
+import { useReceiver, type Received } from '../webhook-receiver.js';
 
 const phone = () => `+2126${String(crypto.randomInt(10_000_000, 99_999_999))}`;
 
@@ -52,13 +52,7 @@ async function docsVerifier(): Promise<(secret: string, headers: unknown, raw: B
 }
 
 describe('Webhooks: deliveries to a real receiver', () => {
-  let receiver: Receiver;
-  before(async () => {
-    receiver = await startReceiver();
-  });
-  after(async () => {
-    await receiver.close();
-  });
+  const receiver = useReceiver();
 
   it('delivers every event once, signed, in order per lead; the docs snippet verifies each', async () => {
     const ctx = getCtx();

@@ -1,0 +1,83 @@
+import express, { type Request, type Response, type Router } from 'express';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import { INVITATION_GONE, INVITATION_TAKEN } from '../../src/accounts/invitations.js';
+import type { AppContext } from '../../src/context.js';
+import { ConflictError, GoneError, RateLimitedError, ValidationError } from '../../src/errors.js';
+import { sendErrorPage } from '../../http/errors.js';
+import { route } from '../../http/async.js';
+import { redisStore } from '../../http/rate-limit.js';
+import { wantsJson, type createCsrf } from '../auth.js';
+import { invitationPage } from '../views/pages.js';
+
+type Csrf = ReturnType<typeof createCsrf>;
+
+/** Acceptances per client IP, with the reset requests' budget (RESET_REQUESTS_PER_IP per 15 minutes). */
+function invitationThrottle(ctx: AppContext) {
+  return rateLimit({
+    windowMs: 15 * 60_000,
+    limit: ctx.config.resetRequestsPerIp,
+    legacyHeaders: false,
+    standardHeaders: false,
+    keyGenerator: (req) => ipKeyGenerator(req.ip ?? ''),
+    handler: (req, res, next, options) => {
+      ctx.metrics.rateLimited.inc({ limiter: 'invitation' });
+      const refusal = new RateLimitedError('Too many attempts. Please try again later.', options.windowMs / 1000);
+      if (wantsJson(req)) return next(refusal);
+      sendErrorPage(res, refusal, invitationPage({ csrf: '', valid: false, error: refusal.message }));
+    },
+    ...(ctx.config.redisUrl ? { store: redisStore(ctx.config.redisUrl, 'rl:invitation:') } : {}),
+  });
+}
+
+const tokenOf = (v: unknown) => (typeof v === 'string' ? v : '');
+
+/**
+ * The invitation link of a seller's "add a login" (src/accounts/add-login.ts): GET shows the account, the email and
+ * the password form; POST creates the login, or tells the mailbox owner that the address already has one.
+ */
+export function createInvitationRoutes(ctx: AppContext, csrf: Csrf): Router {
+  const r = express.Router();
+  const invitations = ctx.services.invitations;
+
+  // the form, or its 410 page; `refusal` (a password that breaks the rules) is shown above the form with its status
+  const showForm = async (req: Request, res: Response, token: string, refusal?: ValidationError) => {
+    const invitation = await invitations.find(token);
+    const valid = !!invitation;
+    const page = invitationPage({ csrf: csrf.token(req, res), token, valid, error: refusal?.message, invitation });
+    if (!invitation) return sendErrorPage(res, new GoneError(INVITATION_GONE), page);
+    if (refusal) return sendErrorPage(res, refusal, page);
+    res.type('html').send(page);
+  };
+
+  r.get(
+    '/invitation',
+    route(async (req, res) => showForm(req, res, tokenOf(req.query.token))),
+  );
+
+  r.post(
+    '/invitation',
+    csrf.protect,
+    invitationThrottle(ctx),
+    route(async (req, res) => {
+      const token = tokenOf(req.body?.token);
+      let outcome: 'accepted' | 'taken';
+      try {
+        outcome = await invitations.accept(token, req.body ?? {});
+      } catch (err) {
+        if (wantsJson(req)) throw err;
+        if (err instanceof ValidationError) return showForm(req, res, token, err);
+        if (err instanceof GoneError)
+          return sendErrorPage(res, err, invitationPage({ csrf: '', valid: false, error: err.message }));
+        throw err;
+      }
+      if (outcome === 'taken') {
+        const taken = new ConflictError(INVITATION_TAKEN);
+        if (wantsJson(req)) throw taken;
+        return sendErrorPage(res, taken, invitationPage({ csrf: '', valid: false, error: INVITATION_TAKEN }));
+      }
+      if (wantsJson(req)) return res.json({ message: 'Your login is ready. Log in with it.' });
+      res.redirect(303, '/login');
+    }),
+  );
+  return r;
+}

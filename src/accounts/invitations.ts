@@ -1,0 +1,79 @@
+import { Op, UniqueConstraintError } from 'sequelize';
+import { linkTokenHash, newPasswordSchema } from '../auth/password-reset.service.js';
+import type { Core } from '../context.js';
+import { GoneError } from '../errors.js';
+import { hashPassword } from '../passwords.js';
+import { likeExact } from '../search-clause.js';
+import { validate } from '../validation.js';
+
+export const INVITATION_GONE = 'This invitation link is invalid, used or has expired.';
+export const INVITATION_TAKEN =
+  'This address already has a LeadFlow login: sign in with it, or ask for an invitation to another address.';
+
+/** What the invitation page shows before the password form. */
+export interface InvitationView {
+  email: string;
+  account_name: string;
+}
+
+const usable = (token: unknown) => ({
+  token_hash: linkTokenHash(token),
+  accepted_at: null,
+  void_at: null,
+  expires_at: { [Op.gt]: new Date() },
+});
+
+/** The invitation of a link that can still be accepted, or null (the page answers 410). */
+export async function findInvitation(core: Core, token: unknown): Promise<InvitationView | null> {
+  const { LoginInvitation, Account } = core.models;
+  const inv = await LoginInvitation.findOne({ where: usable(token) });
+  const account = inv && (await Account.findByPk(inv.account_id));
+  return inv && account ? { email: inv.email, account_name: account.name } : null;
+}
+
+/**
+ * Accepts an invitation with the password its owner chose (the reset page's rules), in one transaction on the locked
+ * invitation: a free address becomes a login of the account with the invited role and name; an address that became
+ * a login anywhere meanwhile voids the invitation and changes nothing else ('taken': only the mailbox owner, who
+ * opened the link, is told). A used, void or expired link is GoneError.
+ */
+export async function acceptInvitation(
+  core: Core,
+  token: unknown,
+  input: { password?: unknown; password_confirmation?: unknown },
+): Promise<'accepted' | 'taken'> {
+  const { LoginInvitation, User } = core.models;
+  const v = validate<{ password: string }>(newPasswordSchema, input, { allowUnknown: true, stripUnknown: true });
+  const passwordHash = await hashPassword(v.password, core.config.passwordHashCost);
+  const voidIt = (id: number) => LoginInvitation.update({ void_at: new Date() }, { where: { id, void_at: null } });
+  let invitationId = 0;
+  try {
+    return await core.db.sequelize.transaction(async (transaction) => {
+      const inv = await LoginInvitation.findOne({ where: usable(token), transaction, lock: transaction.LOCK.UPDATE });
+      if (!inv) throw new GoneError(INVITATION_GONE);
+      invitationId = inv.id;
+      if (await User.findOne({ where: { email: { [Op.iLike]: likeExact(inv.email) } }, transaction })) {
+        await inv.update({ void_at: new Date() }, { transaction });
+        return 'taken';
+      }
+      const { account_id, email, name, role } = inv;
+      await User.create({ account_id, email, name, role, password_hash: passwordHash }, { transaction });
+      await inv.update({ accepted_at: new Date() }, { transaction });
+      return 'accepted';
+    });
+  } catch (err) {
+    // the address became a login between the check and the insert (another acceptance or an admin)
+    if (!(err instanceof UniqueConstraintError) || !invitationId) throw err;
+    await voidIt(invitationId);
+    return 'taken';
+  }
+}
+
+/** The invitation pages' service (admin/routes/invitation.routes.ts). */
+export function createInvitationService(core: Core) {
+  return {
+    find: (token: unknown) => findInvitation(core, token),
+    accept: (token: unknown, input: { password?: unknown; password_confirmation?: unknown }) =>
+      acceptInvitation(core, token, input),
+  };
+}
