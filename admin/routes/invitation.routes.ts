@@ -62,7 +62,10 @@ export function createInvitationRoutes(ctx: AppContext, csrf: Csrf): Router {
       const token = tokenOf(req.body?.token);
       let outcome: 'accepted' | 'taken';
       try {
-        outcome = await invitations.accept(token, req.body ?? {});
+        const answer = await invitations.accept(token, req.body ?? {});
+        // its sender may no longer make that login: the link is simply no longer valid
+        if (answer === 'withdrawn') throw new GoneError(INVITATION_GONE);
+        outcome = answer;
       } catch (err) {
         if (wantsJson(req)) throw err;
         if (err instanceof ValidationError) return showForm(req, res, token, err);

@@ -41,7 +41,38 @@ function invitationMail(to: string, accountName: string, link: string): Mail {
   };
 }
 
-const pending = () => ({ accepted_at: null, void_at: null, expires_at: { [Op.gt]: new Date() } });
+/**
+ * An invitation not accepted and not expired. A void one counts too: it was voided when its address turned out to be
+ * another tenant's login (or its sender lost the right), and a fresh invitation accepted where a void one was refused
+ * would tell the seller which.
+ */
+const pending = () => ({ accepted_at: null, expires_at: { [Op.gt]: new Date() } });
+
+/** Invitations an account may have pending, and send in a day: the mails carry a name the seller chose. */
+export const INVITATIONS_PENDING_PER_ACCOUNT = 20;
+export const INVITATIONS_PER_ACCOUNT_PER_DAY = 50;
+
+/** Refuses a new invitation past the account's caps (its own rows only: the same for any address). */
+async function withinInvitationCaps(core: Core, accountId: number): Promise<void> {
+  const { LoginInvitation } = core.models;
+  const [open, today] = await Promise.all([
+    LoginInvitation.count({ where: { account_id: accountId, ...pending() } }),
+    LoginInvitation.count({
+      where: { account_id: accountId, created_at: { [Op.gt]: new Date(Date.now() - 86_400_000) } },
+    }),
+  ]);
+  if (open >= INVITATIONS_PENDING_PER_ACCOUNT)
+    throw ValidationError.single(
+      'email',
+      `The account has ${INVITATIONS_PENDING_PER_ACCOUNT} invitations pending, the most allowed: wait until they are ` +
+        'accepted or expire.',
+    );
+  if (today >= INVITATIONS_PER_ACCOUNT_PER_DAY)
+    throw ValidationError.single(
+      'email',
+      `The account has sent ${INVITATIONS_PER_ACCOUNT_PER_DAY} invitations in the last 24 hours, the most allowed.`,
+    );
+}
 
 /**
  * A seller's "add a login" (admins and the system get createUser's real reasons). Logins are unique by email across
@@ -69,6 +100,7 @@ export async function addLogin(
     throw ValidationError.single('email', 'The email has already been taken.');
   if (await LoginInvitation.findOne({ where: { ...sameEmail, ...pending() } }))
     throw ValidationError.single('email', 'An invitation to this email is already pending.');
+  await withinInvitationCaps(core, account.id);
   const { token, hash } = newLinkToken();
   await LoginInvitation.create({
     account_id: account.id,

@@ -1,4 +1,6 @@
-import { Op, UniqueConstraintError } from 'sequelize';
+import { Op, UniqueConstraintError, type Transaction } from 'sequelize';
+import { userActor } from '../actor.js';
+import { can } from '../policy.js';
 import { linkTokenHash, newPasswordSchema } from '../auth/password-reset.service.js';
 import type { Core } from '../context.js';
 import { GoneError } from '../errors.js';
@@ -32,18 +34,36 @@ export async function findInvitation(core: Core, token: unknown): Promise<Invita
 }
 
 /**
+ * True when the invitation's sender may still make such a login: still active, of the account, of the invited rank or
+ * above (policy's rule). A seller demoted, deactivated or deleted since cannot come back through a link they sent.
+ */
+async function inviterMayStill(
+  core: Core,
+  inv: { invited_by: number | null; account_id: number; role: string },
+  transaction: Transaction,
+): Promise<boolean> {
+  if (inv.invited_by === null) return false;
+  const inviter = await core.models.User.findByPk(inv.invited_by, { transaction });
+  if (!inviter || !inviter.active || inviter.account_id !== inv.account_id) return false;
+  return can(userActor(inviter), 'create', 'user', { account_id: inv.account_id, role: inv.role });
+}
+
+/**
  * Accepts an invitation with the password its owner chose (the reset page's rules), in one transaction on the locked
  * invitation: a free address becomes a login of the account with the invited role and name; an address that became
  * a login anywhere meanwhile voids the invitation and changes nothing else ('taken': only the mailbox owner, who
- * opened the link, is told). A used, void or expired link is GoneError.
+ * opened the link, is told); so does one whose sender may no longer make that login ('withdrawn'). A used, void or
+ * expired link is GoneError.
  */
 export async function acceptInvitation(
   core: Core,
   token: unknown,
   input: { password?: unknown; password_confirmation?: unknown },
-): Promise<'accepted' | 'taken'> {
+): Promise<'accepted' | 'taken' | 'withdrawn'> {
   const { LoginInvitation, User } = core.models;
   const v = validate<{ password: string }>(newPasswordSchema, input, { allowUnknown: true, stripUnknown: true });
+  // a link that cannot be accepted costs no password hash (anyone can post to the page)
+  if (!(await LoginInvitation.findOne({ where: usable(token) }))) throw new GoneError(INVITATION_GONE);
   const passwordHash = await hashPassword(v.password, core.config.passwordHashCost);
   const voidIt = (id: number) => LoginInvitation.update({ void_at: new Date() }, { where: { id, void_at: null } });
   let invitationId = 0;
@@ -52,6 +72,10 @@ export async function acceptInvitation(
       const inv = await LoginInvitation.findOne({ where: usable(token), transaction, lock: transaction.LOCK.UPDATE });
       if (!inv) throw new GoneError(INVITATION_GONE);
       invitationId = inv.id;
+      if (!(await inviterMayStill(core, inv, transaction))) {
+        await inv.update({ void_at: new Date() }, { transaction });
+        return 'withdrawn';
+      }
       if (await User.findOne({ where: { email: { [Op.iLike]: likeExact(inv.email) } }, transaction })) {
         await inv.update({ void_at: new Date() }, { transaction });
         return 'taken';

@@ -92,6 +92,10 @@ async function sendReset(core: Core, mailer: Mailer, email: string): Promise<'se
  */
 export function createPasswordResetService(core: Core, mailer: Mailer = createMailer(core.config)) {
   const { User, PasswordReset } = core.models;
+  const isValid = async (token: string): Promise<boolean> =>
+    !!(await PasswordReset.findOne({
+      where: { token_hash: linkTokenHash(token), used_at: null, expires_at: { [Op.gt]: new Date() } },
+    }));
 
   return {
     /** Queues the lookup and the mail for any string email; touches no user or reset row (same time for all). */
@@ -104,15 +108,14 @@ export function createPasswordResetService(core: Core, mailer: Mailer = createMa
     sendReset: (email: string) => sendReset(core, mailer, email),
 
     /** True when the token is unused and unexpired (the reset page checks before showing its form). */
-    async isValid(token: string): Promise<boolean> {
-      return !!(await PasswordReset.findOne({
-        where: { token_hash: linkTokenHash(token), used_at: null, expires_at: { [Op.gt]: new Date() } },
-      }));
-    },
+    isValid,
 
     /** Sets the new password, spends the token and ends every session of that user, in one transaction. */
     async resetPassword(token: string, input: { password?: string; password_confirmation?: string }): Promise<void> {
       const v = validate<{ password: string }>(newPasswordSchema, input, { allowUnknown: true, stripUnknown: true });
+      // a link that cannot be used costs no password hash (anyone can post to the page)
+      if (!(await isValid(token)))
+        throw ValidationError.single('token', 'This password reset link is invalid or has expired.');
       const hash = await hashPassword(v.password, core.config.passwordHashCost);
       await core.db.sequelize.transaction(async (transaction) => {
         const reset = await PasswordReset.findOne({

@@ -89,6 +89,36 @@ describe('login invitations', () => {
     expect(await canSignIn(other.agent.email, 'hijack-pass-1')).to.equal(false);
     expect(await ctx.models.User.count({ where: { account_id: mine.id } })).to.equal(2);
     expect((await accept(token, 'hijack-pass-1')).status).to.equal(410);
+    // the voided invitation still counts as pending to the seller: inviting again answers as for any pending one
+    expect(JSON.stringify((await invite(seller, other.agent.email)).body)).to.include(
+      'An invitation to this email is already pending.',
+    );
+  });
+
+  it('When the seller who sent an invitation is deactivated or demoted before it is accepted, Then the link is void and no login is made', async () => {
+    const ctx = getCtx();
+    const mine = await makeAccount(ctx);
+    const seller = await login(web.url, mine.seller.email, mine.seller.password);
+    const [one, two] = [`gone-${uid()}@test.local`, `demoted-${uid()}@test.local`];
+    await invite(seller, one, { role: 'seller' });
+    await invite(seller, two, { role: 'seller' });
+    await ctx.models.User.update({ active: false }, { where: { id: mine.seller.id } });
+    expect((await accept(invitationToken(one), 'fine-password-1')).status).to.equal(410);
+    await ctx.models.User.update({ active: true, role: 'agent' }, { where: { id: mine.seller.id } });
+    expect((await accept(invitationToken(two), 'fine-password-1')).status).to.equal(410);
+    expect(await ctx.models.User.count({ where: { email: [one, two] } })).to.equal(0);
+  });
+
+  it('When an account has 20 invitations pending, Then the next is refused in words, whatever the address', async () => {
+    const ctx = getCtx();
+    const mine = await makeAccount(ctx);
+    const seller = await login(web.url, mine.seller.email, mine.seller.password);
+    for (let i = 0; i < 20; i++) expect((await invite(seller, `cap-${i}-${uid()}@test.local`)).status).to.equal(200);
+    for (const address of [`cap-more-${uid()}@test.local`, mine.seller.email.replace('@', '+x@')]) {
+      const refused = await invite(seller, address);
+      expect(JSON.stringify(refused.body), address).to.include('invitations pending, the most allowed');
+    }
+    expect(await ctx.models.LoginInvitation.count({ where: { account_id: mine.id } })).to.equal(20);
   });
 
   it('When an invitation has expired, or its password breaks the rules, Then the link answers 410 or the form its error', async () => {
