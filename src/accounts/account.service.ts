@@ -112,10 +112,17 @@ async function updateUser(core: Core, actor: Actor, id: number, input: UserUpdat
   }
   const { password, ...rest } = v;
   const hash = password ? await hashPassword(password, core.config.passwordHashCost) : null;
+  const emailChanged = !!v.email && v.email !== u.email;
   await core.db.sequelize.transaction(async (transaction) => {
     await u.update({ ...rest, ...(hash ? { password_hash: hash } : {}) }, { transaction });
     // a new password ends the user's other sessions, their API tokens and open reset links (src/auth/credentials.ts)
     if (hash) await endCredentials(core, id, transaction, ownSession(actor, id));
+    // a link mailed to an old address, or to a login now switched off, must not set a password any more
+    else if (emailChanged || v.active === false)
+      await core.models.PasswordReset.update(
+        { used_at: new Date() },
+        { where: { user_id: id, used_at: null }, transaction },
+      );
   });
   // a deactivated agent's lead goes back to the queue now, not when the claim lapses (up to QUEUE_CLAIM_SECONDS)
   if (v.active === false) await deleteUserClaims(core.db.sequelize, id);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { systemActor } from '../../src/actor.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, type TestUser } from '../factories.js';
 import { captureSql, useTestServer } from '../helpers.js';
@@ -98,6 +99,17 @@ describe('sessions and credentials', () => {
       expect(saved.body.notice.type).to.equal('success');
       expect((await agent.json('GET', '/leads')).status).to.equal(401);
       expect((await seller.json('GET', '/leads')).status).to.equal(200);
+    });
+
+    it('When an admin changes the email of a login or switches it off, Then reset links mailed before stop working', async () => {
+      const ctx = getCtx();
+      const acc = await makeAccount(ctx);
+      const link = await resetLink(acc.agent);
+      await ctx.services.accounts.updateUser(systemActor(), acc.agent.id, { email: `moved-${acc.id}@test.local` });
+      expect((await fetch(`${web.url}/reset-password/${link}`)).status).to.equal(410);
+      const seller = await resetLink(acc.seller);
+      await ctx.services.accounts.updateUser(systemActor(), acc.seller.id, { active: false });
+      expect((await fetch(`${web.url}/reset-password/${seller}`)).status).to.equal(410);
     });
 
     it('When a reset link is used, Then older links, every session and the tokens of the user end', async () => {
