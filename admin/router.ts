@@ -15,7 +15,7 @@ import { createDashboardWebhookRoutes } from './routes/webhooks.routes.js';
 import { createSessionMiddleware } from './session.js';
 
 /** The import's upload (admin/routes/transfers.routes.ts): multipart only, read after the role check. */
-const IMPORT_PATH = /^\/leads\/import\/?$/i;
+export const MULTIPART_ONLY_PATH = /^\/leads\/import\/?$/i;
 
 /** Paths of the spec's session-authenticated dashboard routes. */
 const DASHBOARD_PREFIXES = [
@@ -73,7 +73,7 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
   const form = express.urlencoded({ extended: false, limit: '1mb' });
   const json = express.json({ limit: '1mb' });
   app.use((req, res, next) =>
-    IMPORT_PATH.test(req.path) ? next() : form(req, res, (err) => (err ? next(err) : json(req, res, next))),
+    MULTIPART_ONLY_PATH.test(req.path) ? next() : form(req, res, (err) => (err ? next(err) : json(req, res, next))),
   );
   // sign-in and reset forms too: a prototype-named key or a lone surrogate in a body is a 422 (http/input-guard.ts)
   app.use(refuseUnfitBody);
