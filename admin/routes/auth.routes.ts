@@ -142,8 +142,14 @@ function fromThisSite(req: Request): boolean {
   }
 }
 
-/** Reset requests per client IP (RESET_REQUESTS_PER_IP per 15 minutes); one mail per email is the job's rule. */
-function resetThrottle(ctx: AppContext, csrf: Csrf) {
+/**
+ * A budget per client IP for the anonymous forms that mail or set a password (RESET_REQUESTS_PER_IP per 15 minutes,
+ * in Redis with REDIS_URL): 429, as JSON or on the form's own page with the refusal in words.
+ */
+export function perIpThrottle(
+  ctx: AppContext,
+  opts: { limiter: string; message: string; page: (req: Request, res: Response, error: string) => string },
+) {
   return rateLimit({
     windowMs: 15 * 60_000,
     limit: ctx.config.resetRequestsPerIp,
@@ -151,15 +157,22 @@ function resetThrottle(ctx: AppContext, csrf: Csrf) {
     standardHeaders: false,
     keyGenerator: (req) => ipKeyGenerator(req.ip ?? ''),
     handler: (req, res, next, options) => {
-      ctx.metrics.rateLimited.inc({ limiter: 'password-reset' });
-      const retry = Math.ceil(options.windowMs / 1000);
-      const refusal = new RateLimitedError('Too many reset requests. Please try again later.', retry);
+      ctx.metrics.rateLimited.inc({ limiter: opts.limiter });
+      const refusal = new RateLimitedError(opts.message, Math.ceil(options.windowMs / 1000));
       if (wantsJson(req)) return next(refusal);
-      sendErrorPage(res, refusal, forgotPage({ csrf: csrf.token(req, res), error: refusal.message }));
+      sendErrorPage(res, refusal, opts.page(req, res, refusal.message));
     },
-    ...(ctx.config.redisUrl ? { store: redisStore(ctx.config.redisUrl, 'rl:reset:') } : {}),
+    ...(ctx.config.redisUrl ? { store: redisStore(ctx.config.redisUrl, `rl:${opts.limiter}:`) } : {}),
   });
 }
+
+/** Reset requests per client IP; one mail per email is the job's rule. */
+const resetThrottle = (ctx: AppContext, csrf: Csrf) =>
+  perIpThrottle(ctx, {
+    limiter: 'password-reset',
+    message: 'Too many reset requests. Please try again later.',
+    page: (req, res, error) => forgotPage({ csrf: csrf.token(req, res), error }),
+  });
 
 /** The password reset pages and forms. */
 function addResetRoutes(r: Router, ctx: AppContext, csrf: Csrf) {

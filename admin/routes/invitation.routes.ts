@@ -1,33 +1,22 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { INVITATION_GONE, INVITATION_TAKEN } from '../../src/accounts/invitations.js';
 import type { AppContext } from '../../src/context.js';
-import { ConflictError, GoneError, RateLimitedError, ValidationError } from '../../src/errors.js';
+import { ConflictError, GoneError, ValidationError } from '../../src/errors.js';
 import { sendErrorPage } from '../../http/errors.js';
 import { route } from '../../http/async.js';
-import { redisStore } from '../../http/rate-limit.js';
 import { wantsJson, type createCsrf } from '../auth.js';
+import { perIpThrottle } from './auth.routes.js';
 import { invitationPage } from '../views/pages.js';
 
 type Csrf = ReturnType<typeof createCsrf>;
 
-/** Acceptances per client IP, with the reset requests' budget (RESET_REQUESTS_PER_IP per 15 minutes). */
-function invitationThrottle(ctx: AppContext) {
-  return rateLimit({
-    windowMs: 15 * 60_000,
-    limit: ctx.config.resetRequestsPerIp,
-    legacyHeaders: false,
-    standardHeaders: false,
-    keyGenerator: (req) => ipKeyGenerator(req.ip ?? ''),
-    handler: (req, res, next, options) => {
-      ctx.metrics.rateLimited.inc({ limiter: 'invitation' });
-      const refusal = new RateLimitedError('Too many attempts. Please try again later.', options.windowMs / 1000);
-      if (wantsJson(req)) return next(refusal);
-      sendErrorPage(res, refusal, invitationPage({ csrf: '', valid: false, error: refusal.message }));
-    },
-    ...(ctx.config.redisUrl ? { store: redisStore(ctx.config.redisUrl, 'rl:invitation:') } : {}),
+/** Acceptances per client IP, with the reset requests' budget (admin/routes/auth.routes.ts perIpThrottle). */
+const invitationThrottle = (ctx: AppContext) =>
+  perIpThrottle(ctx, {
+    limiter: 'invitation',
+    message: 'Too many attempts. Please try again later.',
+    page: (_req, _res, error) => invitationPage({ csrf: '', valid: false, error }),
   });
-}
 
 const tokenOf = (v: unknown) => (typeof v === 'string' ? v : '');
 

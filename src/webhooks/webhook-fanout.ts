@@ -1,4 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { deleteInBatches } from './webhook.repository.js';
 
 /** The classid of the fan-out's advisory locks; the objid is the account (one fan-out per account at a time). */
 const FANOUT_LOCK_CLASS = 2_026_120_201;
@@ -83,18 +84,14 @@ export async function fanOutAll(sequelize: Sequelize): Promise<number> {
 }
 
 /** Removes events fanned out before `before` (WEBHOOK_LOG_DAYS), a batch at a time; answers how many went. */
-export async function removeEventsBefore(sequelize: Sequelize, before: Date, batch = 10_000): Promise<number> {
-  let removed = 0;
-  for (;;) {
-    const [{ count }] = await sequelize.query<{ count: number }>(
-      `WITH gone AS (
-         DELETE FROM webhook_events WHERE id IN (
-           SELECT id FROM webhook_events WHERE fanned_out_at < $1 LIMIT $2)
-         RETURNING 1)
-       SELECT count(*)::int AS count FROM gone`,
-      { bind: [before, batch], type: QueryTypes.SELECT },
-    );
-    removed += count;
-    if (count < batch) return removed;
-  }
-}
+export const removeEventsBefore = (sequelize: Sequelize, before: Date, batch?: number): Promise<number> =>
+  deleteInBatches(
+    sequelize,
+    `WITH gone AS (
+       DELETE FROM webhook_events WHERE id IN (
+         SELECT id FROM webhook_events WHERE fanned_out_at < $1 LIMIT $2)
+       RETURNING 1)
+     SELECT count(*)::int AS count FROM gone`,
+    before,
+    batch,
+  );

@@ -142,22 +142,34 @@ export async function restartPending(sequelize: Sequelize, endpointId: number): 
 }
 
 /**
- * Removes delivered and failed deliveries finished before `before` (WEBHOOK_LOG_DAYS), a batch at a time; pending ones
- * stay whatever their age. Answers how many went.
+ * Runs `deleteSql` (a DELETE of at most $2 rows matching `before` = $1, answering count) until a batch comes back
+ * short: a large clean-up in short transactions. Answers how many rows went.
  */
-export async function removeFinishedBefore(sequelize: Sequelize, before: Date, batch = 10_000): Promise<number> {
+export async function deleteInBatches(sequelize: Sequelize, deleteSql: string, before: Date, batch = 10_000) {
   let removed = 0;
   for (;;) {
-    const [{ count }] = await sequelize.query<{ count: number }>(
-      `WITH gone AS (
-         DELETE FROM webhook_deliveries WHERE id IN (
-           SELECT id FROM webhook_deliveries
-            WHERE state <> 'pending' AND coalesce(delivered_at, created_at) < $1 LIMIT $2)
-         RETURNING 1)
-       SELECT count(*)::int AS count FROM gone`,
-      { bind: [before, batch], type: QueryTypes.SELECT },
-    );
+    const [{ count }] = await sequelize.query<{ count: number }>(deleteSql, {
+      bind: [before, batch],
+      type: QueryTypes.SELECT,
+    });
     removed += count;
     if (count < batch) return removed;
   }
 }
+
+/**
+ * Removes delivered and failed deliveries finished before `before` (WEBHOOK_LOG_DAYS), a batch at a time; pending ones
+ * stay whatever their age. Answers how many went.
+ */
+export const removeFinishedBefore = (sequelize: Sequelize, before: Date, batch?: number): Promise<number> =>
+  deleteInBatches(
+    sequelize,
+    `WITH gone AS (
+       DELETE FROM webhook_deliveries WHERE id IN (
+         SELECT id FROM webhook_deliveries
+          WHERE state <> 'pending' AND coalesce(delivered_at, created_at) < $1 LIMIT $2)
+       RETURNING 1)
+     SELECT count(*)::int AS count FROM gone`,
+    before,
+    batch,
+  );

@@ -143,3 +143,40 @@ describe('login invitations', () => {
     );
   });
 });
+
+describe('login invitations: the per-IP budget', () => {
+  const web = useTestServer(); // a server of its own: the budget is per app and IP
+
+  it('When one client posts more acceptances than RESET_REQUESTS_PER_IP, Then the rest answer 429 in words and make no login', async () => {
+    const ctx = getCtx();
+    const mine = await makeAccount(ctx);
+    const seller = await login(web.url, mine.seller.email, mine.seller.password);
+    const address = `throttled-${uid()}@test.local`;
+    const invited = await seller.fetch('/admin/api/resources/users/actions/new', {
+      method: 'POST',
+      headers: { origin: web.url },
+      json: { email: address, name: 'Invited Colleague', role: 'agent' },
+    });
+    expect(invited.status).to.equal(200);
+    const c = sessionClient(web.url);
+    const csrf = (await c.json('GET', '/csrf-token')).body.token;
+    const post = (token: string, password: string, confirmation: string) =>
+      c.fetch('/invitation', {
+        method: 'POST',
+        headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, token, password, password_confirmation: confirmation }).toString(),
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i <= ctx.config.resetRequestsPerIp; i++) {
+      const res = await post('wrong-token', 'x', 'y');
+      statuses.push(res.status);
+      if (res.status === 429) expect(await res.text()).to.include('Too many attempts. Please try again later.');
+    }
+    expect(statuses.at(-1)).to.equal(429);
+    expect(statuses.slice(0, -1)).to.not.include(429);
+    // the budget is spent: even the right link waits, and no login is made meanwhile
+    const right = await post(invitationToken(address), 'fine-password-1', 'fine-password-1');
+    expect(right.status).to.equal(429);
+    expect(await ctx.models.User.count({ where: { email: address } })).to.equal(0);
+  });
+});
