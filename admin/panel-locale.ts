@@ -87,6 +87,7 @@ const PROPERTIES: Record<string, string> = {
   url: 'URL',
   events: 'Events',
   secret_state: 'Signing secret',
+  rotation_grace_until: 'Old secret also signs until',
   failing_since: 'Failing since',
   disabled_at: 'Disabled',
   disabled_reason: 'Why disabled',

@@ -22,6 +22,10 @@ const endpoint = {
     failing_since: nullableTime,
     disabled_at: nullableTime,
     disabled_reason: { type: ['string', 'null'] },
+    rotation_grace_until: {
+      ...nullableTime,
+      description: 'After a rotation: until when the replaced secret still signs beside the new one (two signatures)',
+    },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
@@ -53,7 +57,7 @@ const withSecret = {
   properties: {
     message: { type: 'string' },
     data: endpoint,
-    secret: { type: 'string', description: 'The signing secret: shown this once' },
+    secret: { type: 'string', description: 'The signing secret (`whsec_` + base64 of the key): shown this once' },
   },
 };
 const one = (item: Record<string, unknown>) => ({ type: 'object', properties: { data: item } });

@@ -87,7 +87,7 @@ const recordFunction = (name: string, events: string) => `
  * VOLATILE function), so it sees every claim committed under the lock before; the lock goes with the caller's
  * transaction. One round trip.
  */
-const CLAIM_FUNCTION = `
+export const CLAIM_FUNCTION = `
     CREATE FUNCTION webhook_claim(account integer, hold double precision, per_endpoint integer, per_account integer)
     RETURNS TABLE (id bigint, event_id uuid, endpoint_id integer, account_id integer, event varchar, payload jsonb,
                    attempts integer, created_at timestamptz, url varchar, secret varchar, claim text)

@@ -61,6 +61,10 @@ const schema = Joi.object({
   WEBHOOK_LOG_DAYS: Joi.number().integer().min(1).default(30),
   WEBHOOK_ACCOUNT_IN_FLIGHT: Joi.number().integer().min(1).max(64).default(4),
   WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: Joi.number().integer().min(1).max(1000).default(10),
+  WEBHOOK_SECRET_GRACE_HOURS: Joi.number()
+    .min(0)
+    .max(24 * 30)
+    .default(24),
   WORKER_URGENT_CONCURRENCY: Joi.number().integer().min(1).default(5),
   WORKER_IMPORTANT_CONCURRENCY: Joi.number().integer().min(1).default(2),
   PASSWORD_HASH_COST: Joi.string().valid('normal', 'fast').default('normal'),
@@ -130,6 +134,8 @@ export interface Config {
   webhookAccountInFlight: number;
   /** Webhook endpoints one account may have. */
   webhookMaxEndpointsPerAccount: number;
+  /** After a rotation, deliveries are signed with the old secret too for this long (docs/webhooks.md "Rotation"). */
+  webhookSecretGraceMs: number;
   /** Carrier callbacks per client address and minute. */
   callbackRatePerMinute: number;
   passwordHashCost: 'normal' | 'fast';
@@ -241,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     webhookLogDays: v.WEBHOOK_LOG_DAYS,
     webhookAccountInFlight: v.WEBHOOK_ACCOUNT_IN_FLIGHT,
     webhookMaxEndpointsPerAccount: v.WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT,
+    webhookSecretGraceMs: Math.round(v.WEBHOOK_SECRET_GRACE_HOURS * 3_600_000),
     metricsToken: v.METRICS_TOKEN ?? null,
     metricsPort: v.METRICS_PORT ?? null,
     metricsHost: v.METRICS_HOST,

@@ -16,7 +16,7 @@ function endpointBody(p: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
-/** "Rotate secret": a new signing secret, shown once in the notice; the old one stops signing at once. */
+/** "Rotate secret": a new signing secret, shown once in the notice; the old one signs beside it for a grace period. */
 function rotateSecretAction(ctx: AppContext, components: PanelComponents) {
   return {
     actionType: 'record' as const,
@@ -24,8 +24,8 @@ function rotateSecretAction(ctx: AppContext, components: PanelComponents) {
     component: components.confirmAction,
     isAccessible: allow('webhook', 'update'),
     custom: {
-      confirm:
-        'Replace the signing secret? Deliveries are signed with the new one from now on; give it to the receiver.',
+      confirm: `Replace the signing secret? Deliveries are signed with the new one from now on, and with the old one too
+        for ${ctx.config.webhookSecretGraceMs / 3_600_000} hours: give the new one to the receiver within that time.`,
     },
     handler: async (_request: unknown, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
       const id = Number(context.record!.id());
@@ -54,6 +54,7 @@ export function webhookEndpointResource(ctx: AppContext, components: PanelCompon
         'events',
         'active',
         'secret_state',
+        'rotation_grace_until',
         'failing_since',
         'disabled_at',
         'disabled_reason',

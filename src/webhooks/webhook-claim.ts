@@ -11,7 +11,8 @@ export interface ClaimedDelivery {
   attempts: number;
   created_at: Date;
   url: string;
-  secret: string;
+  /** The endpoint's signing secrets, newest first: two during a rotation's grace period (docs/webhooks.md). */
+  secrets: string[];
   /** The hold's end as stored: the attempt is recorded only while the delivery is still held by this claim. */
   claim: string;
 }

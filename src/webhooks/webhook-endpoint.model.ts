@@ -7,6 +7,9 @@ export class WebhookEndpoint extends Model {
   declare url: string;
   declare events: string[];
   declare secret: string;
+  /** The secret a rotation replaced: it signs beside `secret` until `rotation_grace_until`. */
+  declare previous_secret: string | null;
+  declare rotation_grace_until: Date | null;
   declare active: boolean;
   declare failing_since: Date | null;
   declare disabled_at: Date | null;
@@ -46,6 +49,8 @@ export function initWebhooks(sequelize: Sequelize) {
       url: { type: DataTypes.STRING(500), allowNull: false },
       events: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: false },
       secret: { type: DataTypes.STRING(100), allowNull: false },
+      previous_secret: DataTypes.STRING(100),
+      rotation_grace_until: DataTypes.DATE,
       active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
       failing_since: DataTypes.DATE,
       disabled_at: DataTypes.DATE,

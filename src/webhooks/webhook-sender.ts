@@ -28,9 +28,17 @@ export function deliveryBody(d: Pick<ClaimedDelivery, 'event_id' | 'event' | 'cr
   });
 }
 
-/** `v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>`: the webhook-signature header (docs/webhooks.md). */
-export function signDelivery(secret: string, timestamp: number, body: string): string {
-  return `v1=${crypto.createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+/** The HMAC key of a `whsec_<base64>` secret: the decoded bytes (Standard Webhooks). */
+export const secretKey = (secret: string) => Buffer.from(secret.slice('whsec_'.length), 'base64');
+
+/**
+ * The webhook-signature header of Standard Webhooks (docs/webhooks.md): `v1,<base64 HMAC-SHA256 of
+ * "<webhook-id>.<webhook-timestamp>.<body>">` for each secret, space-separated (two during a rotation's grace period).
+ */
+export function signDelivery(secrets: readonly string[], id: string, timestamp: number, body: string): string {
+  const sign = (secret: string) =>
+    crypto.createHmac('sha256', secretKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return secrets.map((secret) => `v1,${sign(secret)}`).join(' ');
 }
 
 /** Sends one delivery; never throws: the outcome is what the log records. */
@@ -42,7 +50,7 @@ async function attempt(core: Core, d: ClaimedDelivery): Promise<Attempt> {
     'user-agent': 'LeadFlow-Webhooks/1',
     'webhook-id': d.event_id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': signDelivery(d.secret, timestamp, body),
+    'webhook-signature': signDelivery(d.secrets, d.event_id, timestamp, body),
   };
   const started = process.hrtime.bigint();
   const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);

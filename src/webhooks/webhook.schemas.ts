@@ -72,6 +72,8 @@ export interface EndpointView {
   active: boolean;
   failing_since: string | null;
   disabled_at: string | null;
+  /** Until when the secret a rotation replaced still signs beside the new one; null: one secret signs. */
+  rotation_grace_until: string | null;
   disabled_reason: string | null;
   created_at: string;
   updated_at: string;

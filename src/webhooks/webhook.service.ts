@@ -54,6 +54,8 @@ export function endpointView(e: WebhookEndpoint): EndpointView {
     failing_since: iso(e.failing_since),
     disabled_at: iso(e.disabled_at),
     disabled_reason: e.disabled_reason,
+    rotation_grace_until:
+      e.rotation_grace_until && e.rotation_grace_until > new Date() ? iso(e.rotation_grace_until) : null,
     created_at: iso(e.created_at) as string,
     updated_at: iso(e.updated_at) as string,
   };
@@ -80,8 +82,8 @@ export function deliveryView(d: WebhookDelivery): DeliveryView {
   };
 }
 
-/** A new signing secret: `whsec_` and 32 random bytes (base64url); the whole string is the HMAC key. */
-const newSecret = () => `whsec_${crypto.randomBytes(32).toString('base64url')}`;
+/** A new signing secret: `whsec_` and the base64 of 32 random bytes, the HMAC key (Standard Webhooks). */
+const newSecret = () => `whsec_${crypto.randomBytes(32).toString('base64')}`;
 
 async function assertUrl(core: Core, url: string): Promise<void> {
   const problem = await checkPublicUrl(url, core.config.webhookAllowPrivateUrls, 'url');
@@ -175,7 +177,11 @@ async function remove(core: Core, actor: Actor, id: unknown): Promise<{ deleted:
   return { deleted: 1 };
 }
 
-/** A new secret for the endpoint, answered this once; the next attempt of every delivery is signed with it. */
+/**
+ * A new secret for the endpoint, answered this once. Every attempt from now on is signed with it and, for
+ * WEBHOOK_SECRET_GRACE_HOURS, with the secret it replaces too (two signatures), so the receiver can switch without
+ * refusing a delivery; a second rotation within that time ends the first one's grace.
+ */
 async function rotateSecret(
   core: Core,
   actor: Actor,
@@ -185,7 +191,12 @@ async function rotateSecret(
   const e = await endpointInScope(core, actor, id);
   authorize(actor, 'update', 'webhook', e);
   const secret = newSecret();
-  await e.update({ secret });
+  const grace = core.config.webhookSecretGraceMs;
+  await e.update({
+    secret,
+    previous_secret: grace > 0 ? e.secret : null,
+    rotation_grace_until: grace > 0 ? new Date(Date.now() + grace) : null,
+  });
   return { endpoint: endpointView(e), secret };
 }
 

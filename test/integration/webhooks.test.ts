@@ -269,20 +269,36 @@ describe('Webhooks: deliveries to a real receiver', () => {
     expect(err).to.have.property('name', 'NotFoundError');
   });
 
-  it('signs with a rotated secret from then on', async () => {
+  it('signs with a rotated secret from then on, and with the old one too during its grace period', async () => {
     const ctx = getCtx();
     const acc = await makeAccount(ctx);
     const { endpoint, secret } = await addEndpoint(ctx, acc, receiver.url('/rotate'), ['lead.created']);
     const rotated = await ctx.services.webhooks.rotateSecret(acc.seller.actor, endpoint.id);
     expect(rotated.secret)
-      .to.match(/^whsec_[A-Za-z0-9_-]{43}$/)
+      .to.match(/^whsec_[A-Za-z0-9+/]{43}=$/)
       .and.not.equal(secret);
     expect(JSON.stringify(rotated.endpoint)).to.not.include(rotated.secret);
+    expect(JSON.stringify(rotated.endpoint)).to.not.include(secret);
+    expect(Date.parse(rotated.endpoint.rotation_grace_until!) - Date.now()).to.be.within(23.9 * 3.6e6, 24 * 3.6e6);
     await createLeads(ctx, acc, 1);
     await deliverAll(ctx);
-    const [r] = receiver.at('/rotate') as Received[];
     const verify = await docsVerifier();
-    expect(verify(rotated.secret, r.headers, r.raw)).to.equal(true);
-    expect(verify(secret, r.headers, r.raw)).to.equal(false);
+    const [during] = receiver.at('/rotate') as Received[];
+    expect(String(during.headers['webhook-signature']).split(' ')).to.have.length(2);
+    expect(verify(rotated.secret, during.headers, during.raw)).to.equal(true);
+    expect(verify(secret, during.headers, during.raw)).to.equal(true);
+    // the grace period over: the new secret alone signs
+    await ctx.models.WebhookEndpoint.update(
+      { rotation_grace_until: new Date(Date.now() - 1000) },
+      { where: { id: endpoint.id } },
+    );
+    await createLeads(ctx, acc, 1);
+    await deliverAll(ctx);
+    const after = (receiver.at('/rotate') as Received[])[1];
+    expect(String(after.headers['webhook-signature']).split(' ')).to.have.length(1);
+    expect(verify(rotated.secret, after.headers, after.raw)).to.equal(true);
+    expect(verify(secret, after.headers, after.raw)).to.equal(false);
+    const shown = await ctx.services.webhooks.show(acc.seller.actor, endpoint.id);
+    expect(shown.rotation_grace_until).to.equal(null);
   });
 });
