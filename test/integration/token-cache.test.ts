@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { LISTENER_NAME } from '../../src/db/notifications.js';
+import { TOKENS_CHANGED } from '../../src/tokens/token-auth.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, makeAdmin, type TestAccount } from '../factories.js';
 import { adminUrl, exited, randomPort, runMain, waitFor } from '../processes.js';
@@ -95,6 +96,8 @@ describe('token cache across processes', function () {
     expect(await list(t.token)).to.equal(200);
     const elsewhere = await makeAccount(getCtx());
     await superuser((c) => c.query('UPDATE users SET account_id = $1 WHERE id = $2', [elsewhere.id, acc.seller.id]));
+    // a change made by hand in SQL is not waited for as the services' changes are: wait until every process has heard
+    await getCtx().notifications.settle(TOKENS_CHANGED);
     try {
       expect(await list(t.token)).to.equal(401);
     } finally {
