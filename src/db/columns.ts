@@ -12,7 +12,8 @@ const amount = (name: string, precision: number) => ({
 /** Who to call and where to deliver: the columns a lead and the order made from it share. */
 export const contactColumns = {
   phone: { type: DataTypes.STRING(100), allowNull: false },
-  phone_normalized: { type: DataTypes.STRING(100), allowNull: false },
+  // E.164, or null for a phone that is not a possible number (docs/decisions.md, "Phones")
+  phone_normalized: { type: DataTypes.STRING(100), allowNull: true },
   full_name: { type: DataTypes.STRING(100), allowNull: false },
   city: DataTypes.STRING(100),
 };

@@ -116,6 +116,7 @@ const LEAD_COLUMNS: Column[] = [
   ['action_date', 'timestamptz'],
   ['total', 'numeric'],
   ['import_row', 'int'],
+  ['system_note', 'text'],
 ];
 const PRODUCT_COLUMNS: Column[] = [
   ['lead', 'int'],
@@ -173,6 +174,7 @@ function batchColumns(batch: LeadBatch): { leads: unknown[][]; products: unknown
       leads.map((l) => l.action_date ?? null),
       leads.map((l) => l.total),
       batch.importRows,
+      leads.map((l) => l.system_note ?? null),
     ],
     products,
   };
@@ -182,8 +184,9 @@ function batchColumns(batch: LeadBatch): { leads: unknown[][]; products: unknown
  * Set-based insert of a batch of leads, their products and creation history in one statement (one round trip,
  * whatever the count). Ids are drawn in input order before the insert, so products and history need no join back to
  * the inserted rows. A phone seen in the account within the duplicate window, earlier in the same batch, or among
- * `seenPhones` makes the lead `duplicate`, recorded by `system`. Every lead is written or the statement fails; it
- * answers the ids of the confirmed ones.
+ * `seenPhones` makes the lead `duplicate`, recorded by `system`; a lead without an E.164 form (an uncallable phone)
+ * is never a duplicate, and one with a `system_note` (its `wrong` status chosen by the system) is recorded by `system`
+ * with that note. Every lead is written or the statement fails; it answers the ids of the confirmed ones.
  *
  * The account's earlier leads are probed once per phone, a constant cost per lead (reading the account's recent leads
  * once per batch grew with the account: ≈ 25 ms per 5,000-lead batch at 95 k leads; a 1 M-row import took 50–57 s
@@ -203,8 +206,9 @@ function insertStatement(batch: LeadBatch): { sql: string; params: unknown[] } {
       SELECT DISTINCT unnest(${add(arrayLiteral(batch.seenPhones), '::text[]')}) AS phone_normalized
     ), checked AS (
       SELECT v.*,
-             CASE WHEN ${days} > 0 AND (e.hit OR seen.phone_normalized IS NOT NULL
-                    OR row_number() OVER (PARTITION BY v.phone_normalized ORDER BY v.ord) > 1)
+             CASE WHEN ${days} > 0 AND v.phone_normalized IS NOT NULL
+                    AND (e.hit OR seen.phone_normalized IS NOT NULL
+                         OR row_number() OVER (PARTITION BY v.phone_normalized ORDER BY v.ord) > 1)
                   THEN 'duplicate' ELSE coalesce(v.status, 'new') END AS final_status
         FROM v LEFT JOIN seen USING (phone_normalized)
         LEFT JOIN LATERAL (
@@ -232,10 +236,12 @@ function insertStatement(batch: LeadBatch): { sql: string; params: unknown[] } {
         FROM ${unnestOf(add, PRODUCT_COLUMNS, columns.products, 'x')} JOIN s ON s.ord = x.lead
     ), history AS (
       INSERT INTO lead_histories (account_id, lead_id, lead_reference, old_status, new_status, changed_by,
-                                  changed_by_user_id)
+                                  changed_by_user_id, note)
       SELECT ${account}, s.id, s.reference, NULL, s.final_status,
-             CASE WHEN s.final_status = 'duplicate' THEN 'system' ELSE ${add(batch.actorName)} END,
-             CASE WHEN s.final_status = 'duplicate' THEN NULL ELSE ${user}::int END
+             CASE WHEN s.final_status = 'duplicate' OR s.system_note IS NOT NULL THEN 'system'
+                  ELSE ${add(batch.actorName)} END,
+             CASE WHEN s.final_status = 'duplicate' OR s.system_note IS NOT NULL THEN NULL ELSE ${user}::int END,
+             s.system_note
         FROM s
     )
     SELECT coalesce(array_agg(id) FILTER (WHERE final_status = 'confirmed'), '{}') AS confirmed

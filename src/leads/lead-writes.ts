@@ -23,7 +23,7 @@ import {
   type DashboardUpdateInput,
   type StatusChangeInput,
 } from './lead.schemas.js';
-import { phoneOrRefuse } from './phone.js';
+import { keepPhone } from './phone.js';
 import { phoneCountryOf } from '../accounts/phone-country.js';
 
 /** The protected status of decisions.md: such a lead cannot be deleted. */
@@ -88,8 +88,9 @@ export async function updateStatuses(core: Core, actor: Actor, body: unknown): P
 }
 
 /**
- * Dashboard edit of one lead (status, name, phone, city); a status change writes history like every entry point.
- * Answers the lead's id.
+ * Dashboard edit of one lead (status, name, phone, city); a status change writes history like every entry point. A
+ * phone changed to an uncallable one is kept as typed without an E.164 form and changes no status (docs/decisions.md,
+ * "Phones"). Answers the lead's id.
  */
 export async function update(core: Core, actor: Actor, id: number, input: DashboardUpdateInput): Promise<number> {
   authorize(actor, 'update', 'lead');
@@ -99,8 +100,10 @@ export async function update(core: Core, actor: Actor, id: number, input: Dashbo
   const lead = await findInScope(models.Lead, actor, { id });
   authorize(actor, 'update', 'lead', lead);
   const country = await phoneCountryOf(core, lead.account_id);
-  const { phone, phone_normalized } = phoneOrRefuse(v.phone, country, 'phone');
-  if (phone_normalized !== lead.phone_normalized && (await phoneTaken(sequelize, lead.account_id, phone_normalized))) {
+  // an uncallable phone is stored as typed without an E.164 form; the status stays the one the form sends
+  const { phone, phone_normalized } = keepPhone(v.phone, country);
+  const changed = phone_normalized !== lead.phone_normalized;
+  if (phone_normalized && changed && (await phoneTaken(sequelize, lead.account_id, phone_normalized))) {
     throw ValidationError.single('phone', 'The phone has already been taken.');
   }
   const cityId = v.city_id ? Number(v.city_id) : null;

@@ -4,12 +4,13 @@ import { fastValidator } from '../fast-validator.js';
 import { addError, inputErrors, JOI_OPTIONS, mergeErrors, toFieldErrors } from '../validation.js';
 import type { LeadStatus } from './lead.model.js';
 import { leadItemSchema, type LeadItemInput } from './lead.schemas.js';
-import { impossiblePhone, normalizePhone } from './phone.js';
+import { keepPhone, uncallableNote } from './phone.js';
 
 /** A validated lead item with its products resolved against the catalogue; what insertLeads writes. */
 export interface PreparedLead {
   phone: string;
-  phone_normalized: string;
+  /** E.164; null for an uncallable phone (kept as typed, never a duplicate). */
+  phone_normalized: string | null;
   full_name: string;
   city: string | null;
   city_id: number | null;
@@ -20,6 +21,23 @@ export interface PreparedLead {
   total: number;
   status?: LeadStatus;
   action_date?: Date | null;
+  /** Why the system chose `status` (an uncallable phone): the creation history is then written by `system`. */
+  system_note?: string | null;
+}
+
+/**
+ * A new lead's phone fields and status: the status asked for (none: `new`), or, for a phone that is not possible in
+ * `country` (shared/spec/decisions.md, "Uncallable phones"), the typed phone without an E.164 form, status `wrong`
+ * and the reason, whatever status was asked.
+ */
+export function leadPhone(
+  typed: string,
+  country: string,
+  status?: LeadStatus,
+): Pick<PreparedLead, 'phone' | 'phone_normalized' | 'status' | 'system_note'> {
+  const kept = keepPhone(typed, country);
+  if (kept.phone_normalized) return { ...kept, status, system_note: null };
+  return { ...kept, status: 'wrong', system_note: uncallableNote(country) };
 }
 
 export interface CatalogueProduct {
@@ -71,9 +89,10 @@ const oneItem = (path: string) =>
   wrappers.get(path) ?? wrappers.set(path, Joi.object({ [path]: Joi.array().items(leadItemSchema) })).get(path)!;
 
 /**
- * Validates lead items (spec Lead table; every sku must be an active product of the account, i.e. in `catalogue`;
- * every phone a possible number, national ones read in `country`, the account's phone_country), collecting errors
- * keyed `${path}.${i}.field` instead of throwing. Pure: the REST path and the import's worker thread both use it.
+ * Validates lead items (spec Lead table; every sku must be an active product of the account, i.e. in `catalogue`),
+ * collecting errors keyed `${path}.${i}.field` instead of throwing. Phones are read in `country`, the account's
+ * phone_country; an uncallable one makes its lead `wrong` (leadPhone), never an error. Pure: the REST path and the
+ * import's worker thread both use it.
  */
 export function checkLeadItems(
   items: unknown[],
@@ -92,9 +111,7 @@ export function checkLeadItems(
   });
   const prepared = values.map((v, i) => {
     if (invalid.has(i)) return null;
-    const phone = normalizePhone(v.phone, country);
-    let ok = phone !== null;
-    if (!phone) addError(errors, `${path}.${i}.phone`, impossiblePhone(`${path}.${i}.phone`, country));
+    let ok = true;
     const lines = v.products.map((line, j) => {
       const product = catalogue.get(line.sku);
       if (!product) {
@@ -112,7 +129,7 @@ export function checkLeadItems(
     });
     if (!ok) return null;
     return {
-      ...phone!,
+      ...leadPhone(v.phone, country),
       full_name: v.full_name,
       city: v.city ?? null,
       city_id: null,

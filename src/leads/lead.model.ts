@@ -14,7 +14,8 @@ export class Lead extends Model {
   declare account_id: number;
   declare reference: string;
   declare phone: string;
-  declare phone_normalized: string;
+  /** E.164; null for an uncallable phone (kept as typed). */
+  declare phone_normalized: string | null;
   declare full_name: string;
   declare city: string | null;
   declare city_id: number | null;

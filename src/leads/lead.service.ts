@@ -10,7 +10,7 @@ import { findInScope, type RowKey } from '../query.js';
 import { newReferences } from '../references.js';
 import { validate } from '../validation.js';
 import { batchCheckProbe, insertLeadBatch } from './lead-batch.repository.js';
-import { checkLeadItems, namedSkus, type PreparedLead } from './lead.check.js';
+import { checkLeadItems, leadPhone, namedSkus, type PreparedLead } from './lead.check.js';
 import type { LeadStatus } from './lead.model.js';
 import { activeProducts, listLeads, phoneTaken } from './lead.repository.js';
 import {
@@ -23,7 +23,6 @@ import {
   type LeadFilters,
 } from './lead.schemas.js';
 import { applyStatusChanges, deleteMany, update, updateStatuses, type StatusMove } from './lead-writes.js';
-import { phoneOrRefuse } from './phone.js';
 import { phoneCountryOf } from '../accounts/phone-country.js';
 
 export type { Catalogue, CatalogueProduct, PreparedLead } from './lead.check.js';
@@ -103,22 +102,25 @@ async function createMany(core: LeadCore, actor: Actor, body: unknown): Promise<
   return { references };
 }
 
-/** Dashboard create: `name` is the phone, unique in the account; the initial status is chosen by the user. */
+/**
+ * Dashboard create: `name` is the phone, unique in the account; the initial status is chosen by the user, except for
+ * an uncallable phone (created `wrong` by the system).
+ */
 async function createOne(core: LeadCore, actor: Actor, input: DashboardCreateInput) {
   authorize(actor, 'create', 'lead');
   const v = validate<DashboardCreateInput>(dashboardCreateSchema, input);
   const accountId = targetAccount(actor, v.account_id);
   authorize(actor, 'create', 'lead', { account_id: accountId });
   const country = await phoneCountryOf(core, accountId);
-  const { phone, phone_normalized } = phoneOrRefuse(v.name, country, 'name');
-  if (await phoneTaken(core.db.sequelize, accountId, phone_normalized)) {
+  // an uncallable phone is created `wrong` (leadPhone); without an E.164 form it is never "taken"
+  const phone = leadPhone(v.name, country, v.status as LeadStatus);
+  if (phone.phone_normalized && (await phoneTaken(core.db.sequelize, accountId, phone.phone_normalized))) {
     throw ValidationError.single('name', 'The name has already been taken.');
   }
   const city = v.city_id ? await core.models.City.findByPk(v.city_id) : null;
   if (v.city_id && !city) throw ValidationError.single('city_id', 'The selected city_id is invalid.');
   const lead: PreparedLead = {
-    phone,
-    phone_normalized,
+    ...phone,
     full_name: v.full_name ?? v.name,
     city: city?.name ?? null,
     city_id: city?.id ?? null,
@@ -127,7 +129,6 @@ async function createOne(core: LeadCore, actor: Actor, input: DashboardCreateInp
     data: [],
     products: [],
     total: 0,
-    status: v.status as LeadStatus,
     action_date: v.action_date ? new Date(v.action_date) : null,
   };
   const [reference] = await core.db.sequelize.transaction((transaction) =>

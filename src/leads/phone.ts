@@ -4,7 +4,6 @@ import {
   parsePhoneNumberFromString,
   type CountryCode,
 } from 'libphonenumber-js';
-import { ValidationError } from '../errors.js';
 
 /** The countries libphonenumber knows (ISO 3166 alpha-2): what `accounts.phone_country` may hold. */
 export const PHONE_COUNTRIES: readonly string[] = getCountries();
@@ -16,6 +15,12 @@ export const isPhoneCountry = (c: unknown): c is CountryCode =>
 export interface NormalizedPhone {
   phone: string;
   phone_normalized: string;
+}
+
+/** A phone as stored: a possible one with its E.164 form, an uncallable one as typed with none (null). */
+export interface KeptPhone {
+  phone: string;
+  phone_normalized: string | null;
 }
 
 /**
@@ -61,16 +66,18 @@ export function normalizePhone(typed: string | number, country: string): Normali
   return { phone, phone_normalized: parsed.number };
 }
 
-/** The message of an impossible phone, in the Laravel style of the other validation messages. */
-export const impossiblePhone = (field: string, country: string) =>
-  `The ${field} field must be a possible phone number (national numbers of ${country}, or international with +).`;
-
-/** normalizePhone, or the 422 naming `field` (the single-lead writes: dashboard create / edit, panel). */
-export function phoneOrRefuse(typed: string, country: string, field: string): NormalizedPhone {
-  const n = normalizePhone(typed, country);
-  if (!n) throw ValidationError.single(field, impossiblePhone(field, country));
-  return n;
+/**
+ * Every phone the spec accepts is kept (docs/decisions.md, "Phones"): a possible one normalised, any other (an
+ * uncallable phone) as typed, without an E.164 form, so duplicates and search never meet it.
+ */
+export function keepPhone(typed: string, country: string): KeptPhone {
+  return normalizePhone(typed, country) ?? { phone: typed.trim(), phone_normalized: null };
 }
+
+/** Why a lead with an uncallable phone was created `wrong`: its first history entry's note, by `system`. */
+export const uncallableNote = (country: string) =>
+  `Not a possible phone number (national numbers of ${country}, or international with +): kept as typed, without an ` +
+  'E.164 form, and marked wrong.';
 
 /**
  * The digits a phone search looks for inside the stored E.164 form: a whole number typed any way (`0600000002`,

@@ -12,7 +12,8 @@ export class Order extends Model {
   declare lead_id: number | null;
   declare lead_reference: string | null;
   declare phone: string;
-  declare phone_normalized: string;
+  /** E.164; null for an uncallable phone (kept as typed). */
+  declare phone_normalized: string | null;
   declare full_name: string;
   declare city: string | null;
   declare area: string | null;

@@ -143,7 +143,9 @@ export async function queueBatch(state: ImportState) {
   state.queuedTo = full.last;
   state.batches++;
   state.older = previous?.done ?? Promise.resolve();
-  state.newest = { done, phones: full.good.map((g) => g.p.phone_normalized) };
+  // a phone without an E.164 form (uncallable) is never a duplicate
+  const phones = full.good.flatMap((g) => (g.p.phone_normalized ? [g.p.phone_normalized] : []));
+  state.newest = { done, phones };
 }
 
 /** Writes what is left and waits for the last commit (which waits for every earlier one). */

@@ -60,35 +60,47 @@ describe('issue 21 under attack: phones', () => {
     ]);
   });
 
-  it('When REST, the dashboard and an import write odd phones, Then impossible ones are 422 or bad rows, never a 500', async () => {
+  it('When REST, the dashboard and an import write odd phones, Then those of 7 to 100 characters are stored wrong (issue 30), the rest 422 or bad rows, never a 500', async () => {
     const acc = await makeAccount(getCtx());
     const call = restClient(web.url, await acc.token());
     const c = await login(web.url, acc.seller.email, acc.seller.password);
-    const odd = [
-      '06\u000000000002',
-      '+',
-      '00',
-      '+212',
-      '0600000002abc',
-      '1 '.repeat(50),
-      '9'.repeat(100),
-      '+999 123456789',
-    ];
-    for (const phone of [...odd, 600000002, -600000002, 1e30, null, true, ['0600000002']]) {
+    const refused = ['06\u000000000002', '+', '00', '+212'];
+    const uncallable = ['0600000002abc', '1 '.repeat(50), '9'.repeat(100), '+999 123456789'];
+    for (const phone of [...refused, 600000002, -600000002, 1e30, null, true, ['0600000002']]) {
       const res = await call('POST', '/leads', { leads: [lead(acc, phone)] });
       expect(res.status, JSON.stringify(phone)).to.equal(422);
       expect(Object.keys(res.body.errors), JSON.stringify(phone)).to.include('leads.0.phone');
     }
-    for (const name of odd) {
+    for (const name of refused) {
       const res = await c.json('POST', '/leads/store', { name, status: 'new' });
       expect(res.status, JSON.stringify(name)).to.equal(422);
     }
-    const sku = acc.skus.active[0];
-    const rows = ['+', '00', '-600000002.5', '1e400', '0600000002;0611111111', '999999999999999999999'];
-    const up = await upload(c, 'odd.csv', ['phone,sku', ...rows.map((r) => `"${r}",${sku}`)].join('\n'));
-    await getCtx().services.imports.run(up.body.id);
-    expect(await readRun(c, up.body.id)).to.include({ status: 'completed', rows_written: 0, rows_failed: rows.length });
     expect(await phonesOf(acc.id)).to.deep.equal([]);
+    for (const phone of uncallable) {
+      const res = await call('POST', '/leads', { leads: [lead(acc, phone)] });
+      expect(res.status, JSON.stringify(phone)).to.equal(201);
+      const dash = await c.json('POST', '/leads/store', { name: phone, status: 'new' });
+      expect(dash.status, JSON.stringify(phone)).to.equal(201);
+    }
+    const stored = await phonesOf(acc.id);
+    expect(stored.map((p) => [p.phone_normalized, p.status])).to.deep.equal(stored.map(() => [null, 'wrong']));
+    expect(stored.map((p) => p.phone)).to.deep.equal(uncallable.flatMap((p) => [p.trim(), p.trim()]));
+
+    const other = await makeAccount(getCtx());
+    const oc = await login(web.url, other.seller.email, other.seller.password);
+    const sku = other.skus.active[0];
+    const bad = ['+', '00', '1e400'];
+    const wrong = ['-600000002.5', '0600000002;0611111111', '999999999999999999999'];
+    const up = await upload(oc, 'odd.csv', ['phone,sku', ...[...bad, ...wrong].map((r) => `"${r}",${sku}`)].join('\n'));
+    await getCtx().services.imports.run(up.body.id);
+    expect(await readRun(oc, up.body.id)).to.include({
+      status: 'completed',
+      rows_written: wrong.length,
+      rows_failed: bad.length,
+    });
+    expect((await phonesOf(other.id)).map((p) => [p.phone, p.phone_normalized, p.status])).to.deep.equal(
+      wrong.map((w) => [w, null, 'wrong']),
+    );
   });
 
   it('When the same number arrives as Arabic-Indic digits, 00 prefix and a numeric cell, Then one customer: the rest are duplicates', async () => {
