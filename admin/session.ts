@@ -21,6 +21,8 @@ export interface SessionUser {
   role: 'admin' | 'seller' | 'agent';
   name: string;
   email: string;
+  /** At login only: the password-change mark read with the password that was checked. */
+  credentials_changed_at?: Date | null;
 }
 
 declare module 'express-session' {

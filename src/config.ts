@@ -28,6 +28,7 @@ const schema = Joi.object({
   SESSION_RATE_PER_MINUTE: Joi.number().integer().min(1).default(600),
   API_TOKENS_PER_USER: Joi.number().integer().min(1).default(20),
   LOGIN_THROTTLE_PER_MINUTE: Joi.number().integer().min(1).default(5),
+  LOGIN_FAILURES_PER_IP: Joi.number().integer().min(1).default(20),
   RESET_REQUESTS_PER_IP: Joi.number().integer().min(1).default(10),
   RESET_MAIL_INTERVAL_MINUTES: Joi.number().integer().min(0).default(5),
   CALLBACK_RATE_PER_MINUTE: Joi.number().integer().min(1).default(120),
@@ -101,6 +102,8 @@ export interface Config {
   /** Live (unexpired) API tokens one user may hold. */
   apiTokensPerUser: number;
   loginThrottlePerMinute: number;
+  /** Failed logins per client IP and minute, whatever the emails. */
+  loginFailuresPerIp: number;
   /** Password reset requests one client IP may send per 15 minutes. */
   resetRequestsPerIp: number;
   /** At most one reset mail per email within this many minutes (0: no interval). */
@@ -192,6 +195,7 @@ function budgets(v: Record<string, number>) {
     sessionRatePerMinute: v.SESSION_RATE_PER_MINUTE,
     apiTokensPerUser: v.API_TOKENS_PER_USER,
     loginThrottlePerMinute: v.LOGIN_THROTTLE_PER_MINUTE,
+    loginFailuresPerIp: v.LOGIN_FAILURES_PER_IP,
     callbackRatePerMinute: v.CALLBACK_RATE_PER_MINUTE,
   };
 }

@@ -69,33 +69,25 @@ function addLoginRoutes(r: Router, ctx: AppContext, auth: passport.PassportStati
     res.type('html').send(loginPage({ csrf: csrf.token(req, res), next: String(req.query.next ?? '') }));
   });
 
-  r.post('/login', csrf.protect, loginThrottle(ctx, csrf), (req, res, next) => {
+  r.post('/login', csrf.protect, loginIpThrottle(ctx, csrf), loginThrottle(ctx, csrf), (req, res, next) => {
     auth.authenticate('local', (err: unknown, user: SessionUser | false) => {
       if (err) return next(err);
-      if (!user) {
-        const refusal = new UnauthenticatedError('These credentials do not match our records.');
-        if (wantsJson(req)) return next(refusal);
-        const form = {
-          csrf: csrf.token(req, res),
-          error: refusal.message,
-          email: typeof req.body?.email === 'string' ? req.body.email : '',
-          next: typeof req.body?.next === 'string' ? req.body.next : '',
-        };
-        return sendErrorPage(res, refusal, loginPage(form));
-      }
-      // req.login regenerates the session id (passport ≥ 0.6), so a pre-login id is never reused.
+      if (!user) return refuseLogin(req, res, next, csrf);
+      // req.login regenerates the session id (passport ≥ 0.6), so a pre-login id is never reused; it saves the session
       req.login(user, (loginErr) => {
         if (loginErr) return next(loginErr);
-        req.session.loginAt = Date.now();
-        const u = user as SessionUser;
-        if (wantsJson(req)) {
-          return res.json({
+        // a password change that ended the user's sessions while this login checked the old one undoes it
+        ctx.services.accounts.credentialsCurrent(user).then((current) => {
+          if (!current)
+            return req.logout(() => req.session.destroy(() => refuseLogin(req, res, next, csrf, SESSION_COOKIE)));
+          req.session.loginAt = Date.now();
+          if (!wantsJson(req)) return res.redirect(303, safeNext(req.body?.next));
+          res.json({
             message: 'Logged in.',
-            user: { id: u.id, name: u.name, email: u.email, role: u.role, account_id: u.account_id },
+            user: { id: user.id, name: user.name, email: user.email, role: user.role, account_id: user.account_id },
             csrf_token: csrf.token(req, res),
           });
-        }
-        res.redirect(303, safeNext(req.body?.next));
+        }, next);
       });
     })(req, res, next);
   });
@@ -119,6 +111,20 @@ function addLoginRoutes(r: Router, ctx: AppContext, auth: passport.PassportStati
 }
 
 /** Ends the signed-in session as POST /logout does: the store row deleted, the cookie cleared, then the login page. */
+/** 401 "These credentials do not match our records.": JSON, or the login form again with the email typed. */
+function refuseLogin(req: Request, res: Response, next: NextFunction, csrf: Csrf, clearCookie?: string): void {
+  if (clearCookie) res.clearCookie(clearCookie);
+  const refusal = new UnauthenticatedError('These credentials do not match our records.');
+  if (wantsJson(req)) return next(refusal);
+  const form = {
+    csrf: csrf.token(req, res),
+    error: refusal.message,
+    email: typeof req.body?.email === 'string' ? req.body.email : '',
+    next: typeof req.body?.next === 'string' ? req.body.next : '',
+  };
+  sendErrorPage(res, refusal, loginPage(form));
+}
+
 function endSession(req: Request, res: Response, next: NextFunction): void {
   req.logout((err) => {
     if (err) return next(err);
@@ -143,16 +149,25 @@ function fromThisSite(req: Request): boolean {
 }
 
 /**
- * A budget per client IP for the anonymous forms that mail or set a password (RESET_REQUESTS_PER_IP per 15 minutes,
- * in Redis with REDIS_URL): 429, as JSON or on the form's own page with the refusal in words.
+ * A budget per client IP for the anonymous forms (by default RESET_REQUESTS_PER_IP per 15 minutes, for those that
+ * mail or set a password; in Redis with REDIS_URL): 429, as JSON or on the form's own page with the refusal in words.
  */
 export function perIpThrottle(
   ctx: AppContext,
-  opts: { limiter: string; message: string; page: (req: Request, res: Response, error: string) => string },
+  opts: {
+    limiter: string;
+    message: string;
+    page: (req: Request, res: Response, error: string) => string;
+    /** Default: RESET_REQUESTS_PER_IP per 15 minutes, every request counted. */
+    limit?: number;
+    windowMs?: number;
+    failuresOnly?: boolean;
+  },
 ) {
   return rateLimit({
-    windowMs: 15 * 60_000,
-    limit: ctx.config.resetRequestsPerIp,
+    windowMs: opts.windowMs ?? 15 * 60_000,
+    limit: opts.limit ?? ctx.config.resetRequestsPerIp,
+    skipSuccessfulRequests: opts.failuresOnly ?? false,
     legacyHeaders: false,
     standardHeaders: false,
     keyGenerator: (req) => ipKeyGenerator(req.ip ?? ''),
@@ -165,6 +180,20 @@ export function perIpThrottle(
     ...(ctx.config.redisUrl ? { store: redisStore(ctx.config.redisUrl, `rl:${opts.limiter}:`) } : {}),
   });
 }
+
+/**
+ * Failed logins per client IP, whatever the emails (LOGIN_FAILURES_PER_IP per minute): each try costs an argon2 check,
+ * so one client trying many emails must not take the machine's hashing from everyone else.
+ */
+const loginIpThrottle = (ctx: AppContext, csrf: Csrf) =>
+  perIpThrottle(ctx, {
+    limiter: 'login-ip',
+    message: 'Too many login attempts from this address. Please try again in 60 seconds.',
+    page: (req, res, error) => loginPage({ csrf: csrf.token(req, res), error }),
+    limit: ctx.config.loginFailuresPerIp,
+    windowMs: 60_000,
+    failuresOnly: true,
+  });
 
 /** Reset requests per client IP; one mail per email is the job's rule. */
 const resetThrottle = (ctx: AppContext, csrf: Csrf) =>

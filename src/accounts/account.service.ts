@@ -8,7 +8,7 @@ import { idsOrNotFound, isRowId } from '../query.js';
 import { likeExact } from '../search-clause.js';
 import { deleteUserClaims } from '../queue/queue.repository.js';
 import { TOKENS_CHANGED } from '../tokens/token-auth.js';
-import { endCredentials } from '../auth/credentials.js';
+import { credentialsCurrent, endCredentials } from '../auth/credentials.js';
 import { validate } from '../validation.js';
 import {
   accountCreateSchema,
@@ -205,6 +205,9 @@ export function createAccountService(core: Core) {
     addLogin: (actor: Actor, input: InvitationInput) => addLogin(core, actor, input),
     updateUser: (actor: Actor, id: number, input: UserUpdateInput) => updateUser(core, actor, id, input),
     verifyCredentials: (email: string, password: string) => verifyCredentials(core, email, password),
+    /** After a login saved its session: the password it checked is still the user's (src/auth/credentials.ts). */
+    credentialsCurrent: (u: { id: number; credentials_changed_at?: Date | null }) =>
+      credentialsCurrent(core, u.id, u.credentials_changed_at ?? null),
     /** Creates a tenant. Admin (or system) only. */
     async createAccount(actor: Actor, input: AccountCreateInput) {
       authorize(actor, 'create', 'account');

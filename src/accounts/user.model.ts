@@ -9,6 +9,8 @@ export class User extends Model {
   declare password_hash: string;
   declare name: string;
   declare active: boolean;
+  /** When the password last changed (src/auth/credentials.ts); read with the password only. */
+  declare credentials_changed_at: Date | null;
   declare created_at: Date;
   declare updated_at: Date;
 }
@@ -23,12 +25,13 @@ export function initUser(sequelize: Sequelize) {
       password_hash: { type: DataTypes.STRING(255), allowNull: false },
       name: { type: DataTypes.STRING(100), allowNull: false },
       active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
+      credentials_changed_at: DataTypes.DATE,
     },
     {
       sequelize,
       tableName: 'users',
       modelName: 'User',
-      defaultScope: { attributes: { exclude: ['password_hash'] } },
+      defaultScope: { attributes: { exclude: ['password_hash', 'credentials_changed_at'] } },
       scopes: { withPassword: {} },
     },
   );

@@ -1,4 +1,4 @@
-import { Op, type Transaction } from 'sequelize';
+import { Op, QueryTypes, type Transaction } from 'sequelize';
 import type { Core } from '../context.js';
 import { revokeUserTokens } from '../tokens/token-revocation.js';
 
@@ -15,6 +15,11 @@ export async function endCredentials(
   keepSessionId?: string,
 ): Promise<{ sessions: number; tokens: number; resets: number }> {
   const { Session, PasswordReset } = core.models;
+  // the mark first: the user's row stays locked until the commit, so a login checking it waits (credentialsCurrent)
+  await core.db.sequelize.query('UPDATE users SET credentials_changed_at = clock_timestamp() WHERE id = $1', {
+    bind: [userId],
+    transaction,
+  });
   const sessions = await Session.destroy({
     where: { user_id: userId, ...(keepSessionId ? { sid: { [Op.ne]: keepSessionId } } : {}) },
     transaction,
@@ -26,4 +31,18 @@ export async function endCredentials(
   );
   core.logger.info({ user_id: userId, sessions, tokens, resets }, 'password changed: other credentials ended');
   return { sessions, tokens, resets };
+}
+
+/**
+ * Whether the password a login checked is still the user's, once its session is saved: false when a change committed
+ * since `seen` (the mark read with the password hash), or is being committed now (the row's lock is waited for). A
+ * change that commits after this answer deletes the saved session itself (endCredentials), so no session made with
+ * an old password survives, whatever the order of the two.
+ */
+export async function credentialsCurrent(core: Core, userId: number, seen: Date | null): Promise<boolean> {
+  const [row] = await core.db.sequelize.query<{ at: Date | null }>(
+    'SELECT credentials_changed_at AS at FROM users WHERE id = $1 AND active FOR SHARE',
+    { bind: [userId], type: QueryTypes.SELECT },
+  );
+  return !!row && (row.at?.getTime() ?? null) === (seen?.getTime() ?? null);
 }

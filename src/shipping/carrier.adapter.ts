@@ -4,6 +4,7 @@ import { lineView } from '../record-views.js';
 import { CarrierAddressError, postToCarrier } from './carrier-client.js';
 import type { ShippingCompany } from './shipping-company.model.js';
 import { signBody } from './shipping.service.js';
+import { maskSecretEchoes } from './secret-mask.js';
 
 /** What a carrier answered for one order: its tracking number, or why the push failed (safe to show the tenant). */
 export type CarrierResult = { tracking: string } | { failure: string };
@@ -25,13 +26,11 @@ function payloadOf(order: Order, products: OrderProduct[]): string {
 
 /**
  * Text kept from a carrier's answer (a tracking number, an error) with the company's API key and HMAC secret
- * replaced: a carrier that echoes them must not have them stored and shown to everyone who reads the order.
+ * replaced, however echoed (src/shipping/secret-mask.ts): a carrier that echoes them must not have them stored and
+ * shown to everyone who reads the order.
  */
 export function maskSecrets(text: string, company: ShippingCompany | null): string {
-  let masked = text;
-  for (const secret of [company?.api_key, company?.hmac_secret])
-    if (secret) masked = masked.split(secret).join('[secret]');
-  return masked;
+  return maskSecretEchoes(text, [company?.api_key, company?.hmac_secret]);
 }
 
 /** The failure as the tenant reads it in last_push_error: no carrier body, no stack, the company's secrets masked. */

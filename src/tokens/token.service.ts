@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import Joi from 'joi';
-import { Op } from 'sequelize';
+import { Op, QueryTypes } from 'sequelize';
 import { SCOPES, type Actor, type Scope } from '../actor.js';
 import type { Core } from '../context.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { NotFoundError, UnauthenticatedError, ValidationError } from '../errors.js';
 import { accountScope, authorize } from '../policy.js';
 import { idsOrNotFound } from '../query.js';
 import { validate, isoDate } from '../validation.js';
@@ -90,6 +90,16 @@ async function createToken(core: Core, actor: Actor, input: TokenCreateInput) {
       transaction,
       lock: transaction.LOCK.NO_KEY_UPDATE,
     });
+    // A session that a password change ended while this request ran makes no token; one the change has yet to end
+    // is locked, so the change waits for this insert and then deletes the token with the session.
+    if (actor.kind === 'user' && actor.sessionId) {
+      const [live] = await core.db.sequelize.query('SELECT 1 FROM sessions WHERE sid = $1 FOR KEY SHARE', {
+        bind: [actor.sessionId],
+        type: QueryTypes.SELECT,
+        transaction,
+      });
+      if (!live) throw new UnauthenticatedError();
+    }
     const live = await ApiToken.count({
       where: { user_id: owner.id, [Op.or]: [{ expires_at: null }, { expires_at: { [Op.gt]: new Date() } }] },
       transaction,

@@ -64,6 +64,33 @@ describe("carrier answers and callbacks: the carrier's secrets and replays", fun
     }
   });
 
+  it('When a carrier echoes its API key changed (letter case, URL-encoded, base64, hex, cut short), Then no form of it is stored', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const apiKey = 'Key-Secret-ab.cd/ef+12';
+    const echoes = [
+      apiKey.toUpperCase(),
+      encodeURIComponent(apiKey),
+      Buffer.from(apiKey).toString('base64'),
+      Buffer.from(apiKey).toString('hex'),
+      apiKey.slice(0, -3),
+    ];
+    let echo = '';
+    const carrier = await serveLocal((_req, res) => res.end(JSON.stringify({ tracking_number: `TRK-${echo}-9` })));
+    try {
+      const company = { account_id: acc.id, code: 'echo2', name: 'Echo 2', endpoint_url: carrier.url('/orders') };
+      await ctx.services.shipping.createCompany(systemActor(), { ...company, api_key: apiKey, hmac_secret: SECRET });
+      for (echo of echoes) {
+        const reference = await newOrder(acc);
+        await ctx.services.orders.push(acc.seller.actor, { references: [reference], shipping_company: 'echo2' });
+        expect(await ctx.services.orders.pushOne((await orderOf(reference))!.id, 'test', null)).to.equal('sent');
+        expect((await orderOf(reference))!.tracking_number, echo).to.equal('TRK-[secret]-9');
+      }
+    } finally {
+      await carrier.close();
+    }
+  });
+
   describe('a signed callback replayed within its window', () => {
     async function pushedOrder(code: string) {
       const ctx = getCtx();
