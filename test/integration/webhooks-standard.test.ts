@@ -60,6 +60,22 @@ describe('Webhooks: Standard Webhooks signatures, checked by the standardwebhook
   const secrets = new Map<string, string>();
   before(() => receiver.answerWith((r) => (check(secrets.get(r.path) ?? 'whsec_', r) === 'ok' ? 200 : 401)));
 
+  /** A new account's endpoint on `path`, a lead, and the delivery its receiver verified. */
+  async function oneDelivery(path: string): Promise<{ secret: string; r: Received }> {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const { secret } = await ctx.services.webhooks.create(acc.seller.actor, {
+      url: receiver.url(path),
+      events: ['lead.created'],
+    });
+    secrets.set(path, secret);
+    await createLead(ctx, acc);
+    await deliverAll(ctx);
+    const [r] = receiver.at(path);
+    expect(check(secret, r)).to.equal('ok');
+    return { secret, r };
+  }
+
   it('verifies every delivery; a tampered body, another endpoint’s secret and a stale timestamp fail', async () => {
     const ctx = getCtx();
     const acc = await makeAccount(ctx);
@@ -134,16 +150,7 @@ describe('Webhooks: Standard Webhooks signatures, checked by the standardwebhook
   });
 
   it('the Python block of docs/webhooks.md verifies a real delivery and refuses a tampered one', async () => {
-    const ctx = getCtx();
-    const acc = await makeAccount(ctx);
-    const { secret } = await ctx.services.webhooks.create(acc.seller.actor, {
-      url: receiver.url('/python'),
-      events: ['lead.created'],
-    });
-    secrets.set('/python', secret);
-    await createLead(ctx, acc);
-    await deliverAll(ctx);
-    const [r] = receiver.at('/python');
+    const { secret, r } = await oneDelivery('/python');
     const module = await docsBlock('python', '# verify_webhook.py', 'verify_webhook.py');
     const script = [
       'import importlib.util, json, sys',
@@ -168,16 +175,7 @@ describe('Webhooks: Standard Webhooks signatures, checked by the standardwebhook
       console.log('      (skipped: php is not installed on this machine)');
       return this.skip();
     }
-    const ctx = getCtx();
-    const acc = await makeAccount(ctx);
-    const { secret } = await ctx.services.webhooks.create(acc.seller.actor, {
-      url: receiver.url('/php'),
-      events: ['lead.created'],
-    });
-    secrets.set('/php', secret);
-    await createLead(ctx, acc);
-    await deliverAll(ctx);
-    const [r] = receiver.at('/php');
+    const { secret, r } = await oneDelivery('/php');
     const module = await docsBlock('php', '<\\?php', 'verify_webhook.php');
     const script = `require ${JSON.stringify(module)}; $raw = stream_get_contents(STDIN);
       $h = json_decode($argv[2], true); echo json_encode([verify_webhook($argv[1], $h, $raw),
