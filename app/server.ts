@@ -13,12 +13,14 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
+/** `started()` (default: always) gates readiness: false until start-up has finished (the first-start seed). */
 export async function startWebServer(
   ctx: AppContext,
   port = ctx.config.port,
   host = ctx.config.host,
+  opts: { started?: () => boolean } = {},
 ): Promise<WebServer> {
-  const app = await createApp(ctx);
+  const app = await createApp(ctx, opts.started);
   const server = http.createServer(app);
   server.keepAliveTimeout = 5000;
   const actualPort = await listen(server, port, host, 'PORT');

@@ -23,8 +23,11 @@ function fixedPages(): string[] {
   ];
 }
 
-/** Builds the HTTP application (no listen): health, REST API, dashboard and panel. */
-export async function createApp(ctx: AppContext): Promise<Express> {
+/**
+ * Builds the HTTP application (no listen): health, REST API, dashboard and panel. Readiness answers 503 while
+ * `started()` is false: a first start is ready once its seed has committed.
+ */
+export async function createApp(ctx: AppContext, started: () => boolean = () => true): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', ctx.config.trustProxy);
@@ -37,6 +40,10 @@ export async function createApp(ctx: AppContext): Promise<Express> {
     res.json({ status: 'ok' });
   });
   app.get('/health/ready', async (_req, res) => {
+    if (!started()) {
+      res.status(503).set('Retry-After', '1').json({ status: 'starting' });
+      return;
+    }
     try {
       // A server that accepts connections but does not answer must not hold the probe (or the prober) hanging.
       await withTimeout(Promise.all([ctx.db.sequelize.query('SELECT 1'), ctx.jobs.ping()]), READY_TIMEOUT_MS);

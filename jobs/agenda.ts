@@ -51,7 +51,13 @@ async function closeOnce(rt: JobRuntime, started: boolean, graceMs: number): Pro
     await within(Promise.allSettled([...running.values()].map((r) => r.done)), graceMs);
     const held = [...running.keys()];
     if (held.length) {
-      logger.warn({ jobs: held.length }, 'handing running jobs back to the queue');
+      // A requested stop: info, not a warning. The handlers learn it (their outcome will not be written, see
+      // skipLostOutcomes) and stop at their next safe point; an import resumes from its cursor on another worker.
+      logger.info({ jobs: held.length }, 'handing running jobs back to the queue');
+      for (const id of held) {
+        rt.lost.add(id);
+        running.get(id)?.handBack.abort();
+      }
       // A renewal still in flight would land after the hand-back and make the next worker wait out the lock.
       await within(Promise.all([...running.values()].map((r) => r.heartbeat.stop())), 1000);
       // A started one-off job has no next run time, so Agenda would never pick it up again with its lock cleared

@@ -26,8 +26,11 @@ export interface JobRuntime {
    * handler returns; for these that would record a finish over the lock and the run of the worker that has them now.
    */
   lost: Set<string>;
-  /** Jobs this process is running, each with the switch that stops its heartbeat. */
-  running: Map<string, { done: Promise<unknown>; heartbeat: Heartbeat }>;
+  /**
+   * Jobs this process is running, each with the switch that stops its heartbeat and the one that tells its handler
+   * the job was handed back at shutdown (it stops at its next safe point; another worker runs it again).
+   */
+  running: Map<string, { done: Promise<unknown>; heartbeat: Heartbeat; handBack: AbortController }>;
   /** True once close() began: no new work, no reconnects. */
   closing(): boolean;
 }
@@ -88,6 +91,12 @@ async function pausedWhileDatabaseDown(
   }
 }
 
+/** The account a job's data names, when it names one (imports, exports). */
+const accountOf = (data: unknown): number | null => {
+  const id = (data as { accountId?: unknown } | null)?.accountId;
+  return typeof id === 'number' ? id : null;
+};
+
 /** Defines one kind of job on Agenda: its handler runs with a heartbeat, waits out outages, and is measured. */
 export function defineJob(rt: JobRuntime, ctx: AppContext, d: JobDefinition<any>): void {
   const concurrency = d.concurrency(ctx);
@@ -96,24 +105,43 @@ export function defineJob(rt: JobRuntime, ctx: AppContext, d: JobDefinition<any>
     async (job) => {
       const id = String(job.attrs._id);
       const heartbeat = startHeartbeat(job, rt.logger);
+      const handBack = new AbortController();
       const labels = { job: d.name, priority: d.priority };
       const timer = rt.metrics.jobDuration.startTimer(labels);
+      const started = performance.now();
       const done = pausedWhileDatabaseDown(
         rt,
         job,
         heartbeat,
-        () => d.handler(ctx, job.attrs.data as never, job as never),
+        () => d.handler(ctx, job.attrs.data as never, job as never, handBack.signal),
         () => ctx.db.sequelize.query('SELECT 1'),
       );
-      rt.running.set(id, { done, heartbeat });
+      rt.running.set(id, { done, heartbeat, handBack });
       let outcome = 'failed';
+      let error: string | undefined;
       try {
         outcome = (await done) === 'ran' ? 'succeeded' : 'lost';
+      } catch (err) {
+        error = (err as Error)?.message ?? String(err);
+        throw err;
       } finally {
+        if (handBack.signal.aborted) outcome = 'handed back';
         timer();
         rt.metrics.jobRuns.inc({ ...labels, outcome });
         rt.running.delete(id);
         await within(heartbeat.stop(), 1000);
+        // one line per run: what ran, for which account, how long, and how it ended
+        rt.logger.info(
+          {
+            job: d.name,
+            job_id: id,
+            account_id: accountOf(job.attrs.data),
+            duration_ms: Math.round(performance.now() - started),
+            outcome,
+            ...(error && outcome === 'failed' ? { err: error } : {}),
+          },
+          'job run',
+        );
       }
     },
     {

@@ -8,7 +8,11 @@ export interface JobDefinition<D = Record<string, unknown>> {
   priority: Priority;
   /** Concurrency of this job kind in one worker; URGENT kinds keep their own slots so they never wait. */
   concurrency: (ctx: AppContext) => number;
-  handler: (ctx: AppContext, data: D, job: Job<D>) => Promise<void>;
+  /**
+   * `handedBack` aborts when a stopping worker hands the job back to the queue (docs/operations.md): the handler may
+   * stop at its next safe point; its outcome is not recorded and another worker runs the job again.
+   */
+  handler: (ctx: AppContext, data: D, job: Job<D>, handedBack?: AbortSignal) => Promise<void>;
   /** Retries with exponential back-off (Agenda's own backoff) when the handler throws. */
   retries?: number;
   /** Repeating jobs (e.g. daily clean-up) are scheduled by the worker at start. */

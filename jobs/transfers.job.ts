@@ -7,14 +7,14 @@ export const importLeadsJob: JobDefinition<{ runId: number }> = {
   name: IMPORT_JOB,
   priority: 'IMPORTANT',
   concurrency: (ctx) => ctx.config.workerImportantConcurrency,
-  handler: (ctx, data) => ctx.services.imports.run(data.runId),
+  handler: (ctx, data, _job, handedBack) => ctx.services.imports.run(data.runId, handedBack),
 };
 
 export const exportLeadsJob: JobDefinition<{ runId: number }> = {
   name: EXPORT_JOB,
   priority: 'IMPORTANT',
   concurrency: (ctx) => ctx.config.workerImportantConcurrency,
-  handler: (ctx, data) => ctx.services.exports.run(data.runId),
+  handler: (ctx, data, _job, handedBack) => ctx.services.exports.run(data.runId, handedBack),
 };
 
 export const cleanupExportsJob: JobDefinition = {

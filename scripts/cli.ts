@@ -6,16 +6,21 @@ import { openDatabase } from '../src/db/index.js';
 import { migrateDown, migrateUp } from '../src/db/migrator.js';
 import { AppError, ValidationError } from '../src/errors.js';
 import { createLogger } from '../src/logger.js';
-import { seed } from '../src/seed.js';
+import { loginsShown, seed } from '../src/seed.js';
+import { setUserPassword } from './user-password.js';
 
 const SHIPPING_CREATE =
   'shipping:create --account ID --code fastship --name "Fast Ship" --url URL --api-key KEY --secret SECRET ' +
   '[--timeout-ms 5000]';
 
-const HELP = `LeadFlow operator CLI. Every command accepts --json (one JSON object on stdout).
+const HELP = `LeadFlow operator CLI: npm run -s cli -- <command> (npm run -s cli:prod -- <command> on a build).
+Every command accepts --json (one JSON object on stdout).
 
   migrate [up|down] [--all]        apply pending migrations, or revert the last one (--all: every one)
-  seed                             create the admin and the demo account if the database is empty
+  seed                             create the admin (and the demo account, SEED_DEMO) if the database has no admin
+  user:password --email E [--generate] [--activate]
+                                   set a login's password: typed twice on a terminal, else generated and printed once;
+                                   ends its sessions, API tokens and reset links (--activate: switch the login on)
   account:create --name NAME
   accounts:list
   user:create --account ID --role seller|agent|admin --email E --password P --name "Full Name"
@@ -54,8 +59,11 @@ const num = (f: Flags, k: string) => (str(f, k) === undefined ? undefined : Numb
 export const commands: Record<string, Command> = {
   async seed(ctx) {
     const r = await seed(ctx);
-    return { created: r.created, ...(r.created ? { admin: r.admin, demo: r.demo } : {}) };
+    if (!r.created) return { created: false };
+    await loginsShown(ctx, r.admin!.email);
+    return { created: true, admin: r.admin, ...(r.demo ? { demo: r.demo } : {}) };
   },
+  'user:password': (ctx, f) => setUserPassword(ctx, f),
   async 'account:create'(ctx, f) {
     return ctx.services.accounts.createAccount(sys, { name: str(f, 'name')! });
   },
@@ -133,6 +141,8 @@ async function run(argv: string[]): Promise<void> {
       all: { type: 'boolean' },
       inactive: { type: 'boolean' },
       repair: { type: 'boolean' },
+      generate: { type: 'boolean' },
+      activate: { type: 'boolean' },
       ...Object.fromEntries(STRING_FLAGS.map((k) => [k, { type: 'string' as const }])),
     },
   });
@@ -162,7 +172,7 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   const cmd = commands[name];
-  if (!cmd) throw new ConfigError(`Unknown command "${name}". Run: npm run cli -- help`);
+  if (!cmd) throw new ConfigError(`Unknown command "${name}". Run: npm run -s cli -- help`);
   const ctx = await createAppContext(config, { logger });
   try {
     print(await cmd(ctx, flags as Flags, rest), json);

@@ -75,6 +75,8 @@ const schema = Joi.object({
   METRICS_PORT: Joi.number().integer().min(1).max(65535),
   METRICS_HOST: Joi.string().default('127.0.0.1'),
   QUEUE_CLAIM_SECONDS: Joi.number().integer().min(1).max(86_400).default(300),
+  SEED_DEMO: Joi.boolean().truthy('1').falsy('0'),
+  TEST_SEED_PAUSE_MS: Joi.number().integer().min(0).max(600_000).default(0),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
 }).unknown(true);
 
@@ -151,6 +153,10 @@ export interface Config {
   logLevel: string;
   /** How long the work queue's `next` keeps a lead for the agent who took it (src/queue/). */
   queueClaimSeconds: number;
+  /** The first start creates the demo account with sample data (SEED_DEMO; default: not in production). */
+  seedDemo: boolean;
+  /** Tests only (NODE_ENV=test): the first-start seed pauses this long midway, so a test can stop it there. */
+  testSeedPauseMs: number;
 }
 
 /**
@@ -197,6 +203,14 @@ function budgets(v: Record<string, number>) {
     loginThrottlePerMinute: v.LOGIN_THROTTLE_PER_MINUTE,
     loginFailuresPerIp: v.LOGIN_FAILURES_PER_IP,
     callbackRatePerMinute: v.CALLBACK_RATE_PER_MINUTE,
+  };
+}
+
+/** What the first start creates: the demo account outside production unless SEED_DEMO says otherwise. */
+function firstStart(v: Record<string, unknown>) {
+  return {
+    seedDemo: (v.SEED_DEMO as boolean | undefined) ?? v.NODE_ENV !== 'production',
+    testSeedPauseMs: v.NODE_ENV === 'test' ? (v.TEST_SEED_PAUSE_MS as number) : 0,
   };
 }
 
@@ -258,5 +272,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     passwordHashCost: v.PASSWORD_HASH_COST,
     logLevel: v.LOG_LEVEL,
     queueClaimSeconds: v.QUEUE_CLAIM_SECONDS,
+    ...firstStart(v),
   });
 }

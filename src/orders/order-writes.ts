@@ -19,13 +19,16 @@ import { canMove, DELETABLE_ORDER_STATUSES } from './order.transitions.js';
 import { pruneCallbacks, recordCallback, type CallbackSignature } from '../shipping/callback-replay.js';
 import { CALLBACK_WINDOW_S } from '../shipping/shipping.service.js';
 
-type Move = { row: LockedOrder; status: OrderStatus; tracking_number?: string; path: string };
+export type OrderMove = { row: LockedOrder; status: OrderStatus; tracking_number?: string; path: string };
 
 /** Who a history entry names: the actor's display name and user, or a shipping company's name. */
 export type ChangedBy = { name: string; userId: number | null };
 
-/** Applies status moves under the transition table; an illegal move is a 422 naming the reference and the move. */
-async function applyMoves(core: Core, transaction: Transaction, moves: Move[], by: ChangedBy) {
+/**
+ * Applies status moves of locked orders under the transition table, with their history, in the caller's transaction
+ * (REST, panel, carrier callbacks, the demo seed); an illegal move is a 422 naming the reference and the move.
+ */
+export async function applyOrderMoves(core: Core, transaction: Transaction, moves: OrderMove[], by: ChangedBy) {
   const errors: FieldErrors = {};
   for (const m of moves) {
     if (!canMove(m.row.status, m.status))
@@ -82,7 +85,7 @@ export async function updateStatuses(core: Core, actor: Actor, body: unknown, by
       tracking_number: o.tracking_number,
       path: `orders.${i}.status`,
     }));
-    await applyMoves(core, transaction, moves, { name: actor.name, userId: actorUserId(actor) });
+    await applyOrderMoves(core, transaction, moves, { name: actor.name, userId: actorUserId(actor) });
     return { updated: orders.length };
   });
 }
@@ -139,7 +142,7 @@ export async function applyCarrierUpdates(core: Core, companyId: number, body: u
       return { row: row!, status: u.status as OrderStatus, path: `orders.${i}.status` };
     });
     if (Object.keys(errors).length) throw new ValidationError(errors);
-    await applyMoves(core, transaction, moves, { name: company.name, userId: null });
+    await applyOrderMoves(core, transaction, moves, { name: company.name, userId: null });
     return { updated: moves.length };
   });
 }

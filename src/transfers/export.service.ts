@@ -44,7 +44,7 @@ export function exportRunView(r: ExportRun) {
  * snapshot, nothing held in memory): as CSV straight into the file (csvInHalves), in COPY's text format through
  * copyTextRows into exceljs's streaming writer for xlsx. rows_written is updated every two seconds while it runs.
  */
-async function runExport(core: Core, runId: number): Promise<void> {
+async function runExport(core: Core, runId: number, handedBack?: AbortSignal): Promise<void> {
   const { ExportRun, User } = core.models;
   const { sequelize } = core.db;
   const run = await ExportRun.findByPk(runId);
@@ -76,6 +76,8 @@ async function runExport(core: Core, runId: number): Promise<void> {
     core.metrics.transferRows.inc({ kind: 'export', outcome: 'exported' }, count ?? 0);
   } catch (err) {
     await fs.promises.rm(file, { force: true }).catch(() => {});
+    // Handed back by a stopping worker (its pools then close under it): not a failure, another worker writes it again.
+    if (handedBack?.aborted) return core.logger.info({ runId }, 'export handed back at shutdown; it runs again');
     // An outage is not the export's fault: the job waits for the database and writes the file again.
     if (isDatabaseUnavailable(err)) throw err;
     core.logger.error({ err, runId }, 'export failed');
@@ -109,7 +111,8 @@ export function createExportService(core: Core) {
         file_extension: ext,
         filters: clean,
       });
-      await core.queue.enqueue(EXPORT_JOB, { runId: run.id }, { priority: 'IMPORTANT', uniqueKey: `export:${run.id}` });
+      const job = { runId: run.id, accountId: run.account_id };
+      await core.queue.enqueue(EXPORT_JOB, job, { priority: 'IMPORTANT', uniqueKey: `export:${run.id}` });
       return exportRunView(run);
     },
 
@@ -144,7 +147,7 @@ export function createExportService(core: Core) {
       return { path: run.file_path, name: `leads-${run.id}.${run.file_extension}` };
     },
 
-    run: (runId: number) => runExport(core, runId),
+    run: (runId: number, handedBack?: AbortSignal) => runExport(core, runId, handedBack),
 
     /** Deletes the files of exports past their expiry (daily job). */
     async removeExpired(): Promise<number> {

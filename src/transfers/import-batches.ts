@@ -69,6 +69,8 @@ export interface ImportState {
   queuedTo: number;
   /** Batches queued so far. */
   batches: number;
+  /** Aborted when a stopping worker hands the job back: reading stops, the batches in flight commit. */
+  handedBack?: AbortSignal;
 }
 
 /**

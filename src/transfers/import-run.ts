@@ -18,6 +18,9 @@ import {
   type ImportState,
 } from './import-batches.js';
 
+/** Thrown between rows when the job was handed back at shutdown; another worker resumes from the cursor. */
+class HandedBack extends Error {}
+
 /** Fails the run; the upload goes once the failure is recorded (a run the database cut short runs again from it). */
 async function fail(state: ImportState, error: string) {
   await state.core.models.ImportRun.update(
@@ -71,6 +74,7 @@ async function readFile(state: ImportState) {
   if (inflated) return fail(state, inflated);
   await recordTotal(state.core.models.ImportRun, run, state.core.config.importMaxRows);
   for await (const chunk of readRowChunks(run.file_path, run.file_type)) {
+    if (state.handedBack?.aborted) throw new HandedBack();
     for (const cells of chunk) {
       const step = readRow(state, cells);
       if (step !== 'next' && !(await afterRow(state, step))) return;
@@ -106,7 +110,13 @@ async function startAttempt(core: Core, runId: number) {
  * starts after the cursor. Status changes apply only to a run still queued or running, so an attempt that
  * overlapped another one (a job run twice) cannot undo its result.
  */
-export async function runImport(core: Core, leads: LeadService, runId: number, limits: ExpansionLimits) {
+export async function runImport(
+  core: Core,
+  leads: LeadService,
+  runId: number,
+  limits: ExpansionLimits,
+  handedBack?: AbortSignal,
+) {
   const attempt = await startAttempt(core, runId);
   if (!attempt) return;
   const catalogue = await leads.activeProducts(attempt.run.account_id);
@@ -128,6 +138,7 @@ export async function runImport(core: Core, leads: LeadService, runId: number, l
     older: Promise.resolve(),
     queuedTo: attempt.run.cursor_row,
     batches: 0,
+    handedBack,
   };
   try {
     await readFile(state);
@@ -141,6 +152,10 @@ export async function runImport(core: Core, leads: LeadService, runId: number, l
       return;
     }
     // An outage is not the file's fault: the job waits for the database and resumes from the cursor, upload kept.
+    // Handed back by a stopping worker (or its pools closed under it then): not a failure; the file and the cursor
+    // stay, and the worker that takes the job next resumes after the last committed batch.
+    if (err instanceof HandedBack || handedBack?.aborted)
+      return core.logger.info({ runId, cursor_row: state.queuedTo }, 'import handed back at shutdown; resumes later');
     if (isDatabaseUnavailable(err)) throw err;
     core.logger.error({ err, runId }, 'import failed');
     await fail(state, `The file could not be read: ${(err as Error).message}`.slice(0, 1000));

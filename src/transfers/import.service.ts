@@ -81,7 +81,8 @@ async function start(core: Core, actor: Actor, file: { path: string; originalnam
       // a CSV's total at once, estimated from its size unless the sample was all of it; counted as the job starts
       ...(type === 'csv' && totalColumns(csvRowsFromSample(head, file.size))),
     });
-    await core.queue.enqueue(IMPORT_JOB, { runId: run.id }, { priority: 'IMPORTANT', uniqueKey: `import:${run.id}` });
+    const job = { runId: run.id, accountId: run.account_id };
+    await core.queue.enqueue(IMPORT_JOB, job, { priority: 'IMPORTANT', uniqueKey: `import:${run.id}` });
     return importRunView(run);
   } finally {
     await fs.promises.rm(file.path, { force: true });
@@ -130,7 +131,9 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
     },
 
     /** The job's work (import-run.ts). */
-    run: (runId: number) => runImport(core, deps.leads, runId, expansionLimits(core.config)),
+    /** The job; `handedBack` aborts when a stopping worker hands it back (it stops after its batches in flight). */
+    run: (runId: number, handedBack?: AbortSignal) =>
+      runImport(core, deps.leads, runId, expansionLimits(core.config), handedBack),
   };
 }
 export type ImportService = ReturnType<typeof createImportService>;

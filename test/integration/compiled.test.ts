@@ -102,11 +102,18 @@ describe('compiled production runtime (npm run build, then plain node)', functio
     const workerReady = await waitFor(async () => worker.output.text.includes('LeadFlow worker'), 60_000);
     expect(workerReady, worker.output.text).to.equal(true);
 
-    // The compiled CLI on the same DATA_DIR: nothing left to migrate, and a token for the demo seller.
+    // Production seeds the admin only (no demo account, no demo password printed).
+    expect(web.output.text).not.to.include('seller@demo.test');
+    // The compiled CLI on the same DATA_DIR: nothing left to migrate; a shop, its seller, a product and a token.
     expect((await cli(env, ['migrate'])).migrations).to.deep.equal([]);
+    const shop = await cli(env, ['account:create', '--name', 'Compiled Shop']);
+    const seller = ['--email', 'seller@compiled.test', '--password', 'seller-password-1', '--name', 'Compiled Seller'];
+    await cli(env, ['user:create', '--account', String(shop.id), '--role', 'seller', ...seller]);
+    const product = ['--sku', 'SERUM-01', '--name', 'Serum', '--price', '199'];
+    await cli(env, ['product:create', '--account', String(shop.id), ...product]);
     const { token } = await cli(env, [
       'token:create',
-      ...['--email', 'seller@demo.test', '--name', 'compiled', '--scopes', 'CREATE LEADS,VIEW LEADS'],
+      ...['--email', 'seller@compiled.test', '--name', 'compiled', '--scopes', 'CREATE LEADS,VIEW LEADS'],
     ]);
     const rest = restClient(url, token);
     const lead = { phone: '+212600111222', full_name: 'Compiled Customer', city: 'Casablanca' };

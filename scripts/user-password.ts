@@ -1,0 +1,72 @@
+import crypto from 'node:crypto';
+import { systemActor } from '../src/actor.js';
+import type { AppContext } from '../app/context.js';
+import { ConfigError } from '../src/config.js';
+import { ValidationError } from '../src/errors.js';
+
+type Flags = Record<string, string | boolean | undefined>;
+
+/** Reads one line from the terminal without echoing it (raw mode); Ctrl-C or Ctrl-D gives up. */
+function askHidden(question: string): Promise<string> {
+  const input = process.stdin;
+  process.stderr.write(question);
+  input.setRawMode(true);
+  input.resume();
+  input.setEncoding('utf8');
+  let typed = '';
+  return new Promise((resolve, reject) => {
+    const done = (err?: Error) => {
+      input.setRawMode(false);
+      input.pause();
+      input.off('data', onData);
+      process.stderr.write('\n');
+      if (err) reject(err);
+      else resolve(typed);
+    };
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n') return done();
+        if (ch === '\u0003' || ch === '\u0004') return done(new ConfigError('No password set.'));
+        if (ch === '\u007f' || ch === '\b') typed = typed.slice(0, -1);
+        else if (ch >= ' ') typed += ch;
+      }
+    };
+    input.on('data', onData);
+  });
+}
+
+/** Typed twice on a terminal, or generated (printed once by the caller). */
+async function newPassword(generate: boolean): Promise<{ password: string; generated: boolean }> {
+  if (generate || !process.stdin.isTTY)
+    return { password: crypto.randomBytes(18).toString('base64url'), generated: true };
+  const first = await askHidden('New password (at least 8 characters): ');
+  const again = await askHidden('The same again: ');
+  if (first !== again) throw new ConfigError('The two passwords differ; nothing was changed.');
+  return { password: first, generated: false };
+}
+
+/**
+ * `user:password --email E [--generate] [--activate]`: sets a login's password through the same service as the panel's
+ * user edit (accounts.updateUser), so it ends the user's sessions, API tokens and unused reset links as every password
+ * change does (src/auth/credentials.ts). Prompted twice, hidden, on a terminal; otherwise, or with --generate,
+ * generated and printed once. --activate also switches a deactivated login on.
+ */
+export async function setUserPassword(ctx: AppContext, f: Flags): Promise<object> {
+  if (typeof f.password === 'string')
+    throw new ConfigError(
+      'user:password takes no --password (it would stay in the shell history): type it when asked, or use --generate',
+    );
+  const email = typeof f.email === 'string' ? f.email : '';
+  const user = await ctx.services.accounts.findUserByEmail(email);
+  if (!user) throw ValidationError.single('email', 'No user has this email.');
+  const { password, generated } = await newPassword(!!f.generate);
+  await ctx.services.accounts.updateUser(systemActor(), user.id, {
+    password,
+    ...(f.activate ? { active: true } : {}),
+  });
+  return {
+    email: user.email,
+    ...(generated ? { password } : {}),
+    active: f.activate ? true : user.active,
+  };
+}
