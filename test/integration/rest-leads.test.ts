@@ -649,7 +649,16 @@ describe('REST leads', () => {
       ]);
       const page = await fetch(`${web.url}/api/docs`);
       expect(page.headers.get('content-type')).to.match(/text\/html/);
-      expect(await page.text()).to.include('/api/web/1.0/leads');
+      const html = await page.text();
+      expect(html).to.include('/api/web/1.0/openapi.json');
+      // the renderer is served from this origin, with the page's start script as a file (no inline script)
+      for (const src of [...html.matchAll(/<(?:script src|link rel="stylesheet" href)="([^"]+)"/g)].map((m) => m[1])) {
+        expect(src).to.match(/^\/api\/docs\//);
+        const asset = await fetch(`${web.url}${src}`);
+        expect(asset.status, src).to.equal(200);
+        expect(asset.headers.get('content-type'), src).to.match(/javascript|css/);
+      }
+      expect(html).to.not.match(/<script>/);
     });
   });
 });
