@@ -6,113 +6,92 @@ import {
   restListQuerySchema,
   updateBodySchema,
 } from '../src/leads/lead.schemas.js';
-import { LEAD_STATUSES } from '../src/leads/lead.model.js';
 import { orderListQuerySchema, orderUpdateBodySchema, pushBodySchema } from '../src/orders/order.schemas.js';
 import { pageKeys } from '../src/pagination.js';
-import { SEARCH_COUNT_LIMIT } from '../src/query.js';
 import { isoDate } from '../src/validation.js';
 import { QUEUE_OPERATIONS } from './openapi-queue.js';
-import { webhookOperations } from './openapi-webhooks.js';
+import { WEBHOOK_OPERATIONS } from './openapi-webhooks.js';
+import {
+  closed,
+  envelope,
+  historyItem,
+  leadListItem,
+  leadShow,
+  orderListItem,
+  orderShow,
+  refs,
+  withMessage,
+  type Schema,
+} from './openapi-schemas.js';
 
 /**
- * One REST operation as the OpenAPI document shows it; request schemas are the Joi schemas the services validate with.
+ * One REST operation as the OpenAPI document shows it; request schemas are the Joi schemas the services validate with,
+ * answer schemas are closed (api/openapi-schemas.ts), examples are in api/openapi-examples*.ts.
  */
+export interface Refusal {
+  description: string;
+  message: string;
+}
+
 export interface Operation {
   method: 'get' | 'post' | 'put' | 'delete';
   path: string;
   summary: string;
+  /** Beside the summary: rules worth a paragraph. */
+  description?: string;
   scope: string;
   body?: Joi.Schema;
   query?: Joi.ObjectSchema;
   params?: string[];
-  success: { status: number; description: string; schema?: Record<string, unknown> };
-  /** Refusals of this operation beside those of every operation (401, 403, 422, 429), by status. */
-  errors?: Record<number, string>;
+  success: { status: number; description: string; schema: Schema };
+  /**
+   * Refusals of this operation beside those of every operation (400, 401, 403, 413, 422, 429, 500, 503), by status:
+   * 404 (a description) or a `{message}` answer (its description and the message the API sends).
+   */
+  errors?: { 404?: string } & Record<number, string | Refusal>;
 }
 
-const envelope = (item: Record<string, unknown>) => ({
-  type: 'object',
-  properties: {
-    data: { type: 'array', items: item },
-    links: {
-      type: 'object',
-      properties: {
-        first: { type: 'string' },
-        last: { type: 'string' },
-        prev: { type: ['string', 'null'] },
-        next: { type: ['string', 'null'] },
-      },
-    },
-    meta: {
-      type: 'object',
-      properties: {
-        ...Object.fromEntries(
-          ['current_page', 'from', 'last_page', 'per_page', 'to'].map((k) => [k, { type: ['integer', 'null'] }]),
-        ),
-        total: {
-          type: 'integer',
-          description:
-            'Exact when the list is filtered by nothing but the account and the status (kept as counters, not ' +
-            `counted per request). With any other filter (search_by / keyWord, a history's reference or since), ` +
-            `rows are counted up to ${SEARCH_COUNT_LIMIT.toLocaleString('en')} past the first row of the requested ` +
-            'page; when more match, `total` is that bound (the offset of the page + ' +
-            `${SEARCH_COUNT_LIMIT.toLocaleString('en')}), \`total_exact\` is false and \`last_page\` / ` +
-            '`links.next` follow it.',
-        },
-        total_exact: { type: 'boolean', description: 'False when `total` is the bound described under `total`.' },
-        path: { type: 'string' },
-      },
-    },
-  },
-});
-const leadListItem = {
-  type: 'object',
-  properties: {
-    reference: { type: 'string', example: 'LD7K2M9QX4TB' },
-    full_name: { type: 'string' },
-    phone: { type: 'string' },
-    city: { type: ['string', 'null'] },
-    status: { type: 'string', enum: [...LEAD_STATUSES] },
-    created_at: { type: 'string', format: 'date-time' },
-  },
-};
-const historyItem = (ref: string) => ({
-  type: 'object',
-  properties: {
-    [ref]: { type: 'string' },
-    old_status: { type: ['string', 'null'] },
-    new_status: { type: 'string' },
-    changed_by: { type: 'string' },
-    changed_at: { type: 'string', format: 'date-time' },
-  },
-});
 const orderBody = createBodySchema('orders').keys({
   orders: Joi.array().min(1).max(1000).items(leadItemSchema).required(),
 });
 
 const historyQuery = (ref: string) => Joi.object({ ...pageKeys, [ref]: Joi.string().max(12), since: isoDate() });
+const one = (item: Schema) => closed({ data: item });
+const notFound = { 404: 'Unknown reference (another account\u2019s is unknown too)' };
+/** A product or city the batch names was deleted while it was written (a race): nothing was written. */
+const parentGone = {
+  409: {
+    description: 'A product the items name was removed meanwhile: nothing was written, send again',
+    message: 'A product these leads refer to no longer exists; nothing was written.',
+  },
+};
 
-/** Every REST operation, in the order the document lists them. */
+const created = (ref: Schema) =>
+  withMessage({ references: { type: 'array', items: ref, description: 'In request order' } });
+const counted = (key: 'updated' | 'deleted') => withMessage({ [key]: { type: 'integer', minimum: 0 } });
+
+/** Every REST operation behind a bearer token, in the order the document lists them. */
 export const OPERATIONS: Operation[] = [
   {
     method: 'post',
     path: '/leads',
     summary: 'Bulk create leads (atomic, at most 1,000)',
+    description:
+      'Each sku must be an active product of the account, or the whole request is refused (422) and nothing is ' +
+      'written. A phone already used in the account in the last 30 days makes the lead `duplicate`; a phone that ' +
+      'is not a possible number is stored as typed and the lead is `wrong`.',
     scope: 'CREATE LEADS',
     body: createBodySchema('leads').keys({ leads: Joi.array().min(1).max(1000).items(leadItemSchema).required() }),
-    success: {
-      status: 201,
-      description: 'Created',
-      schema: {
-        type: 'object',
-        properties: { message: { type: 'string' }, references: { type: 'array', items: { type: 'string' } } },
-      },
-    },
+    success: { status: 201, description: 'Created: the new references, in request order', schema: created(refs.lead) },
+    errors: parentGone,
   },
   {
     method: 'get',
     path: '/leads',
     summary: 'List leads, newest first',
+    description:
+      '`keyWord` matches a reference exactly, a phone by digits contained, a name or city case-insensitively ' +
+      'contained; `search_by` says which field (default reference).',
     scope: 'VIEW LEADS',
     query: restListQuerySchema,
     success: { status: 200, description: 'A page of leads', schema: envelope(leadListItem) },
@@ -120,34 +99,45 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'get',
     path: '/leads/{reference}/show',
-    summary: 'Show one lead with products, data and history',
+    summary: 'Show one lead with products, data, order reference and history',
     scope: 'VIEW LEADS',
     params: ['reference'],
-    success: { status: 200, description: 'The lead' },
+    success: { status: 200, description: 'The lead', schema: one(leadShow) },
+    errors: notFound,
   },
   {
     method: 'put',
     path: '/leads',
-    summary: 'Bulk update lead statuses (atomic)',
+    summary: 'Bulk update lead statuses (atomic, at most 1,000)',
+    description:
+      'Any status may move to any other; `action_date` (`Y-m-d\\TH:i:sP`) is required for `call_later`. Moving a ' +
+      'lead to `confirmed` creates its order, once: `orders` lists the orders this request created, one per lead ' +
+      '(a lead confirmed before, or whose order an earlier confirmation made, is not listed: its order is the ' +
+      '`order_reference` of GET /leads/{reference}/show).',
     scope: 'UPDATE LEADS',
     body: updateBodySchema,
     success: {
       status: 200,
       description: 'Updated',
-      schema: { type: 'object', properties: { message: { type: 'string' }, updated: { type: 'integer' } } },
+      schema: withMessage({
+        updated: { type: 'integer', minimum: 0 },
+        orders: {
+          type: 'array',
+          description: 'The orders this request created by confirming leads, in request order',
+          items: closed({ reference: refs.lead, order_reference: refs.order }),
+        },
+      }),
     },
   },
   {
     method: 'delete',
     path: '/leads',
-    summary: 'Bulk delete leads (confirmed leads are protected)',
+    summary: 'Bulk delete leads with their history (confirmed leads are protected)',
+    description:
+      'Body `{"references": [...]}` (1 to 1,000). A confirmed lead in the list refuses the whole request (422).',
     scope: 'DELETE LEADS',
     body: deleteBodySchema,
-    success: {
-      status: 200,
-      description: 'Deleted',
-      schema: { type: 'object', properties: { message: { type: 'string' }, deleted: { type: 'integer' } } },
-    },
+    success: { status: 200, description: 'Deleted', schema: counted('deleted') },
   },
   {
     method: 'post',
@@ -155,7 +145,8 @@ export const OPERATIONS: Operation[] = [
     summary: 'Bulk create orders (atomic, at most 1,000; same item rules as leads)',
     scope: 'CREATE ORDERS',
     body: orderBody,
-    success: { status: 201, description: 'Created' },
+    success: { status: 201, description: 'Created: the new references, in request order', schema: created(refs.order) },
+    errors: parentGone,
   },
   {
     method: 'get',
@@ -163,7 +154,7 @@ export const OPERATIONS: Operation[] = [
     summary: 'List orders, newest first (search_by adds tracking_number; status filter)',
     scope: 'VIEW ORDERS',
     query: orderListQuerySchema,
-    success: { status: 200, description: 'A page of orders' },
+    success: { status: 200, description: 'A page of orders', schema: envelope(orderListItem) },
   },
   {
     method: 'get',
@@ -171,36 +162,48 @@ export const OPERATIONS: Operation[] = [
     summary: 'Show one order with products, shipping state and history',
     scope: 'VIEW ORDERS',
     params: ['reference'],
-    success: { status: 200, description: 'The order' },
+    success: { status: 200, description: 'The order', schema: one(orderShow) },
+    errors: notFound,
   },
   {
     method: 'put',
     path: '/orders',
     summary: 'Bulk update order statuses under the transition rules (atomic)',
+    description:
+      'Moves: new → pushed → shipped → delivered | returned; new | pushed → canceled; pushed → new. Any other ' +
+      'move is a 422 naming the reference and the move.',
     scope: 'UPDATE ORDERS',
     body: orderUpdateBodySchema('reference'),
-    success: { status: 200, description: 'Updated' },
+    success: { status: 200, description: 'Updated', schema: counted('updated') },
   },
   {
     method: 'delete',
     path: '/orders',
     summary: 'Bulk delete new or canceled orders',
+    description: 'Body `{"references": [...]}`; an order in any other status refuses the whole request (422).',
     scope: 'DELETE ORDERS',
     body: deleteBodySchema,
-    success: { status: 200, description: 'Deleted' },
+    success: { status: 200, description: 'Deleted', schema: counted('deleted') },
   },
   {
     method: 'post',
     path: '/orders/push',
     summary: 'Queue new orders for a shipping company (URGENT job)',
+    description:
+      'Each order is sent once (`X-Idempotency-Key` = its reference); orders already queued, being sent or sent ' +
+      'are skipped. The carrier answers with a tracking number and the order moves to `pushed`.',
     scope: 'UPDATE ORDERS',
     body: pushBodySchema('references'),
-    success: { status: 202, description: 'Queued' },
+    success: {
+      status: 202,
+      description: 'Queued',
+      schema: withMessage({ queued: { type: 'integer', minimum: 0 }, skipped: { type: 'integer', minimum: 0 } }),
+    },
   },
   {
     method: 'get',
     path: '/lead-histories',
-    summary: 'Lead status changes, newest first',
+    summary: 'Lead status changes, newest first (poll with since)',
     scope: 'VIEW LEADS',
     query: historyQuery('lead_reference'),
     success: { status: 200, description: 'A page of history entries', schema: envelope(historyItem('lead_reference')) },
@@ -208,7 +211,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'get',
     path: '/order-histories',
-    summary: 'Order status changes, newest first',
+    summary: 'Order status changes, newest first (poll with since)',
     scope: 'VIEW ORDERS',
     query: historyQuery('order_reference'),
     success: {
@@ -218,5 +221,5 @@ export const OPERATIONS: Operation[] = [
     },
   },
   ...QUEUE_OPERATIONS,
-  ...webhookOperations(envelope),
+  ...WEBHOOK_OPERATIONS,
 ];

@@ -7,75 +7,58 @@ import {
   endpointUpdateSchema,
 } from '../src/webhooks/webhook.schemas.js';
 import type { Operation } from './openapi-operations.js';
+import { closed, envelope, int, nullable, nullableTime, time, withMessage, type Schema } from './openapi-schemas.js';
 
 const SCOPE = 'MANAGE WEBHOOKS';
-const nullableTime = { type: ['string', 'null'], format: 'date-time' };
 const endpoint = {
-  type: 'object',
-  description: 'A webhook endpoint (never its secret)',
-  properties: {
-    id: { type: 'integer' },
-    account_id: { type: 'integer' },
-    url: { type: 'string' },
+  ...closed({
+    id: int,
+    account_id: int,
+    url: { type: 'string', format: 'uri' },
     events: { type: 'array', items: { type: 'string', enum: [...WEBHOOK_EVENTS] } },
     active: { type: 'boolean' },
     failing_since: nullableTime,
     disabled_at: nullableTime,
-    disabled_reason: { type: ['string', 'null'] },
+    disabled_reason: nullable('string'),
     rotation_grace_until: {
       ...nullableTime,
       description: 'After a rotation: until when the replaced secret still signs beside the new one (two signatures)',
     },
-    created_at: { type: 'string', format: 'date-time' },
-    updated_at: { type: 'string', format: 'date-time' },
-  },
+    created_at: time,
+    updated_at: time,
+  }),
+  description: 'A webhook endpoint (never its secret)',
 };
 const delivery = {
-  type: 'object',
-  description: 'One event sent (or to send) to one endpoint',
-  properties: {
-    id: { type: 'integer' },
+  ...closed({
+    id: int,
     event_id: { type: 'string', format: 'uuid', description: 'The body\u2019s `id` and the webhook-id header' },
-    endpoint_id: { type: 'integer' },
-    account_id: { type: 'integer' },
+    endpoint_id: int,
+    account_id: int,
     event: { type: 'string', enum: [...WEBHOOK_EVENTS] },
     sequence_key: { type: 'string', description: 'Deliveries of one key reach an endpoint in order' },
     state: { type: 'string', enum: [...DELIVERY_STATES] },
-    attempts: { type: 'integer' },
-    response_code: { type: ['integer', 'null'] },
-    duration_ms: { type: ['integer', 'null'] },
-    last_error: { type: ['string', 'null'] },
+    attempts: { type: 'integer', minimum: 0 },
+    response_code: nullable('integer'),
+    duration_ms: nullable('integer'),
+    last_error: nullable('string'),
     next_try_at: nullableTime,
     delivered_at: nullableTime,
-    resent_from: { type: ['integer', 'null'], description: 'The delivery this one re-sends' },
-    created_at: { type: 'string', format: 'date-time' },
+    resent_from: nullable('integer', { description: 'The delivery this one re-sends' }),
+    created_at: time,
     payload: { type: 'object', description: 'The body\u2019s `data`' },
-  },
+  }),
+  description: 'One event sent (or to send) to one endpoint',
 };
-const withSecret = {
-  type: 'object',
-  properties: {
-    message: { type: 'string' },
-    data: endpoint,
-    secret: { type: 'string', description: 'The signing secret (`whsec_` + base64 of the key): shown this once' },
-  },
-};
-const one = (item: Record<string, unknown>) => ({ type: 'object', properties: { data: item } });
-const withMessage = (item: Record<string, unknown>) => ({
-  type: 'object',
-  properties: { message: { type: 'string' }, data: item },
+const withSecret = withMessage({
+  data: endpoint,
+  secret: { type: 'string', description: 'The signing secret (`whsec_` + base64 of the key): shown this once' },
 });
-const deleted = { type: 'object', properties: { message: { type: 'string' }, deleted: { type: 'integer' } } };
+const one = (item: Schema) => closed({ data: item });
+const deleted = withMessage({ deleted: { type: 'integer', minimum: 0 } });
 const notFound = { 404: 'Unknown id (another account\u2019s is unknown too)' };
 
-type Envelope = (item: Record<string, unknown>) => Record<string, unknown>;
-
-/** Webhook endpoints and deliveries (docs/api.md "Webhooks"); `envelope` wraps a list item in the paginator. */
-export function webhookOperations(envelope: Envelope): Operation[] {
-  return [...endpointOperations(envelope), ...deliveryOperations(envelope)];
-}
-
-function endpointOperations(envelope: Envelope): Operation[] {
+function endpointOperations(): Operation[] {
   return [
     {
       method: 'get',
@@ -109,7 +92,7 @@ function endpointOperations(envelope: Envelope): Operation[] {
       scope: SCOPE,
       params: ['id'],
       body: endpointUpdateSchema,
-      success: { status: 200, description: 'Updated', schema: withMessage(endpoint) },
+      success: { status: 200, description: 'Updated', schema: withMessage({ data: endpoint }) },
       errors: notFound,
     },
     {
@@ -133,7 +116,7 @@ function endpointOperations(envelope: Envelope): Operation[] {
   ];
 }
 
-function deliveryOperations(envelope: Envelope): Operation[] {
+function deliveryOperations(): Operation[] {
   return [
     {
       method: 'get',
@@ -158,8 +141,17 @@ function deliveryOperations(envelope: Envelope): Operation[] {
       summary: 'Send a delivery again (a new delivery with a new event id)',
       scope: SCOPE,
       params: ['id'],
-      success: { status: 202, description: 'The new pending delivery', schema: withMessage(delivery) },
-      errors: { ...notFound, 409: 'The delivery is still pending (only a delivered or failed one is sent again)' },
+      success: { status: 202, description: 'The new pending delivery', schema: withMessage({ data: delivery }) },
+      errors: {
+        ...notFound,
+        409: {
+          description: 'The delivery is still pending (only a delivered or failed one is sent again)',
+          message: 'The delivery is still pending; resend it once delivered or failed.',
+        },
+      },
     },
   ];
 }
+
+/** Webhook endpoints and deliveries (docs/api.md "Webhooks"). */
+export const WEBHOOK_OPERATIONS: Operation[] = [...endpointOperations(), ...deliveryOperations()];

@@ -1,111 +1,156 @@
 import type Joi from 'joi';
 import joiToJson from 'joi-to-json';
-import { SCOPES } from '../src/actor.js';
-import { OPERATIONS } from './openapi-operations.js';
+import {
+  COMMON_REFUSALS,
+  DEFAULT_LIMITS,
+  NOT_FOUND,
+  budgetHeaders,
+  headerComponents,
+  messageAnswer,
+  responseComponents,
+  schemaComponents,
+  type DocLimits,
+} from './openapi-common.js';
+import { CORE_EXAMPLES, type Example } from './openapi-examples.js';
+import { MORE_EXAMPLES } from './openapi-examples-more.js';
+import { introduction } from './openapi-intro.js';
+import { OPERATIONS, type Operation } from './openapi-operations.js';
+import { publicPaths } from './openapi-public.js';
 
 export type { Operation } from './openapi-operations.js';
+export { DEFAULT_LIMITS, type DocLimits } from './openapi-common.js';
 
 /** A Joi schema (the one a service validates with) as OpenAPI 3.1 JSON Schema. */
 export const toJson = (s: Joi.Schema) =>
   (joiToJson as unknown as (s: Joi.Schema, mode: string) => Record<string, unknown>)(s, 'open-api-3.1');
-const message = { type: 'object', properties: { message: { type: 'string' } } };
 
-/** OpenAPI 3.1 for /api/web/1.0, built from the registered operations and their Joi schemas. */
-export function openApiDocument() {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of OPERATIONS) {
-    const query = op.query ? (toJson(op.query) as { properties?: Record<string, unknown>; required?: string[] }) : null;
-    const parameters = [
-      ...(op.params ?? []).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-      ...Object.entries(query?.properties ?? {}).map(([name, schema]) => ({
-        name,
-        in: 'query',
-        required: !!query?.required?.includes(name),
-        schema,
-      })),
-    ];
-    (paths[op.path] ??= {})[op.method] = {
-      summary: op.summary,
-      description: `Requires a token with ${op.scope.includes(' and ') ? 'the scopes' : 'the scope'} ${op.scope}.`,
-      security: [{ bearer: [] }],
-      ...(parameters.length ? { parameters } : {}),
-      ...(op.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: toJson(op.body) } } } }
-        : {}),
-      responses: {
-        [op.success.status]: {
-          description: op.success.description,
-          ...(op.success.schema ? { content: { 'application/json': { schema: op.success.schema } } } : {}),
-        },
-        401: {
-          description: 'Missing, invalid, expired or revoked token',
-          content: { 'application/json': { schema: message } },
-        },
-        403: { description: `The token lacks ${op.scope}`, content: { 'application/json': { schema: message } } },
-        422: { description: 'Validation error: {message, errors: {"dotted.path": [messages]}}' },
-        429: { description: 'Too Many Attempts. (Retry-After header)' },
-        ...Object.fromEntries(
-          Object.entries(op.errors ?? {}).map(([status, description]) => [
-            status,
-            { description, content: { 'application/json': { schema: message } } },
-          ]),
-        ),
-      },
-    };
-  }
+/** Every operation's example request and answer (api/openapi-examples*.ts), by `<method> <path>`. */
+export const EXAMPLES: Record<string, Example> = { ...CORE_EXAMPLES, ...MORE_EXAMPLES };
+export const exampleOf = (op: { method: string; path: string }): Example | undefined =>
+  EXAMPLES[`${op.method} ${op.path}`];
+
+const TAGS = [
+  { name: 'Leads', description: 'Create, list, show, change the status of and delete leads' },
+  { name: 'Orders', description: 'Orders: made by confirming a lead or created directly; pushed to a carrier' },
+  { name: 'Histories', description: 'Status changes of leads and orders, to poll' },
+  { name: 'Work queue', description: 'The next lead to call, for a call-centre tool (docs/api.md)' },
+  { name: 'Webhooks', description: 'Signed events LeadFlow POSTs to your endpoints, and their delivery log' },
+  { name: 'Carrier callback', description: 'Shipping companies report status changes (signed)' },
+  { name: 'Reference', description: 'This document' },
+];
+const tagOf = (path: string) =>
+  path.startsWith('/leads')
+    ? 'Leads'
+    : path.startsWith('/orders')
+      ? 'Orders'
+      : path.includes('histories')
+        ? 'Histories'
+        : path.startsWith('/queue')
+          ? 'Work queue'
+          : 'Webhooks';
+
+/** `post /leads/{reference}/show` → `postLeadsReferenceShow`. */
+export const operationId = (method: string, path: string) =>
+  method +
+  path
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join('');
+
+/** The example request as a curl line, for the operation's description. */
+function curlOf(op: Operation, ex: Example): string {
+  let path = op.path;
+  for (const [k, v] of Object.entries(ex.params ?? {})) path = path.replace(`{${k}}`, encodeURIComponent(v));
+  const query = ex.query ? `?${new URLSearchParams(ex.query).toString()}` : '';
+  const lines = [`curl -X ${op.method.toUpperCase()} '{base_url}/api/web/1.0${path}${query}'`];
+  lines.push(`  -H 'Authorization: Bearer $TOKEN' -H 'Accept: application/json'`);
+  if (ex.body !== undefined) lines.push(`  -H 'Content-Type: application/json' -d '${JSON.stringify(ex.body)}'`);
+  return lines.join(' \\\n');
+}
+
+function parametersOf(op: Operation, ex: Example | undefined) {
+  const query = op.query ? (toJson(op.query) as { properties?: Record<string, unknown>; required?: string[] }) : null;
+  const withExample = (v: string | undefined) => (v === undefined ? {} : { example: v });
+  return [
+    ...(op.params ?? []).map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+      ...withExample(ex?.params?.[name]),
+    })),
+    ...Object.entries(query?.properties ?? {}).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: !!query?.required?.includes(name),
+      schema,
+      ...withExample(ex?.query?.[name]),
+    })),
+  ];
+}
+
+function operationObject(op: Operation) {
+  const ex = exampleOf(op);
+  const scopes = op.scope.split(' and ');
+  const parameters = parametersOf(op, ex);
+  const description = [
+    op.description ?? '',
+    `**Scope:** ${op.scope}.`,
+    ex ? `**Example request**\n\n\`\`\`sh\n${curlOf(op, ex)}\n\`\`\`` : '',
+  ].filter(Boolean);
+  const json = (schema: unknown, example: unknown) => ({
+    'application/json': { schema, ...(example === undefined ? {} : { example }) },
+  });
+  const extra = Object.entries(op.errors ?? {}).map(([status, r]) => [
+    status,
+    typeof r === 'string' ? { ...NOT_FOUND, description: r } : messageAnswer(r.description, r.message),
+  ]);
   return {
-    openapi: '3.1.0',
-    info: {
-      title: 'LeadFlow REST API',
-      version: '1.0',
-      description:
-        `Scopes: ${SCOPES.join(', ')}. Rate limit: requests per minute per token ` +
-        '(X-RateLimit-Limit / X-RateLimit-Remaining).',
-    },
-    servers: [{ url: '/api/web/1.0' }],
-    components: {
-      securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'Personal access token "{id}|{secret}"' },
+    operationId: operationId(op.method, op.path),
+    tags: [tagOf(op.path)],
+    summary: op.summary,
+    description: description.join('\n\n'),
+    security: [{ bearer: scopes }],
+    ...(parameters.length ? { parameters } : {}),
+    ...(op.body ? { requestBody: { required: true, content: json(toJson(op.body), ex?.body) } } : {}),
+    responses: {
+      [op.success.status]: {
+        description: op.success.description,
+        headers: budgetHeaders,
+        content: json(op.success.schema, ex?.response),
       },
+      ...Object.fromEntries(extra),
+      ...COMMON_REFUSALS,
     },
-    paths,
   };
 }
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-
-/** A readable, self-contained page (no external assets) rendered from the same document. */
-export function apiDocsHtml(): string {
-  const doc = openApiDocument();
-  const sections = Object.entries(doc.paths).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, op]) => {
-      const o = op as {
-        summary: string;
-        description: string;
-        parameters?: unknown[];
-        requestBody?: { content: Record<string, { schema: unknown }> };
-      };
-      const bodySchema = o.requestBody?.content['application/json'].schema;
-      return `<section><h2><span class="m ${method}">${method.toUpperCase()}</span> /api/web/1.0${escapeHtml(path)}</h2>
-      <p>${escapeHtml(o.summary)}. ${escapeHtml(o.description)}</p>
-      ${o.parameters ? `<h3>Parameters</h3><pre>${escapeHtml(JSON.stringify(o.parameters, null, 2))}</pre>` : ''}
-      ${o.requestBody ? `<h3>Body</h3><pre>${escapeHtml(JSON.stringify(bodySchema, null, 2))}</pre>` : ''}</section>`;
-    }),
-  );
-  const errors =
-    'Errors: 401 <code>{"message":"Unauthenticated."}</code>, ' +
-    '403 <code>{"message":"This action is unauthorized."}</code>, 404 <code>{"message":"Not found."}</code>,';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>LeadFlow REST API</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#1c2430}
-h1{font-size:1.6rem}section{border:1px solid #dde3ea;border-radius:8px;padding:0 1rem 1rem;margin:1rem 0}
-h2{font-size:1.05rem;font-family:ui-monospace,monospace}
-.m{display:inline-block;min-width:4.5rem;color:#fff;border-radius:4px;padding:0 .4rem;text-align:center}
-.get{background:#2f7d4f}.post{background:#2457a6}.put{background:#a66a14}.delete{background:#a62424}
-pre{background:#f5f7fa;padding:.75rem;overflow:auto;max-height:24rem;font-size:12px}</style></head><body>
-<h1>LeadFlow REST API 1.0</h1>
-<p>${escapeHtml(doc.info.description)} Machine-readable: <a href="/api/web/1.0/openapi.json">openapi.json</a>.
-${errors}
-422 <code>{"message", "errors": {"leads.0.phone": ["…"]}}</code>, 429 <code>{"message":"Too Many Attempts."}</code>.</p>
-${sections.join('\n')}</body></html>`;
+/**
+ * OpenAPI 3.1 for /api/web/1.0, built from the registered operations, their Joi schemas, their answer schemas and
+ * examples, with the rate limits configured (`limits`, src/config.ts).
+ */
+export function openApiDocument(limits: DocLimits = DEFAULT_LIMITS) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op);
+  Object.assign(paths, publicPaths(limits, toJson));
+  return {
+    openapi: '3.1.0',
+    info: { title: 'LeadFlow REST API', version: '1.0', description: introduction(limits, OPERATIONS) },
+    servers: [{ url: '/api/web/1.0' }],
+    tags: TAGS,
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Personal access token `{id}|{secret}`; the operation names the scopes it needs',
+        },
+      },
+      schemas: schemaComponents,
+      headers: headerComponents(limits),
+      responses: responseComponents(limits),
+    },
+    paths,
+  };
 }

@@ -4,7 +4,7 @@ import type { AppContext } from './context.js';
 import { jsonErrorHandler } from '../http/errors.js';
 import { metricsRoute } from '../http/metrics.js';
 import { observeRequests } from '../http/observe.js';
-import { apiDocsHtml } from '../api/openapi.js';
+import { apiDocsHtml, apiDocsRouter } from '../api/docs-page.js';
 import { createRestRouter } from '../api/routes/index.js';
 import { mountDashboard } from '../admin/router.js';
 import * as pages from '../admin/views/pages.js';
@@ -56,9 +56,7 @@ export async function createApp(ctx: AppContext, started: () => boolean = () => 
 
   app.get('/metrics', metricsRoute(ctx));
 
-  app.get('/api/docs', (_req, res) => {
-    res.type('html').send(apiDocsHtml());
-  });
+  app.use(apiDocsRouter());
   app.use('/api/web/1.0', createRestRouter(ctx));
   await mountDashboard(app, ctx);
 

@@ -5,11 +5,19 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import type { AppContext } from '../src/context.js';
 import { signBody } from '../src/shipping/shipping.service.js';
 import { getCtx } from './hooks.js';
+import { watchAnswers } from './openapi-contract.js';
 
-/** Starts the real HTTP app on an ephemeral loopback port; tests close it in `after`. */
+/**
+ * Starts the real HTTP app on an ephemeral loopback port; tests close it in `after`. Every answer it gives under
+ * /api/web/1.0 is checked against the OpenAPI document it serves (test/openapi-contract.ts; test/hooks.ts fails the
+ * test during which an answer broke it).
+ */
 export async function startTestServer(ctx: AppContext = getCtx()): Promise<WebServer & { url: string }> {
   const web = await startWebServer(ctx, 0, '127.0.0.1');
-  return { ...web, url: `http://127.0.0.1:${(web.server.address() as AddressInfo).port}` };
+  const url = `http://127.0.0.1:${(web.server.address() as AddressInfo).port}`;
+  const served = await fetch(`${url}/api/web/1.0/openapi.json`);
+  await watchAnswers(web.server, await served.json());
+  return { ...web, url };
 }
 
 /**

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { createAppContext, type AppContext } from '../app/context.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { openDatabase } from '../src/db/index.js';
+import { takeViolations } from './openapi-contract.js';
 
 /**
  * One context for the whole run: the embedded server under ./data/test (database leadflow_test), or DATABASE_URL.
@@ -39,7 +40,15 @@ async function resetSchema(config: Readonly<Config>): Promise<void> {
   await db.close();
 }
 
+/** Fails the running test (or hook) when a test server answered against its OpenAPI document meanwhile. */
+function answersAsDocumented(): void {
+  const broken = takeViolations();
+  if (broken.length)
+    throw new Error(`REST answers not as the OpenAPI document says (test/openapi-contract.ts):\n${broken.join('\n')}`);
+}
+
 export const mochaHooks = {
+  afterEach: answersAsDocumented,
   async beforeAll(this: Mocha.Context) {
     this.timeout(120_000);
     const config = testConfig();
@@ -48,6 +57,7 @@ export const mochaHooks = {
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(30_000);
+    answersAsDocumented();
     await ctx?.close();
     ctx = null;
   },

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { startWebServer } from '../app/server.js';
+import { startTestServer } from './helpers.js';
 import { closeRedisClients } from '../http/rate-limit.js';
 import type { AppContext } from '../src/context.js';
 
@@ -24,10 +24,10 @@ export async function redisOrSkip(test: Mocha.Context, ...keys: string[]): Promi
 
 /** Two web processes' worth of the app (two servers) drawing on one Redis; `close` ends both and the connections. */
 export async function twoWebProcesses(ctx: AppContext): Promise<{ urls: [string, string]; close(): Promise<void> }> {
-  const a = await startWebServer(ctx, 0, '127.0.0.1');
-  const b = await startWebServer(ctx, 0, '127.0.0.1');
+  const a = await startTestServer(ctx);
+  const b = await startTestServer(ctx);
   return {
-    urls: [`http://127.0.0.1:${a.port}`, `http://127.0.0.1:${b.port}`],
+    urls: [a.url, b.url],
     async close() {
       await a.close();
       await b.close();

@@ -37,3 +37,8 @@ export function expressRoutes(app: { _router: { stack: Layer[] } }, guards: unkn
   walk(app._router.stack, '', []);
   return out;
 }
+
+/** The Express app among a server's request listeners (test servers put the contract's watcher before it). */
+export function appOf(server: { listeners(event: 'request'): unknown[] }): { _router: { stack: Layer[] } } {
+  return server.listeners('request').find((l) => !!(l as { _router?: unknown })._router) as never;
+}

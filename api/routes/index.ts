@@ -19,8 +19,15 @@ import { openApiDocument } from '../openapi.js';
  */
 export function createRestRouter(ctx: AppContext): Router {
   const router = express.Router();
+  const { config } = ctx;
+  const limits = {
+    perToken: config.rateLimitPerMinute,
+    perAccount: config.rateLimitAccountPerMinute,
+    callback: config.callbackRatePerMinute,
+  };
+  const document = openApiDocument(limits); // built once: the figures are the configured ones
   router.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument());
+    res.json(document);
   });
   // public and signed: they read their own raw body, and come before the token
   router.use(createShippingCallbackRoutes(ctx));

@@ -36,8 +36,8 @@ export function createLeadRoutes(ctx: AppContext): Router {
   r.put(
     '/leads',
     route(async (req, res) => {
-      const { updated } = await leads.updateStatuses(req.actor!, req.body);
-      res.json({ message: `${updated} leads updated.`, updated });
+      const { updated, orders } = await leads.updateStatuses(req.actor!, req.body);
+      res.json({ message: `${updated} leads updated.`, updated, orders });
     }),
   );
 

@@ -3,7 +3,7 @@ import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ValidationError, type FieldErrors } from '../errors.js';
 import { insertHistory } from '../histories/history.repository.js';
-import { createOrdersFromLeads } from '../orders/from-leads.js';
+import { createOrdersFromLeads, type CreatedOrder } from '../orders/from-leads.js';
 import { accountScope, authorize } from '../policy.js';
 import { lockByKeys, findInScope, type RowKey } from '../query.js';
 import { addError, validate } from '../validation.js';
@@ -40,22 +40,37 @@ export type StatusMove = LeadStatusChange & {
 /**
  * Moves leads to new statuses in the caller's transaction, the one write path of every entry point (REST, dashboard,
  * panel, work queue): history for every real change (same status again only updates action_date, unless it carries
- * a note, which is kept as an entry of its own), and the order of every newly confirmed lead.
+ * a note, which is kept as an entry of its own), and the order of every newly confirmed lead. Answers the orders it
+ * created.
  */
-export async function applyStatusChanges(core: Core, actor: Actor, transaction: Transaction, changes: StatusMove[]) {
-  if (changes.length === 0) return;
+export async function applyStatusChanges(
+  core: Core,
+  actor: Actor,
+  transaction: Transaction,
+  changes: StatusMove[],
+): Promise<CreatedOrder[]> {
+  if (changes.length === 0) return [];
   const { sequelize } = core.db;
   await setLeadStatuses(sequelize, transaction, changes);
   const written = changes.filter((c) => c.old !== c.status || c.note);
   await insertHistory(sequelize, transaction, 'lead', written, actor);
   const confirmed = changes.filter((c) => c.old !== c.status && c.status === 'confirmed').map((c) => c.id);
-  await createOrdersFromLeads(sequelize, transaction, actor, confirmed);
+  return createOrdersFromLeads(sequelize, transaction, actor, confirmed);
 }
 
 const dateOrNull = (d?: string | null) => (d ? new Date(d) : null);
 
-/** REST bulk status update: atomic; an unknown (or another account's) reference rejects the whole request. */
-export async function updateStatuses(core: Core, actor: Actor, body: unknown): Promise<{ updated: number }> {
+/** What a bulk status update did: how many leads, and the orders their confirmations created (lead reference first). */
+export interface StatusUpdateResult {
+  updated: number;
+  orders: { reference: string; order_reference: string }[];
+}
+
+/**
+ * REST bulk status update: atomic; an unknown (or another account's) reference rejects the whole request. Answers the
+ * orders the request's confirmations created, in request order.
+ */
+export async function updateStatuses(core: Core, actor: Actor, body: unknown): Promise<StatusUpdateResult> {
   authorize(actor, 'update', 'lead');
   const { leads } = validate<{ leads: StatusChangeInput[] }>(updateBodySchema, body);
   const { sequelize } = core.db;
@@ -80,10 +95,12 @@ export async function updateStatuses(core: Core, actor: Actor, body: unknown): P
       const row = byKey.get(refs[i])!;
       return { ...row, old: row.status, status: l.status, action_date: dateOrNull(l.action_date) };
     });
-    await applyStatusChanges(core, actor, transaction, moves);
-    return { updated: leads.length };
+    const created = await applyStatusChanges(core, actor, transaction, moves);
+    const orderOf = new Map(created.map((o) => [o.lead_reference, o.reference]));
+    const orders = refs.filter((r) => orderOf.has(r)).map((r) => ({ reference: r, order_reference: orderOf.get(r)! }));
+    return { updated: leads.length, orders };
   });
-  core.logger.info({ account_id: actor.accountId, ...result }, 'lead statuses changed');
+  core.logger.info({ account_id: actor.accountId, updated: result.updated }, 'lead statuses changed');
   return result;
 }
 

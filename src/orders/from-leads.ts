@@ -3,20 +3,27 @@ import { actorUserId, type Actor } from '../actor.js';
 import { insertHistory } from '../histories/history.repository.js';
 import { newReferences } from '../references.js';
 
+/** An order a confirmation created: its reference and its lead's. */
+export interface CreatedOrder {
+  reference: string;
+  lead_reference: string;
+}
+
 /**
  * Creates the order of each confirmed lead, exactly once: the unique index orders_lead_key (account_id,
  * lead_reference) makes a second confirmation, a re-confirmation after a round trip or a concurrent one a no-op.
- * Set-based: a constant number of statements whatever the number of leads. Returns the created order references.
+ * Set-based: a constant number of statements whatever the number of leads. Returns the orders it created, each with
+ * its lead's reference (a lead whose order exists already is not among them).
  */
 export async function createOrdersFromLeads(
   sequelize: Sequelize,
   transaction: Transaction,
   actor: Actor,
   leadIds: number[],
-): Promise<string[]> {
+): Promise<CreatedOrder[]> {
   if (leadIds.length === 0) return [];
   const refs = newReferences('OR', leadIds.length);
-  const created = await sequelize.query<{ id: number; reference: string; lead_id: number; account_id: number }>(
+  const created = await sequelize.query<CreatedOrder & { id: number; lead_id: number; account_id: number }>(
     `INSERT INTO orders (account_id, reference, lead_id, lead_reference, phone, phone_normalized, full_name, city, area,
                          address, data, total, status, created_by_user_id)
      SELECT l.account_id, v.ref, l.id, l.reference, l.phone, l.phone_normalized, l.full_name, l.city, l.area, l.address,
@@ -24,7 +31,7 @@ export async function createOrdersFromLeads(
        FROM unnest($1::bigint[], $2::text[]) AS v(lead_id, ref)
        JOIN leads l ON l.id = v.lead_id
      ON CONFLICT (account_id, lead_reference) WHERE lead_reference IS NOT NULL DO NOTHING
-     RETURNING id, reference, lead_id, account_id`,
+     RETURNING id, reference, lead_id, lead_reference, account_id`,
     { bind: [leadIds, refs, actorUserId(actor)], type: QueryTypes.SELECT, transaction },
   );
   if (created.length === 0) return [];
@@ -43,5 +50,5 @@ export async function createOrdersFromLeads(
     created.map((o) => ({ account_id: o.account_id, id: o.id, reference: o.reference, old: null, status: 'new' })),
     actor,
   );
-  return created.map((o) => o.reference);
+  return created.map((o) => ({ reference: o.reference, lead_reference: o.lead_reference }));
 }

@@ -6,7 +6,7 @@ import { startTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
 import { refuseUnfitBody, refuseUnfitInput } from '../../http/input-guard.js';
 import { expectNoPollution, fingerprint } from '../input-probes.js';
-import { expressRoutes, type KnownRoute } from '../routes.js';
+import { appOf, expressRoutes, type KnownRoute } from '../routes.js';
 import { login, type SessionClient } from '../session.js';
 
 /**
@@ -101,9 +101,7 @@ describe('input rules: prototype-named keys and lone surrogates, over every rout
 
   /** Every route Express lists but the shipping callback (signed raw bytes, refused unsigned before any parsing). */
   const routes = () =>
-    expressRoutes(web.server.listeners('request')[0] as never, [refuseUnfitInput, refuseUnfitBody]).filter(
-      (r) => !r.path.includes('/callback'),
-    );
+    expressRoutes(appOf(web.server), [refuseUnfitInput, refuseUnfitBody]).filter((r) => !r.path.includes('/callback'));
 
   /** The requests of one route with one key: query, JSON body, a form; how many answers named the key. */
   async function probe(route: KnownRoute, path: string, key: string): Promise<number> {

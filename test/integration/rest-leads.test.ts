@@ -427,7 +427,7 @@ describe('REST leads', () => {
         ],
       });
       expect(res.status).to.equal(200);
-      expect(res.body).to.deep.equal({ message: '2 leads updated.', updated: 2 });
+      expect(res.body).to.deep.equal({ message: '2 leads updated.', updated: 2, orders: [] });
       const { Lead, LeadHistory } = getCtx().models;
       const l0 = await Lead.findOne({ where: { reference: refs[0] } });
       expect(l0!.status).to.equal('call_later');
@@ -494,17 +494,44 @@ describe('REST leads', () => {
       const acc = await makeAccount(getCtx());
       const call = restClient(web.url, await acc.token());
       const [ref] = (await call('POST', '/leads', { leads: [lead(acc)] })).body.references;
-      await call('PUT', '/leads', { leads: [{ reference: ref, status: 'confirmed' }] });
+      const first = await call('PUT', '/leads', { leads: [{ reference: ref, status: 'confirmed' }] });
       await call('PUT', '/leads', { leads: [{ reference: ref, status: 'canceled' }] });
-      await call('PUT', '/leads', { leads: [{ reference: ref, status: 'confirmed' }] });
+      const again = await call('PUT', '/leads', { leads: [{ reference: ref, status: 'confirmed' }] });
       const { Order, OrderProduct, OrderHistory } = getCtx().models;
       const orders = await Order.findAll({ where: { account_id: acc.id } });
       expect(orders).to.have.length(1);
+      // the answer names the order the confirmation created; the second confirmation created none
+      expect(first.body.orders).to.deep.equal([{ reference: ref, order_reference: orders[0].reference }]);
+      expect(again.body).to.deep.equal({ message: '1 leads updated.', updated: 1, orders: [] });
       expect(orders[0]).to.include({ lead_reference: ref, status: 'new', full_name: 'Amina Benali' });
       expect(orders[0].reference).to.match(/^OR[0-9A-Z]{10}$/);
       expect(await OrderProduct.count({ where: { order_id: orders[0].id } })).to.equal(1);
       expect(await OrderHistory.count({ where: { order_id: orders[0].id } })).to.equal(1);
       expect((await call('GET', `/leads/${ref}/show`)).body.data.order_reference).to.equal(orders[0].reference);
+    });
+
+    it('answers, per lead its confirmation turned into an order, the order reference, in request order', async () => {
+      const acc = await makeAccount(getCtx());
+      const call = restClient(web.url, await acc.token());
+      const refs: string[] = (await call('POST', '/leads', { leads: [lead(acc), lead(acc), lead(acc)] })).body
+        .references;
+      const res = await call('PUT', '/leads', {
+        leads: [
+          { reference: refs[2].toLowerCase(), status: 'confirmed' },
+          { reference: refs[0], status: 'no_answer' },
+          { reference: refs[1], status: 'confirmed' },
+        ],
+      });
+      expect(res.status).to.equal(200);
+      expect(res.body.updated).to.equal(3);
+      const orderOf = async (ref: string) =>
+        (await getCtx().models.Order.findOne({ where: { account_id: acc.id, lead_reference: ref } }))!.reference;
+      expect(res.body.orders).to.deep.equal([
+        { reference: refs[2], order_reference: await orderOf(refs[2]) },
+        { reference: refs[1], order_reference: await orderOf(refs[1]) },
+      ]);
+      for (const o of res.body.orders)
+        expect((await call('GET', `/orders/${o.order_reference}/show`)).body.data.lead_reference).to.equal(o.reference);
     });
 
     it('creates one order when the same lead is confirmed by concurrent requests', async () => {
@@ -515,6 +542,7 @@ describe('REST leads', () => {
         Array.from({ length: 5 }, () => call('PUT', '/leads', { leads: [{ reference: ref, status: 'confirmed' }] })),
       );
       expect(results.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200]);
+      expect(results.flatMap((r) => r.body.orders)).to.have.length(1);
       expect(await getCtx().models.Order.count({ where: { account_id: acc.id } })).to.equal(1);
       expect(
         await getCtx().models.LeadHistory.count({ where: { lead_reference: ref, new_status: 'confirmed' } }),
@@ -621,7 +649,16 @@ describe('REST leads', () => {
       ]);
       const page = await fetch(`${web.url}/api/docs`);
       expect(page.headers.get('content-type')).to.match(/text\/html/);
-      expect(await page.text()).to.include('/api/web/1.0/leads');
+      const html = await page.text();
+      expect(html).to.include('/api/web/1.0/openapi.json');
+      // the renderer is served from this origin, with the page's start script as a file (no inline script)
+      for (const src of [...html.matchAll(/<(?:script src|link rel="stylesheet" href)="([^"]+)"/g)].map((m) => m[1])) {
+        expect(src).to.match(/^\/api\/docs\//);
+        const asset = await fetch(`${web.url}${src}`);
+        expect(asset.status, src).to.equal(200);
+        expect(asset.headers.get('content-type'), src).to.match(/javascript|css/);
+      }
+      expect(html).to.not.match(/<script>/);
     });
   });
 });

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { startWebServer } from '../../app/server.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount } from '../factories.js';
 import { startTestServer } from '../helpers.js';
@@ -34,9 +33,9 @@ describe('REST rate limit', () => {
   it('counts requests without a valid token per client IP', async function () {
     this.timeout(30_000);
     const ctx = getCtx();
-    const web = await startWebServer({ ...ctx, config: { ...ctx.config, rateLimitPerMinute: 3 } }, 0, '127.0.0.1');
+    const web = await startTestServer({ ...ctx, config: { ...ctx.config, rateLimitPerMinute: 3 } });
     try {
-      const call = restClient(`http://127.0.0.1:${web.port}`);
+      const call = restClient(web.url);
       const statuses = [];
       for (let i = 0; i < 4; i++) statuses.push((await call('GET', '/leads')).status);
       expect(statuses).to.deep.equal([401, 401, 401, 429]);
