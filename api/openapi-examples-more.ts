@@ -11,6 +11,7 @@ const endpoint = {
   failing_since: null,
   disabled_at: null,
   disabled_reason: null,
+  rotation_grace_until: null,
   created_at: AT,
   updated_at: AT,
 };
