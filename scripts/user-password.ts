@@ -9,8 +9,9 @@ type Flags = Record<string, string | boolean | undefined>;
 /** Reads one line from the terminal without echoing it (raw mode); Ctrl-C or Ctrl-D gives up. */
 function askHidden(question: string): Promise<string> {
   const input = process.stdin;
-  process.stderr.write(question);
+  // no echo before the question shows: what is typed as soon as it is on the screen is never printed
   input.setRawMode(true);
+  process.stderr.write(question);
   input.resume();
   input.setEncoding('utf8');
   let typed = '';
