@@ -4,6 +4,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
+/** Crash points a test may switch on with FAULT_INJECTION (src/faults.ts). */
+export const FAULT_POINTS = ['exit-after-push-commit'] as const;
+
 /** Thrown when the environment is invalid; main prints its message as one line and exits non-zero. */
 export class ConfigError extends Error {}
 
@@ -74,6 +77,8 @@ const schema = Joi.object({
   METRICS_PORT: Joi.number().integer().min(1).max(65535),
   METRICS_HOST: Joi.string().default('127.0.0.1'),
   QUEUE_CLAIM_SECONDS: Joi.number().integer().min(1).max(86_400).default(300),
+  // Test-only crash points (src/faults.ts); refused outside NODE_ENV=test.
+  FAULT_INJECTION: Joi.string().valid(...FAULT_POINTS),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
 }).unknown(true);
 
@@ -148,6 +153,8 @@ export interface Config {
   logLevel: string;
   /** How long the work queue's `next` keeps a lead for the agent who took it (src/queue/). */
   queueClaimSeconds: number;
+  /** A crash point switched on by a test (NODE_ENV=test only), or null. */
+  faultInjection: (typeof FAULT_POINTS)[number] | null;
 }
 
 /**
@@ -194,6 +201,13 @@ function budgets(v: Record<string, number>) {
     loginThrottlePerMinute: v.LOGIN_THROTTLE_PER_MINUTE,
     callbackRatePerMinute: v.CALLBACK_RATE_PER_MINUTE,
   };
+}
+
+/** FAULT_INJECTION, refused outside tests: a crash point must never be reachable in a real deployment. */
+function faultPoint(v: { NODE_ENV: string; FAULT_INJECTION?: Config['faultInjection'] }) {
+  if (v.FAULT_INJECTION && v.NODE_ENV !== 'test')
+    throw new ConfigError('Invalid environment variable FAULT_INJECTION: only tests (NODE_ENV=test) may set it');
+  return v.FAULT_INJECTION ?? null;
 }
 
 /** Validates the environment once; nothing else in the code base reads process.env. */
@@ -254,5 +268,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     passwordHashCost: v.PASSWORD_HASH_COST,
     logLevel: v.LOG_LEVEL,
     queueClaimSeconds: v.QUEUE_CLAIM_SECONDS,
+    faultInjection: faultPoint(v),
   });
 }
