@@ -6,7 +6,7 @@ import type { Config } from '../src/config.js';
 import type { Metrics } from '../src/metrics.js';
 import { within } from '../src/timers.js';
 import type { JobDefinition } from './job.js';
-import { insertJobsIn } from './job-store.js';
+import { insertJobsIn, removeFinishedJobs } from './job-store.js';
 import { defineJob, LOCK_LIFETIME_MS, type JobRuntime, type Logger } from './job-runner.js';
 
 export { LOCK_LIFETIME_MS } from './job-runner.js';
@@ -157,6 +157,12 @@ export async function createJobSystem(
       if (pool) await pool.query('SELECT 1 FROM agenda_jobs LIMIT 1');
     },
     queueDepth: () => queueDepth(pool),
+    async removeFinished() {
+      if (!pool) return 0;
+      const now = Date.now();
+      const doneBefore = new Date(now - config.jobsRetentionMs);
+      return removeFinishedJobs(pool, { doneBefore, failedBefore: new Date(now - config.jobsFailedRetentionMs) });
+    },
     close(opts = {}) {
       closing ??= closeOnce(rt, started, opts.graceMs ?? 5000);
       return closing;

@@ -1,4 +1,5 @@
 import type { JobDefinition } from './job.js';
+import { cleanupJobsJob } from './job-store.job.js';
 import { foldKpiJob } from './kpi.job.js';
 import { passwordResetJob } from './password-reset.job.js';
 import { pushOrderJob } from './push-order.job.js';
@@ -18,4 +19,5 @@ export const jobDefinitions: JobDefinition<any>[] = [
   deliverWebhooksJob,
   cleanupWebhooksJob,
   passwordResetJob,
+  cleanupJobsJob,
 ];

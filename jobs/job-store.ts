@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Sequelize, Transaction } from 'sequelize';
 
 /** The table and the NOTIFY channel of Agenda's PostgreSQL backend (migrations/20261122000200-agenda-jobs.ts). */
@@ -30,4 +31,32 @@ export async function insertJobsIn(
        FROM job`,
     { bind: [name, priority, items.map((d) => JSON.stringify(d)), JOBS_CHANNEL], transaction },
   );
+}
+
+/**
+ * Removes finished one-off jobs (a push, an import, an export, a wake-up: type `normal`, no next run, not locked)
+ * whose last run ended before `doneBefore`, or before `failedBefore` when that run failed (kept longer for
+ * inspection), in batches of `batch` rows. Repeating jobs (type `single`), jobs waiting, running, retrying or handed
+ * back at a shutdown stay. Answers how many went.
+ */
+export async function removeFinishedJobs(
+  pool: pg.Pool,
+  { doneBefore, failedBefore }: { doneBefore: Date; failedBefore: Date },
+  batch = 10_000,
+): Promise<number> {
+  const upTo = new Date(Math.max(doneBefore.getTime(), failedBefore.getTime()));
+  let removed = 0;
+  for (;;) {
+    const { rowCount } = await pool.query(
+      `DELETE FROM ${JOBS_TABLE} WHERE id IN (
+         SELECT id FROM ${JOBS_TABLE}
+          WHERE next_run_at IS NULL AND type = 'normal' AND last_finished_at < $1
+            AND locked_at IS NULL AND repeat_interval IS NULL AND repeat_at IS NULL
+            AND last_finished_at < CASE WHEN failed_at >= last_finished_at THEN $3::timestamptz ELSE $2 END
+          LIMIT $4)`,
+      [upTo, doneBefore, failedBefore, batch],
+    );
+    removed += rowCount ?? 0;
+    if ((rowCount ?? 0) < batch) return removed;
+  }
 }

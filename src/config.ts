@@ -53,6 +53,8 @@ const schema = Joi.object({
     .min(1024)
     .default(64 * 1024 * 1024),
   EXPORT_TTL_DAYS: Joi.number().integer().min(1).default(7),
+  JOBS_RETENTION_HOURS: Joi.number().min(0.01).default(24),
+  JOBS_FAILED_RETENTION_DAYS: Joi.number().min(0.01).default(7),
   SHIPPING_ALLOW_PRIVATE_URLS: Joi.boolean().truthy('1').falsy('0').default(false),
   WEBHOOK_ALLOW_PRIVATE_URLS: Joi.boolean().truthy('1').falsy('0').default(false),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(10_000),
@@ -121,6 +123,9 @@ export interface Config {
   /** An xlsx's shared strings are held in memory whole while it is read: their expanded size is capped. */
   importMaxSharedStringsBytes: number;
   exportTtlDays: number;
+  /** Finished one-off jobs leave agenda_jobs after this; those whose last run failed after jobsFailedRetentionMs. */
+  jobsRetentionMs: number;
+  jobsFailedRetentionMs: number;
   workerUrgentConcurrency: number;
   workerImportantConcurrency: number;
   /** Carrier endpoints may be loopback or private addresses (tests, carriers on the operator's own network). */
@@ -203,6 +208,16 @@ function budgets(v: Record<string, number>) {
   };
 }
 
+/** How long finished things are kept (docs/operations.md): exports, webhook deliveries, finished jobs. */
+function retention(v: Record<string, number>) {
+  return {
+    exportTtlDays: v.EXPORT_TTL_DAYS,
+    webhookLogDays: v.WEBHOOK_LOG_DAYS,
+    jobsRetentionMs: Math.round(v.JOBS_RETENTION_HOURS * 3_600_000),
+    jobsFailedRetentionMs: Math.round(v.JOBS_FAILED_RETENTION_DAYS * 86_400_000),
+  };
+}
+
 /** FAULT_INJECTION, refused outside tests: a crash point must never be reachable in a real deployment. */
 function faultPoint(v: { NODE_ENV: string; FAULT_INJECTION?: Config['faultInjection'] }) {
   if (v.FAULT_INJECTION && v.NODE_ENV !== 'test')
@@ -240,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     redisUrl: v.REDIS_URL ?? null,
     agendaMongoUrl: v.AGENDA_MONGO_URL ?? null,
     ...budgets(v),
+    ...retention(v),
     resetRequestsPerIp: v.RESET_REQUESTS_PER_IP,
     resetMailIntervalMinutes: v.RESET_MAIL_INTERVAL_MINUTES,
     duplicateWindowDays: v.DUPLICATE_WINDOW_DAYS,
@@ -250,7 +266,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     importMaxBytes: v.IMPORT_MAX_BYTES,
     importMaxRows: v.IMPORT_MAX_ROWS,
     importMaxSharedStringsBytes: v.IMPORT_MAX_SHARED_STRINGS_BYTES,
-    exportTtlDays: v.EXPORT_TTL_DAYS,
     workerUrgentConcurrency: v.WORKER_URGENT_CONCURRENCY,
     workerImportantConcurrency: v.WORKER_IMPORTANT_CONCURRENCY,
     shippingAllowPrivateUrls: v.SHIPPING_ALLOW_PRIVATE_URLS,
@@ -258,7 +273,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
     webhookDisableAfterMs: Math.round(v.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000),
     webhookConcurrency: v.WEBHOOK_CONCURRENCY,
-    webhookLogDays: v.WEBHOOK_LOG_DAYS,
     webhookAccountInFlight: v.WEBHOOK_ACCOUNT_IN_FLIGHT,
     webhookMaxEndpointsPerAccount: v.WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT,
     webhookSecretGraceMs: Math.round(v.WEBHOOK_SECRET_GRACE_HOURS * 3_600_000),

@@ -47,6 +47,11 @@ export interface JobControl {
    * running so another worker takes them at once (their handlers must be idempotent; the process is about to exit).
    */
   close(opts?: { graceMs?: number }): Promise<void>;
+  /**
+   * Removes finished one-off jobs older than JOBS_RETENTION_HOURS (failed ones: JOBS_FAILED_RETENTION_DAYS) from the
+   * job store; repeating jobs and jobs still to run stay. Answers how many went (always 0 on MongoDB).
+   */
+  removeFinished(): Promise<number>;
 }
 
 /** The services and jobs of one process, as entry points (REST, dashboard, panel, jobs, CLI) see them. */
