@@ -4,6 +4,7 @@ import { foldKpiJob } from './kpi.job.js';
 import { passwordResetJob } from './password-reset.job.js';
 import { pushOrderJob } from './push-order.job.js';
 import { checkRowCountsJob, foldRowCountsJob } from './row-counts.job.js';
+import { analyzeTablesJob } from './table-statistics.job.js';
 import { cleanupExportsJob, exportLeadsJob, importLeadsJob } from './transfers.job.js';
 import { cleanupWebhooksJob, deliverWebhooksJob } from './webhooks.job.js';
 
@@ -20,4 +21,5 @@ export const jobDefinitions: JobDefinition<any>[] = [
   cleanupWebhooksJob,
   passwordResetJob,
   cleanupJobsJob,
+  analyzeTablesJob,
 ];
