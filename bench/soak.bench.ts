@@ -23,6 +23,27 @@ const pct = (xs: number[], p: number) =>
 const rssMb = (pid: number) =>
   Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Finished one-off jobs leave agenda_jobs after this in the soak (a day in production): steady within minutes. */
+const SOAK_JOBS_RETENTION_HOURS = '0.02';
+
+/** Rows and on-disk size (table, indexes, TOAST) of agenda_jobs and the webhook tables. */
+async function tableSizes(ctx: Awaited<ReturnType<typeof benchAccount>>['ctx']) {
+  const [tables] = (await ctx.db.sequelize.query(
+    `SELECT tablename AS name, pg_total_relation_size(format('%I', tablename)::regclass)::bigint AS bytes
+       FROM pg_tables
+      WHERE schemaname = current_schema() AND (tablename = 'agenda_jobs' OR tablename LIKE 'webhook%')
+      ORDER BY 1`,
+  )) as [{ name: string; bytes: number }[], unknown];
+  const sizes = new Map<string, { rows: number; kb: number }>();
+  for (const t of tables) {
+    const [[{ n }]] = (await ctx.db.sequelize.query(`SELECT count(*)::int AS n FROM "${t.name}"`)) as [
+      { n: number }[],
+      unknown,
+    ];
+    sizes.set(t.name, { rows: n, kb: Math.round(t.bytes / 1024) });
+  }
+  return sizes;
+}
 
 export async function run(args: string[]): Promise<void> {
   const minutes = Math.min(60, Math.max(1, Number(args[0] ?? 10) || 10));
@@ -71,6 +92,7 @@ export async function run(args: string[]): Promise<void> {
     // the account's tokens together: the soak measures the service, not the account budget
     RATE_LIMIT_ACCOUNT_PER_MINUTE: String(TOKENS * PER_TOKEN_PER_MINUTE),
     SHIPPING_ALLOW_PRIVATE_URLS: 'true',
+    JOBS_RETENTION_HOURS: SOAK_JOBS_RETENTION_HOURS,
   };
   const web = runMain(env, ['--role', 'web']);
   const worker = runMain(env, ['--role', 'worker']);
@@ -87,6 +109,7 @@ export async function run(args: string[]): Promise<void> {
     const statuses = new Map<string, number>();
     const pushRequested = new Map<string, number>();
     let warm: { web: number; worker: number } | null = null;
+    let warmTables: Awaited<ReturnType<typeof tableSizes>> | null = null;
     const count = (k: string) => statuses.set(k, (statuses.get(k) ?? 0) + 1);
     const call = async (token: string, method: string, p: string, body: unknown) => {
       const t0 = performance.now();
@@ -159,9 +182,11 @@ export async function run(args: string[]): Promise<void> {
     const sampler = (async () => {
       await sleep(warmupMs);
       warm = { web: rssMb(web.pid!), worker: rssMb(worker.pid!) };
+      warmTables = await tableSizes(ctx);
     })();
     await Promise.all([...tokens.map(writer), importer(), sampler]);
     const last = { web: rssMb(web.pid!), worker: rssMb(worker.pid!) };
+    const lastTables = await tableSizes(ctx);
     // Let the queue empty before job latencies are read.
     await waitFor(
       async () => (await ctx.models.Order.count({ where: { account_id: accountId, status: 'new' } })) === 0,
@@ -201,6 +226,13 @@ export async function run(args: string[]): Promise<void> {
       `job latency IMPORTANT (import queued → started), ${important.length} of ${imports.length} imports: ` +
         `p50 ${pct(important, 0.5)} ms, max ${Math.max(...important)} ms; ` +
         `${imports.filter((r) => r.status === 'completed').length} completed`,
+      `tables after warm-up → end (rows, size; finished jobs kept ${Number(SOAK_JOBS_RETENTION_HOURS) * 3600} s): ` +
+        [...lastTables.entries()]
+          .map(([t, end]) => {
+            const w = warmTables!.get(t)!;
+            return `${t} ${w.rows} → ${end.rows} rows, ${w.kb} → ${end.kb} kB`;
+          })
+          .join('; '),
     ];
     process.stdout.write(lines.join('\n') + '\n');
     fs.rmSync(csv, { force: true });

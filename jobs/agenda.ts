@@ -6,6 +6,7 @@ import type { Config } from '../src/config.js';
 import type { Metrics } from '../src/metrics.js';
 import { within } from '../src/timers.js';
 import type { JobDefinition } from './job.js';
+import { insertJobsIn, removeFinishedJobs } from './job-store.js';
 import { defineJob, LOCK_LIFETIME_MS, type JobRuntime, type Logger } from './job-runner.js';
 
 export { LOCK_LIFETIME_MS } from './job-runner.js';
@@ -95,6 +96,28 @@ async function queueDepth(pool: pg.Pool | null) {
 }
 
 /**
+ * The queue services enqueue through. `enqueueIn` inserts into the PostgreSQL store within the caller's transaction
+ * (jobs/job-store.ts); MongoDB cannot join that transaction, so there the jobs are saved once it has committed.
+ */
+function jobQueue(agenda: Agenda, pool: pg.Pool | null): JobQueue {
+  return {
+    async enqueue(name, data, opts = {}) {
+      await agenda
+        .create(name, data)
+        .priority(PRIORITY[opts.priority ?? 'NORMAL'])
+        .save();
+    },
+    async enqueueIn(transaction, name, items, opts = {}) {
+      const priority = PRIORITY[opts.priority ?? 'NORMAL'];
+      if (pool) return insertJobsIn(transaction, name, priority, items);
+      transaction.afterCommit(async () => {
+        for (const data of items) await agenda.create(name, data).priority(priority).save();
+      });
+    },
+  };
+}
+
+/**
  * Agenda on the application's PostgreSQL (agenda_jobs is created by a migration, ensureSchema: false), or on
  * MongoDB when AGENDA_MONGO_URL is set. The database is reachable before Agenda is constructed (it connects at once).
  */
@@ -128,15 +151,7 @@ export async function createJobSystem(
   skipLostOutcomes(agenda, rt.lost);
   return {
     agenda,
-    queue: {
-      async enqueue(name, data, opts = {}) {
-        const job = agenda
-          .create(name, opts.uniqueKey ? { ...data, uniqueKey: opts.uniqueKey } : data)
-          .priority(PRIORITY[opts.priority ?? 'NORMAL']);
-        if (opts.uniqueKey) job.unique({ 'data.uniqueKey': opts.uniqueKey }, { insertOnly: true });
-        await job.save();
-      },
-    },
+    queue: jobQueue(agenda, pool),
     async startWorker(ctx, defs) {
       for (const d of defs) defineJob(rt, ctx, d);
       await agenda.start();
@@ -148,6 +163,12 @@ export async function createJobSystem(
       if (pool) await pool.query('SELECT 1 FROM agenda_jobs LIMIT 1');
     },
     queueDepth: () => queueDepth(pool),
+    async removeFinished() {
+      if (!pool) return 0;
+      const now = Date.now();
+      const doneBefore = new Date(now - config.jobsRetentionMs);
+      return removeFinishedJobs(pool, { doneBefore, failedBefore: new Date(now - config.jobsFailedRetentionMs) });
+    },
     close(opts = {}) {
       closing ??= closeOnce(rt, started, opts.graceMs ?? 5000);
       return closing;

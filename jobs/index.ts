@@ -1,8 +1,10 @@
 import type { JobDefinition } from './job.js';
+import { cleanupJobsJob } from './job-store.job.js';
 import { foldKpiJob } from './kpi.job.js';
 import { passwordResetJob } from './password-reset.job.js';
 import { pushOrderJob } from './push-order.job.js';
 import { checkRowCountsJob, foldRowCountsJob } from './row-counts.job.js';
+import { analyzeTablesJob } from './table-statistics.job.js';
 import { cleanupExportsJob, exportLeadsJob, importLeadsJob } from './transfers.job.js';
 import { cleanupWebhooksJob, deliverWebhooksJob } from './webhooks.job.js';
 
@@ -18,4 +20,6 @@ export const jobDefinitions: JobDefinition<any>[] = [
   deliverWebhooksJob,
   cleanupWebhooksJob,
   passwordResetJob,
+  cleanupJobsJob,
+  analyzeTablesJob,
 ];

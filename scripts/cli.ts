@@ -8,6 +8,7 @@ import { AppError, ValidationError } from '../src/errors.js';
 import { createLogger } from '../src/logger.js';
 import { loginsShown, seed } from '../src/seed.js';
 import { setUserPassword } from './user-password.js';
+import { BACKUP_HELP, backupCommands } from './backup-commands.js';
 
 const SHIPPING_CREATE =
   'shipping:create --account ID --code fastship --name "Fast Ship" --url URL --api-key KEY --secret SECRET ' +
@@ -29,6 +30,7 @@ Every command accepts --json (one JSON object on stdout).
   token:create --email USER_EMAIL --name NAME --scopes "CREATE LEADS,VIEW LEADS" [--expires 2027-01-01]
   counts:check [--repair]          recount every list total kept in row_counts; --repair rebuilds them if one differs
   kpi:rebuild                      recompute the KPI dashboard's daily rollup from the leads (the job folds changes)
+${BACKUP_HELP}
   help`;
 
 /** Flags that take a value; the rest are switches. */
@@ -149,10 +151,11 @@ async function run(argv: string[]): Promise<void> {
   const [name, ...rest] = positionals;
   const json = !!flags.json;
   if (!name || name === 'help') {
-    if (json) print({ commands: [...Object.keys(commands), 'migrate', 'help'] }, true);
+    if (json) print({ commands: [...Object.keys(commands), ...Object.keys(backupCommands), 'migrate', 'help'] }, true);
     else process.stdout.write(HELP + '\n');
     return;
   }
+  if (backupCommands[name]) return print(await backupCommands[name](rest), json);
   const config = loadConfig();
   const logger = createLogger('silent');
   if (name === 'migrate') {

@@ -4,6 +4,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
+/** Crash points a test may switch on with FAULT_INJECTION (src/faults.ts). */
+export const FAULT_POINTS = ['exit-after-push-commit'] as const;
+
+const MONTH_HOURS = 720;
+
 /** Thrown when the environment is invalid; main prints its message as one line and exits non-zero. */
 export class ConfigError extends Error {}
 
@@ -51,21 +56,17 @@ const schema = Joi.object({
     .min(1024)
     .default(64 * 1024 * 1024),
   EXPORT_TTL_DAYS: Joi.number().integer().min(1).default(7),
+  JOBS_RETENTION_HOURS: Joi.number().min(0.01).default(24),
+  JOBS_FAILED_RETENTION_DAYS: Joi.number().min(0.01).default(7),
   SHIPPING_ALLOW_PRIVATE_URLS: Joi.boolean().truthy('1').falsy('0').default(false),
   WEBHOOK_ALLOW_PRIVATE_URLS: Joi.boolean().truthy('1').falsy('0').default(false),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(10_000),
-  WEBHOOK_DISABLE_AFTER_HOURS: Joi.number()
-    .min(0.001)
-    .max(24 * 30)
-    .default(24),
+  WEBHOOK_DISABLE_AFTER_HOURS: Joi.number().min(0.001).max(MONTH_HOURS).default(24),
   WEBHOOK_CONCURRENCY: Joi.number().integer().min(1).max(64).default(8),
   WEBHOOK_LOG_DAYS: Joi.number().integer().min(1).default(30),
   WEBHOOK_ACCOUNT_IN_FLIGHT: Joi.number().integer().min(1).max(64).default(4),
   WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: Joi.number().integer().min(1).max(1000).default(10),
-  WEBHOOK_SECRET_GRACE_HOURS: Joi.number()
-    .min(0)
-    .max(24 * 30)
-    .default(24),
+  WEBHOOK_SECRET_GRACE_HOURS: Joi.number().min(0).max(MONTH_HOURS).default(24),
   WORKER_URGENT_CONCURRENCY: Joi.number().integer().min(1).default(5),
   WORKER_IMPORTANT_CONCURRENCY: Joi.number().integer().min(1).default(2),
   PASSWORD_HASH_COST: Joi.string().valid('normal', 'fast').default('normal'),
@@ -77,6 +78,8 @@ const schema = Joi.object({
   QUEUE_CLAIM_SECONDS: Joi.number().integer().min(1).max(86_400).default(300),
   SEED_DEMO: Joi.boolean().truthy('1').falsy('0'),
   TEST_SEED_PAUSE_MS: Joi.number().integer().min(0).max(600_000).default(0),
+  // Test-only crash points (src/faults.ts); refused outside NODE_ENV=test.
+  FAULT_INJECTION: Joi.string().valid(...FAULT_POINTS),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
 }).unknown(true);
 
@@ -121,6 +124,9 @@ export interface Config {
   /** An xlsx's shared strings are held in memory whole while it is read: their expanded size is capped. */
   importMaxSharedStringsBytes: number;
   exportTtlDays: number;
+  /** Finished one-off jobs leave agenda_jobs after this; those whose last run failed after jobsFailedRetentionMs. */
+  jobsRetentionMs: number;
+  jobsFailedRetentionMs: number;
   workerUrgentConcurrency: number;
   workerImportantConcurrency: number;
   /** Carrier endpoints may be loopback or private addresses (tests, carriers on the operator's own network). */
@@ -157,6 +163,8 @@ export interface Config {
   seedDemo: boolean;
   /** Tests only (NODE_ENV=test): the first-start seed pauses this long midway, so a test can stop it there. */
   testSeedPauseMs: number;
+  /** A crash point switched on by a test (NODE_ENV=test only), or null. */
+  faultInjection: (typeof FAULT_POINTS)[number] | null;
 }
 
 /**
@@ -214,6 +222,23 @@ function firstStart(v: Record<string, unknown>) {
   };
 }
 
+/** How long finished things are kept (docs/operations.md): exports, webhook deliveries, finished jobs. */
+function retention(v: Record<string, number>) {
+  return {
+    exportTtlDays: v.EXPORT_TTL_DAYS,
+    webhookLogDays: v.WEBHOOK_LOG_DAYS,
+    jobsRetentionMs: Math.round(v.JOBS_RETENTION_HOURS * 3_600_000),
+    jobsFailedRetentionMs: Math.round(v.JOBS_FAILED_RETENTION_DAYS * 86_400_000),
+  };
+}
+
+/** FAULT_INJECTION, refused outside tests: a crash point must never be reachable in a real deployment. */
+function faultPoint(v: { NODE_ENV: string; FAULT_INJECTION?: Config['faultInjection'] }) {
+  if (v.FAULT_INJECTION && v.NODE_ENV !== 'test')
+    throw new ConfigError('Invalid environment variable FAULT_INJECTION: only tests (NODE_ENV=test) may set it');
+  return v.FAULT_INJECTION ?? null;
+}
+
 /** Validates the environment once; nothing else in the code base reads process.env. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const { value: v, error } = schema.validate(env, { abortEarly: true, convert: true });
@@ -244,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     redisUrl: v.REDIS_URL ?? null,
     agendaMongoUrl: v.AGENDA_MONGO_URL ?? null,
     ...budgets(v),
+    ...retention(v),
     resetRequestsPerIp: v.RESET_REQUESTS_PER_IP,
     resetMailIntervalMinutes: v.RESET_MAIL_INTERVAL_MINUTES,
     duplicateWindowDays: v.DUPLICATE_WINDOW_DAYS,
@@ -254,7 +280,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     importMaxBytes: v.IMPORT_MAX_BYTES,
     importMaxRows: v.IMPORT_MAX_ROWS,
     importMaxSharedStringsBytes: v.IMPORT_MAX_SHARED_STRINGS_BYTES,
-    exportTtlDays: v.EXPORT_TTL_DAYS,
     workerUrgentConcurrency: v.WORKER_URGENT_CONCURRENCY,
     workerImportantConcurrency: v.WORKER_IMPORTANT_CONCURRENCY,
     shippingAllowPrivateUrls: v.SHIPPING_ALLOW_PRIVATE_URLS,
@@ -262,7 +287,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
     webhookDisableAfterMs: Math.round(v.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000),
     webhookConcurrency: v.WEBHOOK_CONCURRENCY,
-    webhookLogDays: v.WEBHOOK_LOG_DAYS,
     webhookAccountInFlight: v.WEBHOOK_ACCOUNT_IN_FLIGHT,
     webhookMaxEndpointsPerAccount: v.WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT,
     webhookSecretGraceMs: Math.round(v.WEBHOOK_SECRET_GRACE_HOURS * 3_600_000),
@@ -273,5 +297,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     logLevel: v.LOG_LEVEL,
     queueClaimSeconds: v.QUEUE_CLAIM_SECONDS,
     ...firstStart(v),
+    faultInjection: faultPoint(v),
   });
 }

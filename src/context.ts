@@ -1,3 +1,4 @@
+import type { Transaction } from 'sequelize';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import type { Models } from './db/models.js';
@@ -11,10 +12,16 @@ export type Priority = keyof typeof PRIORITY;
 
 /** What services need from the job system: they enqueue by name, never import Agenda. */
 export interface JobQueue {
-  enqueue(
+  enqueue(name: string, data: Record<string, unknown>, opts?: { priority?: Priority }): Promise<void>;
+  /**
+   * One job per item, created inside `transaction`: they exist if and only if it commits, so no crash between a commit
+   * and an enqueue can leave work without its job (PostgreSQL job store; on MongoDB they are saved after the commit).
+   */
+  enqueueIn(
+    transaction: Transaction,
     name: string,
-    data: Record<string, unknown>,
-    opts?: { priority?: Priority; uniqueKey?: string },
+    items: Record<string, unknown>[],
+    opts?: { priority?: Priority },
   ): Promise<void>;
 }
 
@@ -40,6 +47,11 @@ export interface JobControl {
    * running so another worker takes them at once (their handlers must be idempotent; the process is about to exit).
    */
   close(opts?: { graceMs?: number }): Promise<void>;
+  /**
+   * Removes finished one-off jobs older than JOBS_RETENTION_HOURS (failed ones: JOBS_FAILED_RETENTION_DAYS) from the
+   * job store; repeating jobs and jobs still to run stay. Answers how many went (always 0 on MongoDB).
+   */
+  removeFinished(): Promise<number>;
 }
 
 /** The services and jobs of one process, as entry points (REST, dashboard, panel, jobs, CLI) see them. */

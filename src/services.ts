@@ -3,6 +3,7 @@ import { createInvitationService } from './accounts/invitations.js';
 import { createPasswordResetService } from './auth/password-reset.service.js';
 import { createCatalogueService } from './catalogue/catalogue.service.js';
 import { createRowCountService } from './db/row-counts.js';
+import { createTableStatisticsService } from './db/table-statistics.js';
 import type { Core } from './context.js';
 import { createHistoryService } from './histories/history.service.js';
 import { createLeadService } from './leads/lead.service.js';
@@ -36,6 +37,7 @@ export function createServices(core: Core) {
     stats: createStatsService(core),
     kpi: createKpiService(core),
     rowCounts: createRowCountService(core),
+    tableStatistics: createTableStatisticsService(core),
     webhooks: createWebhookService(core),
   };
 }

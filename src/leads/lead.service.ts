@@ -1,6 +1,7 @@
 import type { Transaction } from 'sequelize';
 import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
+import { ANALYZE_WAKE_ROWS, requestAnalyze } from '../db/table-statistics.js';
 import { ValidationError } from '../errors.js';
 import { createOrdersFromLeads } from '../orders/from-leads.js';
 import type { Page } from '../pagination.js';
@@ -84,6 +85,8 @@ async function insertLeads(core: LeadCore, actor: Actor, prepared: PreparedLead[
   // every lead is written or the statement fails: the references are the ones written
   const confirmed = await insertLeadBatch(sequelize, opts.transaction, batch, await core.perBatch());
   await createOrdersFromLeads(sequelize, opts.transaction, actor, confirmed);
+  // a bulk request has the tables analyzed after its commit; an import analyzes them itself at its end
+  if (prepared.length >= ANALYZE_WAKE_ROWS && !opts.importRunId) await requestAnalyze(sequelize, opts.transaction);
   return references;
 }
 

@@ -2,6 +2,7 @@ import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';
 import { insertHistory } from '../histories/history.repository.js';
+import { crashPoint } from '../faults.js';
 import { authorize } from '../policy.js';
 import type { RowKey } from '../query.js';
 import { sendOrder } from '../shipping/carrier.adapter.js';
@@ -30,6 +31,7 @@ export async function push(core: Core, shipping: ShippingService, actor: Actor, 
   const v = validate<PushInput>(pushBodySchema(by), body);
   const keys = by === 'references' ? [...new Set(v.references!.map((r) => r.toUpperCase()))] : [...new Set(v.ids!)];
   const { sequelize } = core.db;
+  const data = { requestedBy: actor.name, userId: actorUserId(actor) };
   const { toQueue, company } = await sequelize.transaction(async (transaction) => {
     const { byKey, errors } = await lockNamedOrders(core, transaction, actor, by, keys);
     keys.forEach((k, i) => {
@@ -49,13 +51,15 @@ export async function push(core: Core, shipping: ShippingService, actor: Actor, 
       { push_state: 'queued', shipping_company_id: chosen.id, last_push_error: null },
       { where: { id: fresh.map((o) => o.id) }, transaction },
     );
+    // The jobs commit with the `queued` state or not at all: a crash after the commit loses no push. No unique job
+    // key: the order row, locked above, is what makes a push happen once (an order queued, being sent or sent is
+    // skipped). A key per order would also find the finished job of an earlier push that failed for good and add
+    // nothing, leaving a re-pushed order queued for ever.
+    const items = fresh.map((o) => ({ orderId: o.id, accountId: o.account_id, ...data }));
+    await core.queue.enqueueIn(transaction, PUSH_JOB, items, { priority: 'URGENT' });
     return { toQueue: fresh, company: chosen };
   });
-  // No unique job key: the order row, locked above, is what makes a push happen once (an order queued, being sent
-  // or sent is skipped). A key per order would also find the finished job of an earlier push that failed for good
-  // and add nothing, leaving a re-pushed order queued for ever.
-  const data = { requestedBy: actor.name, userId: actorUserId(actor) };
-  for (const o of toQueue) await core.queue.enqueue(PUSH_JOB, { orderId: o.id, ...data }, { priority: 'URGENT' });
+  crashPoint(core.config, 'exit-after-push-commit');
   const queued = toQueue.length;
   core.logger.info({ account_id: company.account_id, shipping_company_id: company.id, queued }, 'order pushes queued');
   return { queued, skipped: keys.length - queued, company: company.name };

@@ -1,5 +1,6 @@
 import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
+import { ANALYZE_WAKE_ROWS, requestAnalyze } from '../db/table-statistics.js';
 import { ValidationError } from '../errors.js';
 import { insertHistory } from '../histories/history.repository.js';
 import { createBodySchema } from '../leads/lead.schemas.js';
@@ -41,6 +42,7 @@ async function createMany(core: Core, leads: LeadService, actor: Actor, body: un
       moves.map((m) => ({ ...m, old: null, status: 'new' })),
       actor,
     );
+    if (items.length >= ANALYZE_WAKE_ROWS) await requestAnalyze(sequelize, transaction);
     return { references };
   });
 }

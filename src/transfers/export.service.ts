@@ -93,28 +93,39 @@ async function showExport(core: Core, actor: Actor, id: number) {
   return exportRunView(await findInScope(core.models.ExportRun, actor, { id }));
 }
 
-export function createExportService(core: Core) {
-  const { ExportRun } = core.models;
-  return {
-    /** Queues an export (IMPORTANT) of the leads the list would show with these filters. */
-    async start(actor: Actor, input: Record<string, unknown>) {
-      authorize(actor, 'export', 'lead');
-      const { file_extension, ...filters } = input ?? {};
-      const v = validate<Record<string, unknown> & { file_extension: 'xlsx' | 'csv' }>(exportSchema, {
-        file_extension,
-        ...filters,
-      });
-      const { file_extension: ext, ...clean } = v;
-      const run = await ExportRun.create({
+/** Queues an export (IMPORTANT) of the leads the list would show with these filters. */
+async function start(core: Core, actor: Actor, input: Record<string, unknown>) {
+  authorize(actor, 'export', 'lead');
+  const { file_extension, ...filters } = input ?? {};
+  const v = validate<Record<string, unknown> & { file_extension: 'xlsx' | 'csv' }>(exportSchema, {
+    file_extension,
+    ...filters,
+  });
+  const { file_extension: ext, ...clean } = v;
+  // the run and its job commit together: no run is left queued without a job by a crash in between
+  const run = await core.db.sequelize.transaction(async (transaction) => {
+    const created = await core.models.ExportRun.create(
+      {
         account_id: actor.accountId,
         user_id: actor.kind === 'system' ? null : actor.userId,
         file_extension: ext,
         filters: clean,
-      });
-      const job = { runId: run.id, accountId: run.account_id };
-      await core.queue.enqueue(EXPORT_JOB, job, { priority: 'IMPORTANT', uniqueKey: `export:${run.id}` });
-      return exportRunView(run);
-    },
+      },
+      { transaction },
+    );
+    await core.queue.enqueueIn(transaction, EXPORT_JOB, [{ runId: created.id, accountId: created.account_id }], {
+      priority: 'IMPORTANT',
+    });
+    return created;
+  });
+  return exportRunView(run);
+}
+
+export function createExportService(core: Core) {
+  const { ExportRun } = core.models;
+  return {
+    /** Queues an export (IMPORTANT) of the leads the list would show with these filters. */
+    start: (actor: Actor, input: Record<string, unknown>) => start(core, actor, input),
 
     async list(actor: Actor) {
       authorize(actor, 'viewAny', 'exportRun');

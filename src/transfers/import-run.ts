@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Core } from '../context.js';
 import { isDatabaseUnavailable } from '../db/index.js';
+import { analyzeAfterImport } from '../db/table-statistics.js';
 import type { LeadService } from '../leads/lead.service.js';
 import { readHeader, toItem } from './import-rows.js';
 import { runActor } from './run-actor.js';
@@ -83,6 +84,8 @@ async function readFile(state: ImportState) {
   if (!state.header) return fail(state, 'The file is empty.');
   await drain(state);
   await run.reload();
+  // the lists of the account are planned with statistics that know these rows as soon as the run says completed
+  await analyzeAfterImport(state.core, run.rows_written);
   await state.core.models.ImportRun.update(
     { status: 'completed', rows_total: run.rows_read, rows_total_estimated: false, finished_at: new Date() },
     { where: { id: run.id, status: 'running' } },

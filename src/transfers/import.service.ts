@@ -72,17 +72,25 @@ async function start(core: Core, actor: Actor, file: { path: string; originalnam
       await fs.promises.copyFile(file.path, stored);
     });
     await fs.promises.chmod(stored, PRIVATE_FILE_MODE);
-    const run = await core.models.ImportRun.create({
-      account_id: actor.accountId,
-      user_id: actor.kind === 'system' ? null : actor.userId,
-      file_name: file.originalname.slice(0, 255),
-      file_path: stored,
-      file_type: type as SheetType,
-      // a CSV's total at once, estimated from its size unless the sample was all of it; counted as the job starts
-      ...(type === 'csv' && totalColumns(csvRowsFromSample(head, file.size))),
+    // the run and its job commit together: no run is left queued without a job by a crash in between
+    const run = await core.db.sequelize.transaction(async (transaction) => {
+      const created = await core.models.ImportRun.create(
+        {
+          account_id: actor.accountId,
+          user_id: actor.kind === 'system' ? null : actor.userId,
+          file_name: file.originalname.slice(0, 255),
+          file_path: stored,
+          file_type: type as SheetType,
+          // a CSV's total at once, estimated from its size unless the sample was all of it; counted as the job starts
+          ...(type === 'csv' && totalColumns(csvRowsFromSample(head, file.size))),
+        },
+        { transaction },
+      );
+      await core.queue.enqueueIn(transaction, IMPORT_JOB, [{ runId: created.id, accountId: created.account_id }], {
+        priority: 'IMPORTANT',
+      });
+      return created;
     });
-    const job = { runId: run.id, accountId: run.account_id };
-    await core.queue.enqueue(IMPORT_JOB, job, { priority: 'IMPORTANT', uniqueKey: `import:${run.id}` });
     return importRunView(run);
   } finally {
     await fs.promises.rm(file.path, { force: true });

@@ -277,7 +277,8 @@ describe('REST leads', () => {
           }),
         ),
       );
-      expect(big).to.equal(wide);
+      // the 1,000 leads also wake the statistics job (one statement: src/db/table-statistics.ts)
+      expect(big).to.equal(wide + 1);
       expect(big).to.be.below(12);
       expect(await getCtx().models.LeadProduct.count({ where: { account_id: acc.id } })).to.equal(4000);
     });
