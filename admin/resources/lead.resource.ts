@@ -1,6 +1,7 @@
 import type { ActionContext, ActionRequest, PropertyOptions, ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { LEAD_STATUSES } from '../../src/leads/lead.model.js';
+import type { ProductLineInput } from '../../src/leads/lead.schemas.js';
 import { actorOf, allow, guarded, serviceActions, tenantReadActions, toActionDate } from './panel-kit.js';
 import { statusOptions } from '../components/status-palette.js';
 import {
@@ -112,6 +113,7 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
               area: p.area as string,
               address: p.address as string,
               action_date: toActionDate(p.action_date),
+              products: p.products as ProductLineInput[] | undefined,
             }),
           update: (actor, id, p) =>
             services.leads.update(actor, id, {
@@ -122,6 +124,7 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
               area: (p.area as string) ?? null,
               address: (p.address as string) ?? null,
               action_date: toActionDate(p.action_date) ?? null,
+              products: p.products as ProductLineInput[] | undefined,
             }),
           remove: (actor, ids) => services.leads.deleteMany(actor, { ids }, 'ids'),
           createdNotice: (l) => `Lead ${l.reference} created.`,
