@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { systemActor } from '../../src/actor.js';
+import { createOrdersFromLeads } from '../../src/orders/from-leads.js';
 import { getCtx } from '../hooks.js';
-import { makeAccount, type TestAccount } from '../factories.js';
+import { makeAccount, makeCarrier, type TestAccount } from '../factories.js';
 import { useTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
 import { login } from '../session.js';
@@ -201,5 +202,31 @@ describe('one product rule', () => {
     });
     expect(fixed.status, JSON.stringify(fixed.body)).to.equal(200);
     expect(fixed.body.data).to.include({ status: 'confirmed', total: 300 });
+  });
+
+  it('never pushes an order of total 0: the push request is refused, and a job that meets one marks it failed unsent', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    await makeCarrier(ctx, acc.id);
+    const empty = await emptyLead(acc, 20);
+    // an order of total 0, as confirmations made before the rule left them
+    const [order] = await ctx.db.sequelize.transaction((t) =>
+      createOrdersFromLeads(ctx.db.sequelize, t, acc.seller.actor, [empty.id]),
+    );
+    const rest = restClient(web.url, await acc.token());
+    const res = await rest('POST', '/orders/push', { references: [order.reference], shipping_company: 'fast' });
+    expect(res.status).to.equal(422);
+    expect(res.body.errors['references.0'][0]).to.equal(
+      `Order ${order.reference} has a total of 0: an order with nothing to collect cannot be pushed.`,
+    );
+    const o = (await ctx.models.Order.findOne({ where: { reference: order.reference } }))!;
+    expect(o.push_state).to.equal(null);
+
+    const carrier = await ctx.models.ShippingCompany.findOne({ where: { account_id: acc.id } });
+    await o.update({ push_state: 'queued', shipping_company_id: carrier!.id });
+    expect(await ctx.services.orders.pushOne(o.id, 'test', null)).to.equal('refused');
+    await o.reload();
+    expect(o.toJSON()).to.include({ push_state: 'failed', status: 'new', push_attempts: 0 });
+    expect(o.last_push_error).to.match(/total of 0/);
   });
 });
