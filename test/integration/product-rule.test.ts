@@ -138,6 +138,27 @@ describe('one product rule', () => {
     expect(noPrice.body.errors).to.have.keys('leads.0.products.0.price');
   });
 
+  it("gives the panel's products editor the account's active products and, for a lead, its lines", async () => {
+    const acc = await makeAccount(getCtx());
+    const other = await makeAccount(getCtx());
+    const lead = await restLead(acc, 30);
+    const seller = await login(web.url, acc.seller.email, acc.seller.password);
+    const fresh = await seller.json('GET', '/admin/api/resources/leads/actions/productChoices');
+    expect(fresh.status, JSON.stringify(fresh.body)).to.equal(200);
+    expect(fresh.body.products).to.deep.equal(
+      acc.skus.active.map((sku, i) => ({ sku, name: `Product ${sku}`, price: (i + 1) * 100 })),
+    );
+    expect(fresh.body.lines).to.deep.equal([]);
+    const own = await seller.json('GET', `/admin/api/resources/leads/actions/productChoices?id=${lead.id}`);
+    expect(own.body.lines).to.deep.equal([
+      { sku: acc.skus.active[0], name: `Product ${acc.skus.active[0]}`, quantity: 1, price: 10 },
+    ]);
+    const foreign = await restLead(other, 31);
+    const refused = await seller.json('GET', `/admin/api/resources/leads/actions/productChoices?id=${foreign.id}`);
+    expect(refused.body.notice.message, "another account's lead").to.equal('Not found.');
+    expect(refused.body).to.not.have.any.keys('products', 'lines');
+  });
+
   it('refuses to confirm a lead without products in REST (the whole batch), the dashboard, the panel and the work queue', async () => {
     const ctx = getCtx();
     const acc = await makeAccount(ctx);
