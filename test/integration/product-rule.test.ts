@@ -159,6 +159,25 @@ describe('one product rule', () => {
     expect(refused.body).to.not.have.any.keys('products', 'lines');
   });
 
+  it("edits a lead's lines in the panel: the editor's rows replace them, an emptied editor removes them", async () => {
+    const acc = await makeAccount(getCtx());
+    const lead = await restLead(acc, 40);
+    const seller = await login(web.url, acc.seller.email, acc.seller.password);
+    const edit = (form: Record<string, string>) =>
+      seller.fetch(`/admin/api/resources/leads/records/${lead.id}/edit`, {
+        method: 'POST',
+        headers: { origin: web.url, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ status: 'new', full_name: 'Panel Edit', phone: lead.phone, ...form }).toString(),
+      });
+    expect((await edit({ 'products.0.sku': acc.skus.active[1], 'products.0.quantity': '2' })).status).to.equal(200);
+    expect(await linesOf(lead.id)).to.deep.equal({ lines: [[acc.skus.active[1], 2, 200]], total: 400 });
+    expect((await edit({})).status).to.equal(200);
+    expect((await linesOf(lead.id)).total, 'no products field: the lines stay').to.equal(400);
+    // what AdminJS posts for an editor whose rows were all removed
+    expect((await edit({ products: '__FORM_VALUE_EMPTY_ARRAY__' })).status).to.equal(200);
+    expect(await linesOf(lead.id)).to.deep.equal({ lines: [], total: 0 });
+  });
+
   it('refuses to confirm a lead without products in REST (the whole batch), the dashboard, the panel and the work queue', async () => {
     const ctx = getCtx();
     const acc = await makeAccount(ctx);
