@@ -85,6 +85,7 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       noWrap: component('NoWrap'),
       recordDetails: component('RecordDetails'),
       progressBar: component('ProgressBar'),
+      productsEditor: component('ProductsEditor'),
     };
     const admin = new AdminJS({
       rootPath: '/admin',

@@ -14,6 +14,7 @@ export const COMPONENT_SOURCES = {
   QueuePage: 'queue-page.tsx',
   KpiPage: 'kpi-page.tsx',
   ProgressBar: 'progress-bar.tsx',
+  ProductsEditor: 'products-editor.tsx',
 } as const;
 export type ComponentName = keyof typeof COMPONENT_SOURCES;
 

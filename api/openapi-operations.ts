@@ -113,7 +113,8 @@ export const OPERATIONS: Operation[] = [
       'Any status may move to any other; `action_date` (`Y-m-d\\TH:i:sP`) is required for `call_later`. Moving a ' +
       'lead to `confirmed` creates its order, once: `orders` lists the orders this request created, one per lead ' +
       '(a lead confirmed before, or whose order an earlier confirmation made, is not listed: its order is the ' +
-      '`order_reference` of GET /leads/{reference}/show).',
+      '`order_reference` of GET /leads/{reference}/show). A lead without products cannot be confirmed: 422 under ' +
+      '`leads.N.status`, and the whole request is refused.',
     scope: 'UPDATE LEADS',
     body: updateBodySchema,
     success: {
@@ -191,7 +192,8 @@ export const OPERATIONS: Operation[] = [
     summary: 'Queue new orders for a shipping company (URGENT job)',
     description:
       'Each order is sent once (`X-Idempotency-Key` = its reference); orders already queued, being sent or sent ' +
-      'are skipped. The carrier answers with a tracking number and the order moves to `pushed`.',
+      'are skipped. The carrier answers with a tracking number and the order moves to `pushed`. An order of total 0 ' +
+      '(nothing to collect) is never pushed: 422 under `references.N`, and nothing is queued.',
     scope: 'UPDATE ORDERS',
     body: pushBodySchema('references'),
     success: {

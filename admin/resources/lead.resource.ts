@@ -1,6 +1,8 @@
 import type { ActionContext, ActionRequest, PropertyOptions, ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { LEAD_STATUSES } from '../../src/leads/lead.model.js';
+import { targetAccount } from '../../src/policy.js';
+import type { ProductLineInput } from '../../src/leads/lead.schemas.js';
 import { actorOf, allow, guarded, serviceActions, tenantReadActions, toActionDate } from './panel-kit.js';
 import { statusOptions } from '../components/status-palette.js';
 import {
@@ -45,6 +47,29 @@ function transferAction(ctx: AppContext, ext: 'csv' | 'xlsx', component: string)
   };
 }
 
+/**
+ * What the products editor lists: the active products of the lead's account (a new lead: the account it is created
+ * in) and, for a lead (`?id=`), its lines. Hidden: called by admin/components/products-editor.tsx.
+ */
+function productChoices(ctx: AppContext) {
+  return {
+    actionType: 'resource' as const,
+    component: false as const,
+    isVisible: false,
+    isAccessible: allow('lead', 'view'),
+    handler: async (request: ActionRequest, _response: unknown, context: ActionContext) => {
+      const actor = actorOf(context);
+      const id = Number(request.query?.id);
+      const lead = id > 0 ? await guarded(() => ctx.services.leads.show(actor, { id })) : null;
+      const catalogue = await ctx.services.leads.activeProducts(lead?.account_id ?? targetAccount(actor));
+      const products = [...catalogue.values()]
+        .map(({ sku, name, price }) => ({ sku, name, price }))
+        .sort((a, b) => a.sku.localeCompare(b.sku));
+      return { products, lines: lead?.products ?? [] };
+    },
+  };
+}
+
 /** Which columns the list, filters, show page and form use. */
 const LEAD_LAYOUT = {
   titleProperty: 'full_name',
@@ -67,7 +92,7 @@ const LEAD_LAYOUT = {
     'updated_at',
     'account_id',
   ],
-  editProperties: ['phone', 'full_name', 'status', 'action_date', 'city_id', 'area', 'address'],
+  editProperties: ['phone', 'full_name', 'status', 'action_date', 'city_id', 'area', 'address', 'products'],
 };
 
 const leadProperties = (components: PanelComponents): Record<string, PropertyOptions> => ({
@@ -79,6 +104,12 @@ const leadProperties = (components: PanelComponents): Record<string, PropertyOpt
   },
   action_date: { type: 'string', description: 'Required for call later, e.g. 2026-12-01T14:30:00+01:00' },
   custom_data: { ...virtualText, components: { show: components.recordDetails } },
+  // not a column: the lead's product lines, edited by admin/components/products-editor.tsx
+  products: {
+    type: 'mixed' as const,
+    isVisible: { list: false, filter: false, show: false, edit: true },
+    components: { edit: components.productsEditor },
+  },
   order_reference: {
     type: 'string',
     isVisible: { list: false, filter: false, show: true, edit: false },
@@ -112,6 +143,7 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
               area: p.area as string,
               address: p.address as string,
               action_date: toActionDate(p.action_date),
+              products: p.products as ProductLineInput[] | undefined,
             }),
           update: (actor, id, p) =>
             services.leads.update(actor, id, {
@@ -122,10 +154,12 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
               area: (p.area as string) ?? null,
               address: (p.address as string) ?? null,
               action_date: toActionDate(p.action_date) ?? null,
+              products: p.products as ProductLineInput[] | undefined,
             }),
           remove: (actor, ids) => services.leads.deleteMany(actor, { ids }, 'ids'),
           createdNotice: (l) => `Lead ${l.reference} created.`,
         }),
+        productChoices: productChoices(ctx),
         exportCsv: transferAction(ctx, 'csv', components.confirmAction),
         exportXlsx: transferAction(ctx, 'xlsx', components.confirmAction),
         importFile: leavePanel(components.leavePanel, 'resource', '/leads/import', allow('lead', 'import'), 'Upload'),

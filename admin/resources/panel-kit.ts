@@ -77,8 +77,11 @@ export function tenantReadActions(resource: Resource): ResourceOptions['actions'
   };
 }
 
-/** Actions that only read; AdminJS calls them with GET. Every other action changes state and acts only on POST. */
-const READ_ACTIONS = new Set(['list', 'search', 'show']);
+/**
+ * Actions that only read; AdminJS calls them with GET (productChoices: what the lead form's products editor lists).
+ * Every other action changes state and acts only on POST.
+ */
+const READ_ACTIONS = new Set(['list', 'search', 'show', 'productChoices']);
 /** AdminJS's built-in writes go through the adapter, which refuses: a resource opts in with serviceActions. */
 const BUILT_IN_WRITES = ['new', 'edit', 'delete', 'bulkDelete'];
 
@@ -138,16 +141,20 @@ function defaultHandler(name: string): Handler {
 }
 
 /**
- * Flattened AdminJS payload → plain object (empty strings dropped; `a.0` keys become arrays). A key with a segment
- * named like a prototype member is refused by name: assigned, `__proto__.0` wrote to Object.prototype.
+ * Flattened AdminJS payload → plain object (empty strings dropped; `a.0` keys become arrays, `a.0.b` arrays of objects,
+ * a row whose fields are all empty an empty object). A key with a segment named like a prototype member is refused by
+ * name: assigned, `__proto__.0` wrote to Object.prototype.
  */
 export function payloadOf(request: ActionRequest): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const errors: FieldErrors = {};
   for (const [k, v] of Object.entries(request.payload ?? {})) {
-    const m = /^(\w+)\.(\d+)$/.exec(k);
+    const m = /^(\w+)\.(\d+)(?:\.(\w+))?$/.exec(k);
     if (k.split('.').some(isPrototypeName)) addError(errors, k, `The ${k} field is not allowed.`);
-    else if (v === '' || v === undefined) continue;
+    else if (m?.[3]) {
+      const row = (((out[m[1]] ??= []) as Record<string, unknown>[])[Number(m[2])] ??= {});
+      if (v !== '' && v !== undefined) row[m[3]] = v;
+    } else if (v === '' || v === undefined) continue;
     else if (m) ((out[m[1]] ??= []) as unknown[])[Number(m[2])] = v;
     else out[k] = v;
   }

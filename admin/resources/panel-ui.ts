@@ -11,6 +11,7 @@ export interface PanelComponents {
   noWrap: string;
   recordDetails: string;
   progressBar: string;
+  productsEditor: string;
 }
 
 export const nav = {

@@ -21,9 +21,13 @@ import {
   deleteIdsSchema,
   updateBodySchema,
   type DashboardUpdateInput,
+  type ProductLineInput,
   type StatusChangeInput,
 } from './lead.schemas.js';
 import { keepPhone } from './phone.js';
+import { leadsWithoutProducts, replaceLeadProducts } from './lead-products.repository.js';
+import { resolveLines, totalOf } from './lead.check.js';
+import { activeProducts } from './lead.repository.js';
 import { phoneCountryOf } from '../accounts/phone-country.js';
 
 /** The protected status of decisions.md: such a lead cannot be deleted. */
@@ -37,25 +41,52 @@ export type StatusMove = LeadStatusChange & {
   note?: string | null;
 };
 
+/** The refusal of confirming a lead without products (docs/decisions.md, "Product lines"). */
+export const noProductsMessage = (reference?: string) =>
+  `A lead without products cannot be confirmed: add a product${reference ? ` to ${reference}` : ''} first.`;
+
 /**
  * Moves leads to new statuses in the caller's transaction, the one write path of every entry point (REST, dashboard,
  * panel, work queue): history for every real change (same status again only updates action_date, unless it carries
- * a note, which is kept as an entry of its own), and the order of every newly confirmed lead. Answers the orders it
- * created.
+ * a note, which is kept as an entry of its own), and the order of every newly confirmed lead. Confirming a lead
+ * without products is refused (422 under `pathOf(i)`, every change refused with it). Answers the orders it created.
  */
 export async function applyStatusChanges(
   core: Core,
   actor: Actor,
   transaction: Transaction,
   changes: StatusMove[],
+  pathOf: (i: number) => string = () => 'status',
 ): Promise<CreatedOrder[]> {
   if (changes.length === 0) return [];
   const { sequelize } = core.db;
+  const confirming = (c: StatusMove) => c.old !== c.status && c.status === 'confirmed';
+  const empty = await leadsWithoutProducts(
+    sequelize,
+    transaction,
+    changes.filter(confirming).map((c) => c.id),
+  );
+  if (empty.size) {
+    const errors: FieldErrors = {};
+    changes.forEach((c, i) => {
+      if (confirming(c) && empty.has(c.id)) addError(errors, pathOf(i), noProductsMessage(c.reference));
+    });
+    throw new ValidationError(errors);
+  }
   await setLeadStatuses(sequelize, transaction, changes);
   const written = changes.filter((c) => c.old !== c.status || c.note);
   await insertHistory(sequelize, transaction, 'lead', written, actor);
   const confirmed = changes.filter((c) => c.old !== c.status && c.status === 'confirmed').map((c) => c.id);
   return createOrdersFromLeads(sequelize, transaction, actor, confirmed);
+}
+
+/** The dashboard's (and panel's) product lines resolved against the account's catalogue, or a 422. */
+export async function dashboardLines(core: Core, accountId: number, lines: ProductLineInput[]) {
+  const catalogue = await activeProducts(core.db.sequelize, accountId, [...new Set(lines.map((l) => l.sku))]);
+  const errors: FieldErrors = {};
+  const resolved = resolveLines(lines, catalogue, 'products', errors);
+  if (!resolved) throw new ValidationError(errors);
+  return resolved;
 }
 
 const dateOrNull = (d?: string | null) => (d ? new Date(d) : null);
@@ -95,7 +126,7 @@ export async function updateStatuses(core: Core, actor: Actor, body: unknown): P
       const row = byKey.get(refs[i])!;
       return { ...row, old: row.status, status: l.status, action_date: dateOrNull(l.action_date) };
     });
-    const created = await applyStatusChanges(core, actor, transaction, moves);
+    const created = await applyStatusChanges(core, actor, transaction, moves, (i) => `leads.${i}.status`);
     const orderOf = new Map(created.map((o) => [o.lead_reference, o.reference]));
     const orders = refs.filter((r) => orderOf.has(r)).map((r) => ({ reference: r, order_reference: orderOf.get(r)! }));
     return { updated: leads.length, orders };
@@ -126,8 +157,10 @@ export async function update(core: Core, actor: Actor, id: number, input: Dashbo
   const cityId = v.city_id ? Number(v.city_id) : null;
   const city = cityId ? await models.City.findByPk(cityId) : null;
   if (cityId && !city) throw ValidationError.single('city_id', 'The selected city_id is invalid.');
+  const lines = v.products && (await dashboardLines(core, lead.account_id, v.products));
   await sequelize.transaction(async (transaction) => {
     const old = await lockLeadStatus(sequelize, transaction, lead.id);
+    if (lines) await replaceLeadProducts(sequelize, transaction, lead, lines, totalOf(lines));
     const fields = {
       full_name: v.full_name,
       phone,

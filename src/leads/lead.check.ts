@@ -3,7 +3,7 @@ import type { FieldErrors } from '../errors.js';
 import { fastValidator } from '../fast-validator.js';
 import { addError, inputErrors, JOI_OPTIONS, mergeErrors, toFieldErrors } from '../validation.js';
 import type { LeadStatus } from './lead.model.js';
-import { leadItemSchema, type LeadItemInput } from './lead.schemas.js';
+import { leadItemSchema, LINE_BOUNDS, type LeadItemInput, type ProductLineInput } from './lead.schemas.js';
 import { keepPhone, uncallableNote } from './phone.js';
 
 /** A validated lead item with its products resolved against the catalogue; what insertLeads writes. */
@@ -48,6 +48,51 @@ export interface CatalogueProduct {
 }
 /** An account's active products by sku. */
 export type Catalogue = Map<string, CatalogueProduct>;
+
+/**
+ * A product line with its defaults (docs/decisions.md, "Product lines"): quantity 1, price the catalogue price. A
+ * line whose sku is not in the catalogue keeps a placeholder price of 1, so that its sku is what gets reported.
+ */
+export function lineDefaults(line: ProductLineInput, catalogue: Catalogue): Required<ProductLineInput> {
+  return {
+    sku: line.sku,
+    quantity: line.quantity ?? 1,
+    price: line.price ?? catalogue.get(line.sku.trim())?.price ?? 1,
+  };
+}
+
+/**
+ * Validated product lines (schema productLine) resolved against the account's active products, defaults applied; or
+ * null, with errors added under `${path}.${j}.field` (an unknown or inactive sku, a catalogue price out of bounds).
+ */
+export function resolveLines(
+  lines: ProductLineInput[],
+  catalogue: Catalogue,
+  path: string,
+  errors: FieldErrors,
+): PreparedLead['products'] | null {
+  let ok = true;
+  const resolved = lines.map((line, j) => {
+    const product = catalogue.get(line.sku);
+    if (!product) {
+      ok = false;
+      addError(errors, `${path}.${j}.sku`, `The selected ${path}.${j}.sku is invalid.`);
+      return null;
+    }
+    const { quantity, price } = lineDefaults(line, catalogue);
+    if (price < LINE_BOUNDS.price.min) {
+      ok = false;
+      const message = `The ${path}.${j}.price field is required: the catalogue price of ${product.sku} is ${price}.`;
+      addError(errors, `${path}.${j}.price`, message);
+    }
+    return { product_id: product.id, sku: product.sku, name: product.name, quantity, price };
+  });
+  return ok ? (resolved as PreparedLead['products']) : null;
+}
+
+/** A lead's total: the sum of quantity × price, in cents to avoid float drift. */
+export const totalOf = (lines: { quantity: number; price: number }[]) =>
+  Math.round(lines.reduce((s, l) => s + l.quantity * l.price * 100, 0)) / 100;
 
 /** The skus an unvalidated list of items names (what the catalogue lookup needs). */
 export function namedSkus(items: unknown[]): string[] {
@@ -111,23 +156,8 @@ export function checkLeadItems(
   });
   const prepared = values.map((v, i) => {
     if (invalid.has(i)) return null;
-    let ok = true;
-    const lines = v.products.map((line, j) => {
-      const product = catalogue.get(line.sku);
-      if (!product) {
-        ok = false;
-        addError(errors, `${path}.${i}.products.${j}.sku`, `The selected ${path}.${i}.products.${j}.sku is invalid.`);
-        return null;
-      }
-      return {
-        product_id: product.id,
-        sku: product.sku,
-        name: product.name,
-        quantity: line.quantity,
-        price: line.price,
-      };
-    });
-    if (!ok) return null;
+    const lines = resolveLines(v.products, catalogue, `${path}.${i}.products`, errors);
+    if (!lines) return null;
     return {
       ...leadPhone(v.phone, country),
       full_name: v.full_name,
@@ -136,8 +166,8 @@ export function checkLeadItems(
       area: v.area ?? null,
       address: v.address ?? null,
       data: v.data ?? [],
-      products: lines as PreparedLead['products'],
-      total: Math.round(v.products.reduce((s, l) => s + l.quantity * l.price * 100, 0)) / 100,
+      products: lines,
+      total: totalOf(lines),
     } satisfies PreparedLead;
   });
   return { prepared, errors };

@@ -12,6 +12,32 @@ export const actionDate = Joi.string()
   .custom((v: string, h) => (isCalendarDate(v) ? v : h.error('date.range')))
   .messages({ 'string.pattern.name': 'The {{#label}} field must match the format Y-m-d\\TH:i:sP.' });
 
+/** The bounds of a product line's quantity and price (spec Lead table). */
+export const LINE_BOUNDS = { quantity: { min: 1, max: 999 }, price: { min: 1, max: 999_999 } } as const;
+const quantity = Joi.number().integer().min(LINE_BOUNDS.quantity.min).max(LINE_BOUNDS.quantity.max);
+const price = Joi.number().min(LINE_BOUNDS.price.min).max(LINE_BOUNDS.price.max).precision(2);
+
+/**
+ * A product line, the one rule of every entry point (docs/decisions.md, "Product lines"): a sku (an active product of
+ * the account, checked by resolveLines), a quantity and a price within LINE_BOUNDS. `strict` is the REST contract
+ * (spec: quantity and price required); elsewhere an absent quantity is 1 and an absent price the catalogue price
+ * (lineDefaults).
+ */
+export const productLine = (strict: boolean) =>
+  Joi.object({
+    sku: Joi.string().trim().min(1).max(100).required(),
+    quantity: strict ? quantity.required() : quantity,
+    price: strict ? price.required() : price,
+  });
+/** At most 100 product lines (spec); the REST item also requires at least one. */
+export const productLines = (strict: boolean) => Joi.array().max(100).items(productLine(strict));
+/** A product line as the dashboard, the panel and the import may send it: quantity and price default. */
+export interface ProductLineInput {
+  sku: string;
+  quantity?: number;
+  price?: number;
+}
+
 /** One lead item, exactly the spec's Lead table. Used by REST create, order create and import rows. */
 export const leadItemSchema = Joi.object({
   phone: Joi.string().trim().min(7).max(100).required(),
@@ -27,17 +53,7 @@ export const leadItemSchema = Joi.object({
         value: Joi.string().min(1).max(100),
       }),
     ),
-  products: Joi.array()
-    .min(1)
-    .max(100)
-    .required()
-    .items(
-      Joi.object({
-        sku: Joi.string().trim().min(1).max(100).required(),
-        quantity: Joi.number().integer().min(1).max(999).required(),
-        price: Joi.number().min(1).max(999_999).precision(2).required(),
-      }),
-    ),
+  products: productLines(true).min(1).required(),
 });
 export interface LeadItemInput {
   phone: string;
@@ -134,6 +150,7 @@ export const dashboardCreateSchema = Joi.object({
   address: Joi.string().trim().min(5).max(100),
   action_date: actionDate.when('status', { is: 'call_later', then: Joi.required() }),
   account_id: Joi.number().integer().positive(),
+  products: productLines(false),
 });
 export interface DashboardCreateInput {
   name: string;
@@ -144,6 +161,7 @@ export interface DashboardCreateInput {
   address?: string;
   action_date?: string;
   account_id?: number;
+  products?: ProductLineInput[];
 }
 
 export const dashboardUpdateSchema = Joi.object({
@@ -154,6 +172,8 @@ export const dashboardUpdateSchema = Joi.object({
   area: Joi.string().trim().min(3).max(100).allow(null, ''),
   address: Joi.string().trim().min(5).max(100).allow(null, ''),
   action_date: actionDate.allow(null, '').when('status', { is: 'call_later', then: Joi.required().invalid(null, '') }),
+  /** When present, the lead's product lines become these (an empty list removes them). */
+  products: productLines(false),
 });
 export interface DashboardUpdateInput {
   status: string;
@@ -163,4 +183,5 @@ export interface DashboardUpdateInput {
   area?: string | null;
   address?: string | null;
   action_date?: string | null;
+  products?: ProductLineInput[];
 }

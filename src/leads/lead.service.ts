@@ -11,7 +11,7 @@ import { findInScope, type RowKey } from '../query.js';
 import { newReferences } from '../references.js';
 import { validate } from '../validation.js';
 import { batchCheckProbe, insertLeadBatch } from './lead-batch.repository.js';
-import { checkLeadItems, leadPhone, namedSkus, type PreparedLead } from './lead.check.js';
+import { checkLeadItems, leadPhone, namedSkus, totalOf, type PreparedLead } from './lead.check.js';
 import type { LeadStatus } from './lead.model.js';
 import { activeProducts, listLeads, phoneTaken } from './lead.repository.js';
 import {
@@ -23,7 +23,15 @@ import {
   type DashboardUpdateInput,
   type LeadFilters,
 } from './lead.schemas.js';
-import { applyStatusChanges, deleteMany, update, updateStatuses, type StatusMove } from './lead-writes.js';
+import {
+  applyStatusChanges,
+  dashboardLines,
+  deleteMany,
+  noProductsMessage,
+  update,
+  updateStatuses,
+  type StatusMove,
+} from './lead-writes.js';
 import { phoneCountryOf } from '../accounts/phone-country.js';
 
 export type { Catalogue, CatalogueProduct, PreparedLead } from './lead.check.js';
@@ -122,6 +130,9 @@ async function createOne(core: LeadCore, actor: Actor, input: DashboardCreateInp
   }
   const city = v.city_id ? await core.models.City.findByPk(v.city_id) : null;
   if (v.city_id && !city) throw ValidationError.single('city_id', 'The selected city_id is invalid.');
+  const products = v.products ? await dashboardLines(core, accountId, v.products) : [];
+  // an uncallable phone makes the lead `wrong` whatever was asked: only a lead still to be confirmed needs products
+  if (phone.status === 'confirmed' && !products.length) throw ValidationError.single('status', noProductsMessage());
   const lead: PreparedLead = {
     ...phone,
     full_name: v.full_name ?? v.name,
@@ -130,8 +141,8 @@ async function createOne(core: LeadCore, actor: Actor, input: DashboardCreateInp
     area: v.area ?? null,
     address: v.address ?? null,
     data: [],
-    products: [],
-    total: 0,
+    products,
+    total: totalOf(products),
     action_date: v.action_date ? new Date(v.action_date) : null,
   };
   const [reference] = await core.db.sequelize.transaction((transaction) =>

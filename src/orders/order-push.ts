@@ -13,6 +13,10 @@ import { pushBodySchema, type PushInput } from './order.schemas.js';
 
 export const PUSH_JOB = 'push-order';
 
+/** Why an order of total 0 is never pushed (a cash-on-delivery parcel with nothing to collect). */
+export const zeroTotalMessage = (reference: string) =>
+  `Order ${reference} has a total of 0: an order with nothing to collect cannot be pushed.`;
+
 export interface PushResult {
   queued: number;
   skipped: number;
@@ -38,6 +42,7 @@ export async function push(core: Core, shipping: ShippingService, actor: Actor, 
       const o = byKey.get(String(k));
       if (o && o.status !== 'new')
         addError(errors, `${by}.${i}`, `Order ${o.reference} is ${o.status}; only new orders can be pushed.`);
+      else if (o && !(Number(o.total) > 0)) addError(errors, `${by}.${i}`, zeroTotalMessage(o.reference));
     });
     const accounts = new Set([...byKey.values()].map((o) => o.account_id));
     if (accounts.size > 1) addError(errors, by, 'Push the orders of one account at a time.');
@@ -69,7 +74,7 @@ export async function push(core: Core, shipping: ShippingService, actor: Actor, 
  * The push job's work for one order: claim it (`sending`), send it (carrier.adapter.ts), record the answer. A
  * tracking number moves the order to `pushed`; anything else is kept as last_push_error and thrown so the job is
  * retried with back-off. Safe to run twice: a sent order is never sent again, and a crash between sending and
- * recording resends with the same idempotency key.
+ * recording resends with the same idempotency key. An order of total 0 is marked failed with the reason, not sent.
  */
 export async function pushOne(core: Core, orderId: number, requestedBy: string, userId: number | null) {
   const { sequelize } = core.db;
@@ -77,10 +82,16 @@ export async function pushOne(core: Core, orderId: number, requestedBy: string, 
   const claimed = await sequelize.transaction(async (transaction) => {
     const o = await Order.findByPk(orderId, { transaction, lock: transaction.LOCK.UPDATE });
     if (!o || o.status !== 'new' || o.push_state === 'sent' || !o.shipping_company_id) return null;
+    if (!(Number(o.total) > 0)) {
+      // queued before the rule, or its total changed since: failed for good, never sent
+      await o.update({ push_state: 'failed', last_push_error: zeroTotalMessage(o.reference) }, { transaction });
+      return 'refused' as const;
+    }
     await o.update({ push_state: 'sending', push_attempts: o.push_attempts + 1 }, { transaction });
     return o;
   });
   if (!claimed) return 'skipped';
+  if (claimed === 'refused') return 'refused';
   const company = await ShippingCompany.findByPk(claimed.shipping_company_id!);
   const products = await OrderProduct.findAll({ where: { order_id: orderId }, order: [['position', 'ASC']] });
   const result = await sendOrder(company, claimed, products, core.config.shippingAllowPrivateUrls);

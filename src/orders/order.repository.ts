@@ -13,8 +13,10 @@ export interface LockedOrder {
   status: OrderStatus;
   tracking_number: string | null;
   push_state: string | null;
+  /** numeric, as the driver answers it */
+  total: string | number;
 }
-const LOCKED_COLUMNS = 'id, account_id, reference, status, tracking_number, push_state';
+const LOCKED_COLUMNS = 'id, account_id, reference, status, tracking_number, push_state, total';
 /** Orders as their bulk writes lock them (lockByKeys). */
 export const ORDER_LOCK: LockSpec<LockedOrder> = { table: 'orders', columns: LOCKED_COLUMNS };
 

@@ -1,4 +1,4 @@
-import type { Catalogue } from '../leads/lead.check.js';
+import { lineDefaults, type Catalogue } from '../leads/lead.check.js';
 import { unescapeCell } from './spreadsheet.js';
 
 /** Columns the export writes that describe a lead's state rather than the lead to create; import ignores them. */
@@ -51,11 +51,11 @@ export function toItem({ fields, extra }: ImportHeader, row: string[], catalogue
   const quantity = cellAt(row, fields.get('quantity'));
   const price = cellAt(row, fields.get('price'));
   const data = dataOf(cellAt(row, fields.get('data')), extra, row);
-  const first = {
-    sku,
-    quantity: quantity === '' ? 1 : Number(quantity),
-    price: price === '' ? (catalogue.get(sku)?.price ?? 1) : Number(price),
-  };
+  // the defaults of every entry point (lineDefaults): quantity 1, the catalogue price
+  const first = lineDefaults(
+    { sku, quantity: quantity === '' ? undefined : Number(quantity), price: price === '' ? undefined : Number(price) },
+    catalogue,
+  );
   // A lead exported with several products lists them all in `products` and repeats the first in sku/quantity/price;
   // the list is taken only while that first entry still matches (an edited sku, quantity or price wins alone).
   const listed = parseProducts(cellAt(row, fields.get('products')));

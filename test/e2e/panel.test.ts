@@ -25,6 +25,48 @@ describe('admin panel in Chromium', function () {
 
   const page = (acc: { email: string; password: string }): Promise<Page> => app.signedIn(acc);
 
+  it('seller: creates a lead with two products in the products editor (a picked sku fills its price), an error shown under its row; the show page lists them', async () => {
+    const acc: TestAccount = await makeAccount(getCtx());
+    const [a, b] = acc.skus.active; // catalogue prices 100 and 200
+    const p = await page(acc.seller);
+    await p.goto(`${app.url}/admin/resources/leads/actions/new`);
+    await p.fill('#phone', '+212 611 000 444');
+    await p.fill('#full_name', 'Two Products');
+    await pick(p, 0, 'new');
+    const add = p.getByRole('button', { name: 'Add product' });
+    await add.click();
+    await p.selectOption('[aria-label="Product 1"]', a);
+    expect(await p.inputValue('[aria-label="Price 1"]'), 'the catalogue price').to.equal('100');
+    await add.click();
+    await p.selectOption('[aria-label="Product 2"]', b);
+    expect(await p.inputValue('[aria-label="Price 2"]')).to.equal('200');
+    await p.fill('[aria-label="Quantity 2"]', '1000');
+    await p.click('button[type=submit]');
+    const error = p.locator('[data-testid=product-row]').nth(1).locator('[data-testid=product-error]');
+    await error.waitFor({ timeout: 20_000 });
+    expect(await error.textContent()).to.match(/quantity/i);
+    await shot(p, 'lead-new-products-error');
+    expect(await getCtx().models.Lead.count({ where: { account_id: acc.id } })).to.equal(0);
+    await p.fill('[aria-label="Quantity 2"]', '3');
+    await p.fill('[aria-label="Price 2"]', '150.5');
+    await shot(p, 'lead-new-products');
+    await save(p);
+    await p.waitForSelector(`text=${b}`);
+    await shot(p, 'lead-show-products');
+    const lead = (await getCtx().models.Lead.findOne({ where: { account_id: acc.id } }))!;
+    const shown = await getCtx().services.leads.show(acc.seller.actor, { id: lead.id });
+    expect(shown.products.map((l) => [l.sku, l.quantity, Number(l.price)])).to.deep.equal([
+      [a, 1, 100],
+      [b, 3, 150.5],
+    ]);
+    expect(shown.total).to.equal(551.5);
+    expect(await p.textContent('body')).to.include(a);
+
+    await p.goto(`${app.url}/admin/resources/leads/records/${lead.id}/edit`);
+    await p.waitForSelector('[aria-label="Product 2"]');
+    expect(await p.inputValue('[aria-label="Product 2"]'), 'the edit form shows the lines').to.equal(b);
+  });
+
   it('seller: creates a lead, sets call_later with a date, sees the history, and cannot bulk-delete a confirmed lead', async () => {
     const acc: TestAccount = await makeAccount(getCtx());
     const p = await page(acc.seller);
@@ -48,8 +90,12 @@ describe('admin panel in Chromium', function () {
     expect(saved!.status).to.equal('call_later');
     expect(saved!.action_date!.toISOString()).to.equal('2026-12-01T13:30:00.000Z');
 
-    await getCtx().services.leads.updateStatuses(acc.seller.actor, {
-      leads: [{ reference: lead!.reference, status: 'confirmed' }],
+    // a lead without products cannot be confirmed (decisions.md, "Product lines"): it gets one first
+    await getCtx().services.leads.update(acc.seller.actor, lead!.id, {
+      status: 'confirmed',
+      full_name: 'Browser Customer',
+      phone: lead!.phone,
+      products: [{ sku: acc.skus.active[0] }],
     });
     await p.goto(`${app.url}/admin/resources/leads/bulk/bulkDelete?recordIds=${lead!.id}`);
     await p.getByRole('button', { name: /confirm/i }).click();

@@ -1,0 +1,142 @@
+import React, { useEffect, useState } from 'react';
+import { Box, Button, Label, Text } from '@adminjs/design-system';
+import { ApiClient, type EditPropertyProps } from 'adminjs';
+
+const api = new ApiClient();
+
+interface Choice {
+  sku: string;
+  name: string;
+  price: number;
+}
+/** One row of the form: strings as typed (an empty quantity or price takes the service's default). */
+interface Row {
+  sku: string;
+  quantity: string;
+  price: string;
+}
+
+const field: React.CSSProperties = {
+  height: 36,
+  padding: '0 8px',
+  border: '1px solid #c0c0ca',
+  borderRadius: 4,
+  fontSize: 14,
+  background: '#fff',
+  boxSizing: 'border-box',
+};
+const error: React.CSSProperties = { color: '#c20012', fontSize: 12, marginTop: 4 };
+
+/** The errors the service gave for the products (`products`, `products.1.price`…), by path. */
+function errorsOf(record: EditPropertyProps['record']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(record?.errors ?? {}))
+    if (k === 'products' || k.startsWith('products.')) out[k] = String(v?.message ?? '');
+  return out;
+}
+
+/**
+ * The products of a lead on its create and edit forms: rows of a sku picked from the account's active products, a
+ * quantity and a price (filled with the catalogue price when a sku is picked; left empty, the service's defaults apply:
+ * quantity 1, the catalogue price). The rows go into the form's payload as `products.N.sku|quantity|price`; the
+ * service's errors on them are shown under their row.
+ */
+export default function ProductsEditor({ record, onChange, resource }: EditPropertyProps) {
+  const [choices, setChoices] = useState<Choice[]>([]);
+  const [rows, setRows] = useState<Row[]>([]);
+  const id = record?.id;
+  useEffect(() => {
+    api
+      .resourceAction({ resourceId: resource.id, actionName: 'productChoices', params: id ? { id } : {} })
+      .then(({ data }) => {
+        const d = data as { products?: Choice[]; lines?: { sku: string; quantity: number; price: number }[] };
+        setChoices(d.products ?? []);
+        const lines = (d.lines ?? []).map((l) => ({
+          sku: l.sku,
+          quantity: String(l.quantity),
+          price: String(l.price),
+        }));
+        setRows(lines);
+        if (lines.length) onChange('products', lines);
+      })
+      .catch(() => setChoices([]));
+    // once per record: the rows are the form's from then on
+  }, [id]);
+  const update = (next: Row[]) => {
+    setRows(next);
+    onChange('products', next);
+  };
+  const set = (i: number, patch: Partial<Row>) => update(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+  const pick = (i: number, sku: string) => {
+    const price = choices.find((c) => c.sku === sku)?.price;
+    set(i, { sku, ...(price !== undefined ? { price: String(price) } : {}) });
+  };
+  const errors = errorsOf(record);
+  return (
+    <Box mb="xl" data-testid="products-editor">
+      <Label>Products</Label>
+      {rows.map((row, i) => (
+        <Box key={i} mb="default" data-testid="product-row">
+          <Box flex flexDirection="row" style={{ gap: 8, alignItems: 'center' }}>
+            <select
+              aria-label={`Product ${i + 1}`}
+              name={`products.${i}.sku`}
+              value={row.sku}
+              onChange={(e) => pick(i, e.target.value)}
+              style={{ ...field, minWidth: 260 }}
+            >
+              <option value="">Choose a product…</option>
+              {choices.map((c) => (
+                <option key={c.sku} value={c.sku}>
+                  {c.sku} — {c.name} ({c.price})
+                </option>
+              ))}
+            </select>
+            <input
+              aria-label={`Quantity ${i + 1}`}
+              name={`products.${i}.quantity`}
+              inputMode="numeric"
+              placeholder="1"
+              value={row.quantity}
+              onChange={(e) => set(i, { quantity: e.target.value })}
+              style={{ ...field, width: 90 }}
+            />
+            <input
+              aria-label={`Price ${i + 1}`}
+              name={`products.${i}.price`}
+              inputMode="decimal"
+              placeholder="Catalogue price"
+              value={row.price}
+              onChange={(e) => set(i, { price: e.target.value })}
+              style={{ ...field, width: 140 }}
+            />
+            <Button type="button" variant="text" size="sm" onClick={() => update(rows.filter((_, j) => j !== i))}>
+              Remove
+            </Button>
+          </Box>
+          {['sku', 'quantity', 'price'].map((f) =>
+            errors[`products.${i}.${f}`] ? (
+              <div key={f} style={error} data-testid="product-error">
+                {errors[`products.${i}.${f}`]}
+              </div>
+            ) : null,
+          )}
+        </Box>
+      ))}
+      {errors.products ? (
+        <div style={error} data-testid="product-error">
+          {errors.products}
+        </div>
+      ) : null}
+      <Button
+        type="button"
+        variant="outlined"
+        size="sm"
+        onClick={() => update([...rows, { sku: '', quantity: '', price: '' }])}
+      >
+        Add product
+      </Button>
+      {choices.length === 0 ? <Text mt="sm">This account has no active product.</Text> : null}
+    </Box>
+  );
+}
