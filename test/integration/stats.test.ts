@@ -9,7 +9,9 @@ describe('dashboard figures', () => {
     const other = await makeAccount(ctx);
     const lead = (i: number) => ({
       // a possible Moroccan mobile (9 national digits) whatever the account id: an impossible one would be `wrong`
-      phone: `+2126${String(acc.id * 10 + i).padStart(8, '0').slice(-8)}`,
+      phone: `+2126${String(acc.id * 10 + i)
+        .padStart(8, '0')
+        .slice(-8)}`,
       full_name: `Figure ${i}`,
       products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
     });
