@@ -34,7 +34,7 @@ export async function createAppContext(
   step(config.databaseUrl ? 'connecting to DATABASE_URL' : `starting the embedded database (${config.dataDir}/pg)`);
   const db: Database = await openDatabase(config, {
     database: opts.database,
-    log: (m) => logger.debug({ pg: m }),
+    log: (m, level) => (level ? logger.info(m) : logger.debug({ pg: m })),
     embedded: opts.embedded,
   });
   try {

@@ -163,7 +163,7 @@ async function main(): Promise<void> {
   // PostgreSQL (embedded mode) starts in a process of its own while this one loads its modules.
   const embedded = config.databaseUrl
     ? undefined
-    : startEmbedded(config.dataDir, undefined, (m) => logger.debug({ pg: m }));
+    : startEmbedded(config.dataDir, undefined, (m, level) => (level ? logger.info(m) : logger.debug({ pg: m })));
   embedded?.catch(() => {}); // awaited, and a failure reported, by createAppContext
   progress.step('loading the modules');
   const modules = await loadModules(role, config);

