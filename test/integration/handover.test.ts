@@ -91,7 +91,12 @@ describe('embedded server hand-over', () => {
       expect(postmasterPid(dataDir), 'the same server runs on').to.equal(server);
 
       const after = load.answers.filter((a) => a.at > stoppedAt);
-      expect(after.length).to.be.above(50);
+      // the load went on through the hand-over (how many requests a loaded 2-core machine answers varies: 44 to 70)
+      expect(after.length).to.be.above(10);
+      expect(
+        after.filter((a) => a.at > firstGone && a.status === 200).length,
+        'served after the owner left',
+      ).to.be.above(0);
       expect(after.filter((a) => a.status !== 200 && a.status !== 503)).to.deep.equal([]);
       const unavailable = after.filter((a) => a.status === 503);
       const gap = unavailable.length ? unavailable[unavailable.length - 1].at - unavailable[0].at : 0;
