@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import pg from 'pg';
 import { createAppContext, type AppContext } from '../app/context.js';
 import { loadConfig, type Config } from '../src/config.js';
@@ -51,6 +52,10 @@ export const mochaHooks = {
   afterEach: answersAsDocumented,
   async beforeAll(this: Mocha.Context) {
     this.timeout(120_000);
+    // Tests start embedded servers under ./data (signals, compiled): as root their server runs as "postgres", which must
+    // enter ./data even when a DATABASE_URL run made it first (private directories are created 0700).
+    fs.mkdirSync('data', { recursive: true });
+    if (process.getuid?.() === 0) fs.chmodSync('data', 0o755);
     const config = testConfig();
     await resetSchema(config);
     ctx = await createAppContext(config, { database: 'leadflow_test' });
