@@ -1,6 +1,7 @@
+import { expect } from 'chai';
 import pg from 'pg';
 import { getCtx } from './hooks.js';
-import { runCli } from './spawn.js';
+import { runCli, waitFor } from './spawn.js';
 
 export { exited, randomPort, runCli, runMain, waitFor } from './spawn.js';
 
@@ -45,3 +46,21 @@ export async function freshDatabase(suffix: string): Promise<{ url: string; drop
     },
   };
 }
+
+/** Waits (60 s at most) until the process serving `base` is ready; the assertion shows the process's output. */
+export async function expectReady(base: string, proc: { output: { text: string } }): Promise<void> {
+  expect(
+    await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000),
+    proc.output.text,
+  ).to.equal(true);
+}
+
+/** `count` cash-on-delivery orders of the seller made by sellerToken (sku SERUM-01), phones numbered from `from`. */
+export const buyerOrders = (count: number, from = 0) =>
+  Array.from({ length: count }, (_, i) => ({
+    phone: `+2126${String(from + i).padStart(8, '0')}`,
+    full_name: `Buyer ${i}`,
+    city: 'Fes',
+    address: `${i} Rue Talaa`,
+    products: [{ sku: 'SERUM-01', quantity: 1, price: 199 }],
+  }));

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { exited, randomPort, runCli, runMain, sellerToken, waitFor } from '../processes.js';
+import { exited, randomPort, runCli, runMain, sellerToken, waitFor, expectReady } from '../processes.js';
 
 /**
  * `npm run cli -- backup FILE` while the service writes, `restore FILE` into a new DATA_DIR, and a start on it: every
@@ -86,10 +86,7 @@ describe('backup and restore', () => {
     const base = `http://127.0.0.1:${port}`;
     let restoredApp: ReturnType<typeof runMain> | null = null;
     try {
-      expect(
-        await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000),
-        app.output.text,
-      ).to.equal(true);
+      await expectReady(base, app);
       const load = writeLoad(base, token);
       await new Promise((r) => setTimeout(r, 2000));
       const backupStarted = Date.now();

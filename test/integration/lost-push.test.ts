@@ -2,7 +2,17 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { serveLocal } from '../helpers.js';
-import { exited, freshDatabase, localCarrier, randomPort, runMain, sellerToken, waitFor } from '../processes.js';
+import {
+  exited,
+  freshDatabase,
+  localCarrier,
+  randomPort,
+  runMain,
+  sellerToken,
+  waitFor,
+  expectReady,
+  buyerOrders,
+} from '../processes.js';
 import { restClient } from '../rest-client.js';
 
 /**
@@ -41,18 +51,9 @@ describe('no lost push', () => {
       const crashing = { ...env, PORT: String(port), NODE_ENV: 'test', FAULT_INJECTION: 'exit-after-push-commit' };
       web = runMain(crashing, ['--role', 'web']);
       const base = `http://127.0.0.1:${port}`;
-      expect(
-        await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000),
-        web.output.text,
-      ).to.equal(true);
+      await expectReady(base, web);
       const call = restClient(base, token);
-      const orders = [0, 1, 2].map((i) => ({
-        phone: `+2126${String(1000 + i).padStart(8, '0')}`,
-        full_name: `Buyer ${i}`,
-        city: 'Fes',
-        address: `${i} Rue Talaa`,
-        products: [{ sku: 'SERUM-01', quantity: 1, price: 199 }],
-      }));
+      const orders = buyerOrders(3, 1000);
       const created = await call('POST', '/orders', { orders });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       const references: string[] = created.body.references;

@@ -10,7 +10,17 @@ import { createJobSystem } from '../../jobs/agenda.js';
 import type { JobDefinition } from '../../jobs/job.js';
 import { getCtx } from '../hooks.js';
 import { login } from '../session.js';
-import { exited, freshDatabase, localCarrier, randomPort, runMain, sellerToken, waitFor } from '../processes.js';
+import {
+  exited,
+  freshDatabase,
+  localCarrier,
+  randomPort,
+  runMain,
+  sellerToken,
+  waitFor,
+  expectReady,
+  buyerOrders,
+} from '../processes.js';
 import { restClient } from '../rest-client.js';
 
 /**
@@ -123,10 +133,7 @@ describe('reliability', () => {
       const app = runMain({ ...LOAD_ENV, DATABASE_URL: viaProxy.toString(), PORT: String(port) });
       const base = `http://127.0.0.1:${port}`;
       try {
-        expect(
-          await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000),
-          app.output.text,
-        ).to.equal(true);
+        await expectReady(base, app);
         const seller = await login(base, 'seller@demo.test', password);
         const load = writeLoad(base, token);
         await new Promise((r) => setTimeout(r, 1500));
@@ -187,10 +194,7 @@ describe('reliability', () => {
       const app = runMain({ ...LOAD_ENV, DATA_DIR: dataDir, PORT: String(port) });
       const base = `http://127.0.0.1:${port}`;
       try {
-        expect(
-          await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000),
-          app.output.text,
-        ).to.equal(true);
+        await expectReady(base, app);
         const load = writeLoad(base, token);
         await new Promise((r) => setTimeout(r, 1500));
         const postmaster = Number(fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -265,18 +269,9 @@ describe('reliability', () => {
       const port = randomPort();
       const web = runMain({ ...env, PORT: String(port) }, ['--role', 'web']);
       const base = `http://127.0.0.1:${port}`;
-      expect(
-        await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000),
-        web.output.text,
-      ).to.equal(true);
+      await expectReady(base, web);
       const call = restClient(base, token);
-      const orders = Array.from({ length: count }, (_, i) => ({
-        phone: `+2126${String(i).padStart(8, '0')}`,
-        full_name: `Buyer ${i}`,
-        city: 'Fes',
-        address: `${i} Rue Talaa`,
-        products: [{ sku: 'SERUM-01', quantity: 1, price: 199 }],
-      }));
+      const orders = buyerOrders(count);
       const created = await call('POST', '/orders', { orders });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       const pushed = await (async () => {
