@@ -11,7 +11,7 @@ import { addComponentSources, type ComponentName } from './panel-components.js';
 import { panelFormBodies } from './panel-bodies.js';
 import { dropRemoteFonts, knownActions, panelJsonBodies, panelSession, sameOriginWrites } from './panel-guards.js';
 import { panelCsp, patchedPanelAsset } from './panel-csp.js';
-import { LOCALE } from './panel-locale.js';
+import { panelLocale } from './panel-locale.js';
 import { kpiPageHandler } from './pages/kpi-page.js';
 import { queuePageHandler } from './pages/queue-page.js';
 import { accountResource } from './resources/account.resource.js';
@@ -104,7 +104,8 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       logoutPath: '/logout',
       resources: lockDown(resources(ctx, components)),
       branding: { companyName: 'LeadFlow', withMadeWithLove: false, logo: false },
-      locale: LOCALE,
+      // each user's language (admin/panel-guards.ts puts it on currentAdmin)
+      locale: (currentAdmin) => panelLocale(currentAdmin),
     });
     // Without a prebuilt bundle, buildRouter bundles in the background in production (elsewhere the first page load
     // does), so bundling never delays start-up.

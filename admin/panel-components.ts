@@ -19,6 +19,14 @@ export const COMPONENT_SOURCES = {
 export type ComponentName = keyof typeof COMPONENT_SOURCES;
 
 /**
+ * AdminJS's own components the panel replaces (by AdminJS's name): the top bar's version line becomes the language
+ * sync (admin/components/language-sync.tsx), which saves the language menu's choice on the user.
+ */
+export const COMPONENT_OVERRIDES = {
+  Version: 'language-sync.tsx',
+} as const;
+
+/**
  * Where `npm run build` leaves the components bundled for the browser: beside the compiled panel code
  * (dist/admin/components-bundle/). Run from the sources (tsx), nothing is there and AdminJS bundles them itself.
  */
@@ -42,4 +50,5 @@ export function choosePanelBundle(dataDir: string): { prebuilt: boolean } {
 /** Registers every component with its source, for AdminJS to bundle (absolute paths: it resolves from its caller). */
 export function addComponentSources(loader: ComponentLoader, sourceDir: string): void {
   for (const [name, file] of Object.entries(COMPONENT_SOURCES)) loader.add(name, path.join(sourceDir, file));
+  for (const [name, file] of Object.entries(COMPONENT_OVERRIDES)) loader.override(name, path.join(sourceDir, file));
 }

@@ -2,6 +2,7 @@ import type AdminJS from 'adminjs';
 import express, { type RequestHandler } from 'express';
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../src/errors.js';
 import { setOwn } from '../src/validation.js';
+import { requestLanguage } from './locale-text.js';
 import type { PanelAdmin } from './resources/panel-kit.js';
 
 const PANEL_API = new RegExp(
@@ -46,6 +47,8 @@ export const panelSession: RequestHandler = (req, res, next) => {
     role: req.user.role,
     accountId: req.user.account_id,
     sessionId: req.session.id,
+    language: requestLanguage(req),
+    languageChosen: req.user.language ?? null,
   };
   (req.session as unknown as { adminUser: PanelAdmin }).adminUser = admin;
   next();

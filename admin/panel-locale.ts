@@ -1,14 +1,29 @@
+import type { Locale } from 'adminjs';
+import { DEFAULT_LANGUAGE, isLanguage, LANGUAGES } from '../src/accounts/languages.js';
+import ar from './locales/ar.json' with { type: 'json' };
 import en from './locales/en.json' with { type: 'json' };
+import fr from './locales/fr.json' with { type: 'json' };
 
 /**
  * The panel's words live in one file per language under admin/locales/ (AdminJS's translation shape: labels,
  * actions, buttons, properties, messages, resources, components), so a translator edits JSON, not code.
  * AdminJS looks a text up under `resources.<id>.<kind>.<name>` first, then `<kind>.<name>`, and otherwise writes the
  * name in start case; en.json names every resource, page, property and action the panel shows, so none is guessed.
+ * fr.json and ar.json have the same keys (test/unit/locales.test.ts); a key one of them lacks is shown in English.
  */
-export const TRANSLATIONS = { en } as const;
+export const TRANSLATIONS = { en, fr, ar } as const;
 
-export const LOCALE = {
-  language: 'en',
-  translations: TRANSLATIONS,
-};
+/**
+ * AdminJS's locale for one signed-in user (AdminJS calls it with the currentAdmin of each page it renders): the
+ * language that user reads (admin/panel-guards.ts resolves it from their choice or the browser), every language for
+ * the top bar's selector, English behind a missing word.
+ */
+export function panelLocale(admin?: object): Locale {
+  const language = (admin as { language?: unknown } | undefined)?.language;
+  return {
+    language: isLanguage(language) ? language : DEFAULT_LANGUAGE,
+    availableLanguages: [...LANGUAGES],
+    fallbackLng: DEFAULT_LANGUAGE,
+    translations: TRANSLATIONS,
+  };
+}

@@ -8,6 +8,8 @@ import { choosePanelBundle } from './panel-components.js';
 import { createApiKeyRoutes } from './routes/api-keys.routes.js';
 import { createAuthRoutes } from './routes/auth.routes.js';
 import { createInvitationRoutes } from './routes/invitation.routes.js';
+import { createLanguageRoutes } from './routes/language.routes.js';
+import { rememberLanguageChoice } from './locale-text.js';
 import { createDashboardHistoryRoutes } from './routes/dashboard-histories.routes.js';
 import { createDashboardLeadRoutes } from './routes/dashboard-leads.routes.js';
 import { createTransferRoutes } from './routes/transfers.routes.js';
@@ -36,6 +38,8 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
   const { session, passport, absoluteTimeout } = createSessionMiddleware(ctx);
   const csrf = createCsrf(ctx);
   app.use(cookieParser());
+  // a page's ?lang= link (the login page's language menu) is kept in a cookie for the pages before login
+  app.use(['/login', '/reset-password', '/invitation'], rememberLanguageChoice);
   app.use(session);
   app.use(passport.initialize());
   app.use(passport.session());
@@ -88,5 +92,6 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
     createApiKeyRoutes(ctx),
     createTransferRoutes(ctx),
     createDashboardWebhookRoutes(ctx),
+    createLanguageRoutes(ctx),
   );
 }

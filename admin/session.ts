@@ -6,6 +6,8 @@ import { Strategy as LocalStrategy } from 'passport-local';
 import { userActor } from '../src/actor.js';
 import type { AppContext } from '../src/context.js';
 import { normalizeEmail } from '../src/accounts/email.js';
+import type { Language } from '../src/accounts/languages.js';
+import { requestLanguage } from './locale-text.js';
 
 /** The login form's email (trimmed, lower case) and password, from the body only; null unless both are strings. */
 export function loginCredentials(req: { body?: unknown }): { email: string; password: string } | null {
@@ -21,6 +23,8 @@ export interface SessionUser {
   role: 'admin' | 'seller' | 'agent';
   name: string;
   email: string;
+  /** The panel language the user chose; null follows the browser (admin/locale-text.ts, requestLanguage). */
+  language?: Language | null;
   /** At login only: the password-change mark read with the password that was checked. */
   credentials_changed_at?: Date | null;
 }
@@ -69,7 +73,13 @@ function createPassport(ctx: AppContext): passport.PassportStatic {
   auth.serializeUser((user, done) => done(null, (user as SessionUser).id));
   auth.deserializeUser((id: number, done) => {
     ctx.models.User.findOne({ where: { id, active: true } }).then(
-      (u) => done(null, u ? { id: u.id, account_id: u.account_id, role: u.role, name: u.name, email: u.email } : false),
+      (u) =>
+        done(
+          null,
+          u
+            ? { id: u.id, account_id: u.account_id, role: u.role, name: u.name, email: u.email, language: u.language }
+            : false,
+        ),
       done,
     );
   });
@@ -105,7 +115,7 @@ export function createSessionMiddleware(ctx: AppContext): {
       delete (req as { user?: unknown }).user;
       return;
     }
-    if (req.user) req.actor = userActor(req.user, req.session.id);
+    if (req.user) req.actor = userActor({ ...req.user, language: requestLanguage(req) }, req.session.id);
     next();
   };
 

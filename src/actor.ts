@@ -1,3 +1,5 @@
+import type { Language } from './accounts/languages.js';
+
 export const ROLES = ['admin', 'seller', 'agent'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -20,7 +22,16 @@ export type Scope = (typeof SCOPES)[number];
  */
 export type Actor =
   /** sessionId: the dashboard session acting (a password change ends the user's other sessions, not this one). */
-  | { kind: 'user'; userId: number; accountId: number; role: Role; name: string; sessionId?: string }
+  /** language: the user's panel language (chosen, or the browser's), for words shown back to them. */
+  | {
+      kind: 'user';
+      userId: number;
+      accountId: number;
+      role: Role;
+      name: string;
+      sessionId?: string;
+      language?: Language;
+    }
   | {
       kind: 'token';
       tokenId: number;
@@ -32,7 +43,10 @@ export type Actor =
     }
   | { kind: 'system'; accountId: number | null; name: 'system' };
 
-export function userActor(u: { id: number; account_id: number; role: Role; name: string }, sessionId?: string): Actor {
+export function userActor(
+  u: { id: number; account_id: number; role: Role; name: string; language?: Language | null },
+  sessionId?: string,
+): Actor {
   return {
     kind: 'user',
     userId: u.id,
@@ -40,6 +54,7 @@ export function userActor(u: { id: number; account_id: number; role: Role; name:
     role: u.role,
     name: u.name,
     ...(sessionId ? { sessionId } : {}),
+    ...(u.language ? { language: u.language } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import React, { useState } from 'react';
 import { Box, Button, Text } from '@adminjs/design-system';
-import { ApiClient, useActionResponseHandler, type ActionProps } from 'adminjs';
+import { ApiClient, useActionResponseHandler, useTranslation, type ActionProps } from 'adminjs';
 
 const api = new ApiClient();
 
@@ -11,8 +11,13 @@ const api = new ApiClient();
  */
 export default function ConfirmAction({ action, resource, record, records }: ActionProps) {
   const handleResponse = useActionResponseHandler();
+  const { translateComponent, translateMessage } = useTranslation();
   const [busy, setBusy] = useState(false);
-  const question = String((action.custom as { confirm?: string }).confirm ?? action.guard ?? 'Go ahead?');
+  // the question is a key of `messages` (its placeholders from custom.confirmParams), in the reader's language
+  const custom = action.custom as { confirm?: string; confirmParams?: Record<string, unknown> };
+  const question = custom.confirm
+    ? translateMessage(custom.confirm, resource.id, custom.confirmParams ?? {})
+    : (action.guard ?? translateComponent('confirmAction.ask'));
   const count = records?.length ?? 0;
 
   const run = () => {
@@ -31,9 +36,9 @@ export default function ConfirmAction({ action, resource, record, records }: Act
   return (
     <Box variant="container" p="xl">
       <Text mb="lg">{question}</Text>
-      {action.actionType === 'bulk' && <Text mb="lg">{count} selected.</Text>}
+      {action.actionType === 'bulk' && <Text mb="lg">{translateComponent('confirmAction.selected', { count })}</Text>}
       <Button variant="contained" onClick={run} disabled={busy || (action.actionType === 'bulk' && !count)}>
-        {busy ? 'Working…' : 'Confirm'}
+        {busy ? translateComponent('confirmAction.working') : translateComponent('confirmAction.confirm')}
       </Button>
     </Box>
   );

@@ -1,7 +1,8 @@
 import React, { useEffect, useState } from 'react';
-import { ApiClient } from 'adminjs';
+import { ApiClient, useTranslation } from 'adminjs';
 import { Box, H2, H5, Text } from '@adminjs/design-system';
-import { statusColour, statusLabel, type StatusKind } from './status-palette.js';
+import { useStatusWord } from './status-badge.js';
+import { statusColour, type StatusKind } from './status-palette.js';
 
 interface Figures {
   leadsToday: Record<string, number>;
@@ -69,12 +70,13 @@ function Tile({
 }
 
 function StatusRow({ title, kind, counts }: { title: string; kind: StatusKind; counts: Record<string, number> }) {
+  const word = useStatusWord();
   return (
     <Box mb="xl">
       <H5 mb="default">{title}</H5>
       <div style={grid}>
         {Object.entries(counts).map(([status, n]) => (
-          <Tile key={status} label={statusLabel(status)} value={n} colour={statusColour(kind, status)} />
+          <Tile key={status} label={word(status)} value={n} colour={statusColour(kind, status)} />
         ))}
       </div>
     </Box>
@@ -85,6 +87,7 @@ const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a,
 
 /** Home of the panel: links to the work queue and the KPI page, then the account's figures on one grid. */
 const Dashboard = () => {
+  const { translateComponent } = useTranslation();
   const [data, setData] = useState<Figures | null>(null);
   useEffect(() => {
     api.getDashboard<Figures>().then((res) => setData(res.data));
@@ -92,25 +95,35 @@ const Dashboard = () => {
   if (!data)
     return (
       <Box p="xxl">
-        <Text>Loading figures…</Text>
+        <Text>{translateComponent('common.loadingFigures')}</Text>
       </Box>
     );
   return (
     <Box p="xxl" data-testid="leadflow-dashboard">
       <H2 mb="xl">LeadFlow</H2>
       <div style={{ ...grid, marginBottom: 32 }}>
-        <Tile label="Take the next lead to call" value="Work queue →" colour="#1d4ed8" href="/admin/pages/queue" />
-        <Tile label="Leads and rates by day" value="KPI charts →" colour="#15803d" href="/admin/pages/kpi" />
         <Tile
-          label="Confirmation rate (7 days)"
+          label={translateComponent('dashboard.nextLeadLabel')}
+          value={translateComponent('dashboard.nextLeadLink')}
+          colour="#1d4ed8"
+          href="/admin/pages/queue"
+        />
+        <Tile
+          label={translateComponent('dashboard.kpiLabel')}
+          value={translateComponent('dashboard.kpiLink')}
+          colour="#15803d"
+          href="/admin/pages/kpi"
+        />
+        <Tile
+          label={translateComponent('dashboard.confirmationRate7d')}
           value={data.confirmationRate7d === null ? '—' : `${data.confirmationRate7d}%`}
         />
-        <Tile label="Leads today" value={sum(data.leadsToday)} />
-        <Tile label="Leads (7 days)" value={sum(data.leads7d)} />
+        <Tile label={translateComponent('dashboard.leadsToday')} value={sum(data.leadsToday)} />
+        <Tile label={translateComponent('dashboard.leads7d')} value={sum(data.leads7d)} />
       </div>
-      <StatusRow title="Leads today by status" kind="lead" counts={data.leadsToday} />
-      <StatusRow title="Leads in the last 7 days by status" kind="lead" counts={data.leads7d} />
-      <StatusRow title="Orders by status" kind="order" counts={data.ordersByStatus} />
+      <StatusRow title={translateComponent('dashboard.leadsTodayByStatus')} kind="lead" counts={data.leadsToday} />
+      <StatusRow title={translateComponent('dashboard.leads7dByStatus')} kind="lead" counts={data.leads7d} />
+      <StatusRow title={translateComponent('dashboard.ordersByStatus')} kind="order" counts={data.ordersByStatus} />
     </Box>
   );
 };

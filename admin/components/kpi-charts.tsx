@@ -12,8 +12,10 @@ import {
   Tooltip,
   type ChartConfiguration,
 } from 'chart.js';
+import { useTranslation } from 'adminjs';
 import type { KpiReport } from '../../src/stats/kpi.schemas.js';
-import { LEAD_STATUS_ORDER, statusColour, statusLabel } from './status-palette.js';
+import { useStatusWord } from './status-badge.js';
+import { LEAD_STATUS_ORDER, statusColour } from './status-palette.js';
 
 // Only what the page draws, so the bundle carries no unused chart types.
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement);
@@ -44,13 +46,14 @@ const rate = (part: number, whole: number) => (whole ? Math.round((1000 * part) 
 
 /** Leads created each day, stacked by their current status in the palette's colours. */
 export function StatusDaysChart({ report }: { report: KpiReport }) {
+  const word = useStatusWord();
   const config = React.useMemo<ChartConfiguration>(
     () => ({
       type: 'bar',
       data: {
         labels: report.days.map((d) => d.day.slice(5)),
         datasets: LEAD_STATUS_ORDER.map((status) => ({
-          label: statusLabel(status),
+          label: word(status),
           data: report.days.map((d) => d.counts[status] ?? 0),
           backgroundColor: statusColour('lead', status),
           stack: 'leads',
@@ -58,13 +61,14 @@ export function StatusDaysChart({ report }: { report: KpiReport }) {
       },
       options: { scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } } } },
     }),
-    [report],
+    [report, word],
   );
   return <ChartCanvas config={config} label="leads-per-day" />;
 }
 
 /** Confirmation rate (confirmed / leads) and delivery rate (delivered / confirmed) of each day's leads, in %. */
 export function RatesChart({ report }: { report: KpiReport }) {
+  const { translateComponent } = useTranslation();
   const config = React.useMemo<ChartConfiguration>(() => {
     const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
     return {
@@ -73,14 +77,14 @@ export function RatesChart({ report }: { report: KpiReport }) {
         labels: report.days.map((d) => d.day.slice(5)),
         datasets: [
           {
-            label: 'Confirmation rate %',
+            label: translateComponent('kpi.confirmationRatePercent'),
             data: report.days.map((d) => rate(d.counts.confirmed ?? 0, total(d.counts))),
             borderColor: statusColour('lead', 'confirmed'),
             backgroundColor: statusColour('lead', 'confirmed'),
             spanGaps: true,
           },
           {
-            label: 'Delivery rate %',
+            label: translateComponent('kpi.deliveryRatePercent'),
             data: report.days.map((d) => rate(d.delivered ?? 0, d.counts.confirmed ?? 0)),
             borderColor: statusColour('order', 'shipped'),
             backgroundColor: statusColour('order', 'shipped'),
@@ -90,12 +94,13 @@ export function RatesChart({ report }: { report: KpiReport }) {
       },
       options: { scales: { y: { min: 0, max: 100 } } },
     };
-  }, [report]);
+  }, [report, translateComponent]);
   return <ChartCanvas config={config} label="rates" height={220} />;
 }
 
 /** The breakdown's largest rows: leads, confirmed and delivered side by side. */
 export function BreakdownChart({ report }: { report: KpiReport }) {
+  const { translateComponent } = useTranslation();
   const config = React.useMemo<ChartConfiguration>(() => {
     const rows = report.breakdown.slice(0, 12);
     return {
@@ -103,18 +108,26 @@ export function BreakdownChart({ report }: { report: KpiReport }) {
       data: {
         labels: rows.map((r) => r.label),
         datasets: [
-          { label: 'Leads', data: rows.map((r) => r.leads), backgroundColor: statusColour('lead', 'new') },
           {
-            label: 'Confirmed',
+            label: translateComponent('kpi.leads'),
+            data: rows.map((r) => r.leads),
+            backgroundColor: statusColour('lead', 'new'),
+          },
+          {
+            label: translateComponent('kpi.confirmed'),
             data: rows.map((r) => r.confirmed),
             backgroundColor: statusColour('lead', 'confirmed'),
           },
-          { label: 'Delivered', data: rows.map((r) => r.delivered), backgroundColor: statusColour('order', 'shipped') },
+          {
+            label: translateComponent('kpi.delivered'),
+            data: rows.map((r) => r.delivered),
+            backgroundColor: statusColour('order', 'shipped'),
+          },
         ],
       },
       options: { indexAxis: 'y', scales: { x: { beginAtZero: true, ticks: { precision: 0 } } } },
     };
-  }, [report]);
+  }, [report, translateComponent]);
   return (
     <ChartCanvas config={config} label="breakdown" height={Math.max(160, 34 * Math.min(12, report.breakdown.length))} />
   );

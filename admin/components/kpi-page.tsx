@@ -1,6 +1,6 @@
 import React, { useEffect, useState } from 'react';
 import { Box, H2, H5 } from '@adminjs/design-system';
-import { ApiClient } from 'adminjs';
+import { ApiClient, useTranslation } from 'adminjs';
 import { BreakdownChart, RatesChart, StatusDaysChart, type KpiFigures, type KpiReport } from './kpi-charts.js';
 
 interface Answer {
@@ -16,12 +16,15 @@ interface Query {
 }
 
 const api = new ApiClient();
+/** The breakdowns and the key of their words in admin/locales/*.json (components.kpi.*). */
 const BREAKDOWNS = [
-  ['product', 'Product'],
-  ['city', 'City'],
-  ['source', 'Source (utm_source)'],
-  ['agent', 'Agent'],
+  ['product', 'kpi.byProduct'],
+  ['city', 'kpi.byCity'],
+  ['source', 'kpi.bySource'],
+  ['agent', 'kpi.byAgent'],
 ] as const;
+/** The figures' columns and tiles, in order, with their words' keys. */
+const FIGURES = ['kpi.leads', 'kpi.confirmed', 'kpi.confirmationRate', 'kpi.delivered', 'kpi.deliveryRate'] as const;
 
 const card: React.CSSProperties = {
   background: '#fff',
@@ -35,7 +38,7 @@ const grid = (min: number): React.CSSProperties => ({
   gridTemplateColumns: `repeat(auto-fill, minmax(${min}px, 1fr))`,
   gap: 16,
 });
-const cell: React.CSSProperties = { padding: '6px 10px', borderBottom: '1px solid #e5e7eb', textAlign: 'right' };
+const cell: React.CSSProperties = { padding: '6px 10px', borderBottom: '1px solid #e5e7eb', textAlign: 'end' };
 
 /** The last `days` UTC days, today included. */
 function lastDays(days: number): { from: string; to: string } {
@@ -47,13 +50,15 @@ function lastDays(days: number): { from: string; to: string } {
 const percent = (v: number | null) => (v === null ? '—' : `${v}%`);
 
 function Totals({ totals }: { totals: KpiFigures }) {
-  const tiles: [string, string | number][] = [
-    ['Leads', totals.leads],
-    ['Confirmed', totals.confirmed],
-    ['Confirmation rate', percent(totals.confirmation_rate)],
-    ['Delivered', totals.delivered],
-    ['Delivery rate', percent(totals.delivery_rate)],
+  const { translateComponent } = useTranslation();
+  const values = [
+    totals.leads,
+    totals.confirmed,
+    percent(totals.confirmation_rate),
+    totals.delivered,
+    percent(totals.delivery_rate),
   ];
+  const tiles: [string, string | number][] = FIGURES.map((key, i) => [translateComponent(key), values[i]]);
   return (
     <div style={grid(150)} data-testid="kpi-totals">
       {tiles.map(([label, value]) => (
@@ -67,15 +72,17 @@ function Totals({ totals }: { totals: KpiFigures }) {
 }
 
 function BreakdownTable({ report }: { report: KpiReport }) {
-  if (!report.breakdown.length) return <p>No leads in this period.</p>;
+  const { translateComponent } = useTranslation();
+  if (!report.breakdown.length) return <p>{translateComponent('kpi.noLeads')}</p>;
+  const by = BREAKDOWNS.find(([k]) => k === report.by)?.[1];
   return (
     <table data-testid="kpi-breakdown" style={{ borderCollapse: 'collapse', width: '100%', fontSize: 14 }}>
       <thead>
         <tr>
-          <th style={{ ...cell, textAlign: 'left' }}>{BREAKDOWNS.find(([k]) => k === report.by)?.[1] ?? report.by}</th>
-          {['Leads', 'Confirmed', 'Confirmation rate', 'Delivered', 'Delivery rate'].map((h) => (
+          <th style={{ ...cell, textAlign: 'start' }}>{by ? translateComponent(by) : report.by}</th>
+          {FIGURES.map((h) => (
             <th key={h} style={cell}>
-              {h}
+              {translateComponent(h)}
             </th>
           ))}
         </tr>
@@ -83,7 +90,7 @@ function BreakdownTable({ report }: { report: KpiReport }) {
       <tbody>
         {report.breakdown.map((r) => (
           <tr key={r.key}>
-            <td style={{ ...cell, textAlign: 'left' }}>{r.label}</td>
+            <td style={{ ...cell, textAlign: 'start' }}>{r.label}</td>
             <td style={cell}>{r.leads}</td>
             <td style={cell}>{r.confirmed}</td>
             <td style={cell}>{percent(r.confirmation_rate)}</td>
@@ -97,34 +104,37 @@ function BreakdownTable({ report }: { report: KpiReport }) {
 }
 
 function Controls({ query, set, accounts }: { query: Query; set: (q: Query) => void; accounts?: Answer['accounts'] }) {
+  const { translateComponent } = useTranslation();
   return (
     <div style={{ display: 'flex', flexWrap: 'wrap', gap: 12, alignItems: 'center', marginBottom: 20 }}>
       {[7, 30, 90].map((n) => (
         <button key={n} type="button" data-testid={`kpi-last-${n}`} onClick={() => set({ ...query, ...lastDays(n) })}>
-          Last {n} days
+          {translateComponent('kpi.lastDays', { count: n })}
         </button>
       ))}
       <label>
-        From <input type="date" value={query.from} onChange={(e) => set({ ...query, from: e.target.value })} />
+        {translateComponent('kpi.from')}{' '}
+        <input type="date" value={query.from} onChange={(e) => set({ ...query, from: e.target.value })} />
       </label>
       <label>
-        To <input type="date" value={query.to} onChange={(e) => set({ ...query, to: e.target.value })} />
+        {translateComponent('kpi.to')}{' '}
+        <input type="date" value={query.to} onChange={(e) => set({ ...query, to: e.target.value })} />
       </label>
       <label>
-        By{' '}
+        {translateComponent('kpi.by')}{' '}
         <select value={query.by} onChange={(e) => set({ ...query, by: e.target.value })} data-testid="kpi-by">
           {BREAKDOWNS.map(([value, label]) => (
             <option key={value} value={value}>
-              {label}
+              {translateComponent(label)}
             </option>
           ))}
         </select>
       </label>
       {accounts && (
         <label>
-          Account{' '}
+          {translateComponent('common.account')}{' '}
           <select value={query.account_id} onChange={(e) => set({ ...query, account_id: e.target.value })}>
-            <option value="">All accounts</option>
+            <option value="">{translateComponent('common.allAccounts')}</option>
             {accounts.map((a) => (
               <option key={a.id} value={a.id}>
                 {a.name}
@@ -143,6 +153,7 @@ function Controls({ query, set, accounts }: { query: Query; set: (q: Query) => v
  * services.kpi); the charts are chart.js, bundled with the panel (the page loads nothing from elsewhere).
  */
 export default function KpiPage() {
+  const { translateComponent } = useTranslation();
   const [query, setQuery] = useState<Query>({ ...lastDays(30), by: 'product', account_id: '' });
   const [answer, setAnswer] = useState<Answer | null>(null);
   useEffect(() => {
@@ -152,41 +163,41 @@ export default function KpiPage() {
     api
       .getPage({ pageName: 'kpi', params })
       .then((res) => current && setAnswer(res.data as Answer))
-      .catch(() => current && setAnswer({ refusal: 'The figures could not be loaded. Reload the page to try again.' }));
+      .catch(() => current && setAnswer({ refusal: translateComponent('kpi.unreachable') }));
     return () => {
       current = false;
     };
-  }, [query]);
+  }, [query, translateComponent]);
   const report = answer?.report;
   return (
     <Box p="xxl" data-testid="kpi-page">
-      <H2 mb="lg">KPI dashboard</H2>
+      <H2 mb="lg">{translateComponent('kpi.title')}</H2>
       <Controls query={query} set={setQuery} accounts={answer?.accounts} />
       {answer?.refusal && (
         <p role="alert" style={{ color: '#b91c1c' }}>
           {answer.refusal}
         </p>
       )}
-      {!answer && <p>Loading figures…</p>}
+      {!answer && <p>{translateComponent('common.loadingFigures')}</p>}
       {report && (
         <div style={{ display: 'grid', gap: 20 }}>
           <Totals totals={report.totals} />
           <div style={card}>
-            <H5 mb="default">
-              Leads per day by status ({report.from} to {report.to}, UTC)
-            </H5>
+            <H5 mb="default">{translateComponent('kpi.perDay', { from: report.from, to: report.to })}</H5>
             <StatusDaysChart report={report} />
           </div>
           <div style={card}>
-            <H5 mb="default">Confirmation and delivery rates of each day&apos;s leads</H5>
+            <H5 mb="default">{translateComponent('kpi.rates')}</H5>
             <RatesChart report={report} />
           </div>
           <div style={card}>
-            <H5 mb="default">Breakdown</H5>
+            <H5 mb="default">{translateComponent('kpi.breakdown')}</H5>
             <BreakdownChart report={report} />
             <BreakdownTable report={report} />
           </div>
-          <small style={{ color: '#6b7280' }}>Figures as of {report.as_of.replace('T', ' ').slice(0, 16)} UTC.</small>
+          <small style={{ color: '#6b7280' }}>
+            {translateComponent('kpi.asOf', { time: report.as_of.replace('T', ' ').slice(0, 16) })}
+          </small>
         </div>
       )}
     </Box>

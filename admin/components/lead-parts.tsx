@@ -1,4 +1,5 @@
 import React from 'react';
+import { useTranslation } from 'adminjs';
 import { StatusPill } from './status-badge.js';
 import type { StatusKind } from './status-palette.js';
 
@@ -19,31 +20,35 @@ export interface ProductLine {
 }
 
 const money = (n: number) => n.toFixed(2);
-const cell = { padding: '6px 10px', borderBottom: '1px solid #e5e7eb', textAlign: 'left' as const };
-const num = { ...cell, textAlign: 'right' as const, whiteSpace: 'nowrap' as const, fontVariantNumeric: 'tabular-nums' };
+const cell = { padding: '6px 10px', borderBottom: '1px solid #e5e7eb', textAlign: 'start' as const };
+const num = { ...cell, textAlign: 'end' as const, whiteSpace: 'nowrap' as const, fontVariantNumeric: 'tabular-nums' };
 
 /** `2026-11-28T13:05:09.000Z` → `2026-11-28 13:05 UTC` (the panel's users sit in several time zones). */
 export const utcTime = (iso: string) => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
 
 /** The products of a lead or an order: quantity, unit price, line total and the grand total. */
 export function ProductsTable({ lines, total }: { lines: ProductLine[]; total?: number | string | null }) {
-  if (!lines.length) return <span>No products.</span>;
+  const { translateComponent } = useTranslation();
+  if (!lines.length) return <span>{translateComponent('records.noProducts')}</span>;
   const sum = lines.reduce((acc, l) => acc + Number(l.quantity) * Number(l.price), 0);
   return (
     <table data-testid="products-table" style={{ borderCollapse: 'collapse', minWidth: 420, fontSize: 14 }}>
       <thead>
         <tr>
-          <th style={cell}>Product</th>
-          <th style={num}>Quantity</th>
-          <th style={num}>Price</th>
-          <th style={num}>Line total</th>
+          <th style={cell}>{translateComponent('records.product')}</th>
+          <th style={num}>{translateComponent('records.quantity')}</th>
+          <th style={num}>{translateComponent('records.price')}</th>
+          <th style={num}>{translateComponent('records.lineTotal')}</th>
         </tr>
       </thead>
       <tbody>
         {lines.map((l, i) => (
           <tr key={`${l.sku}-${i}`}>
             <td style={cell}>
-              <span style={{ whiteSpace: 'nowrap', fontFamily: 'monospace' }}>{l.sku}</span> {l.name}
+              <span dir="ltr" style={{ whiteSpace: 'nowrap', fontFamily: 'monospace' }}>
+                {l.sku}
+              </span>{' '}
+              {l.name}
             </td>
             <td style={num}>{l.quantity}</td>
             <td style={num}>{money(Number(l.price))}</td>
@@ -54,7 +59,7 @@ export function ProductsTable({ lines, total }: { lines: ProductLine[]; total?: 
       <tfoot>
         <tr>
           <th style={cell} colSpan={3}>
-            Total
+            {translateComponent('records.total')}
           </th>
           <th style={num} data-testid="products-total">
             {money(total === null || total === undefined || total === '' ? sum : Number(total))}
@@ -67,19 +72,28 @@ export function ProductsTable({ lines, total }: { lines: ProductLine[]; total?: 
 
 /** The history as a timeline, newest first: the move in status words and colours, who, when and the note. */
 export function Timeline({ kind, entries }: { kind: StatusKind; entries: HistoryEntry[] }) {
-  if (!entries.length) return <span>No history yet.</span>;
+  const { translateComponent } = useTranslation();
+  if (!entries.length) return <span>{translateComponent('records.noHistory')}</span>;
   const newestFirst = [...entries].sort((a, b) => b.changed_at.localeCompare(a.changed_at));
   return (
     <ol data-testid="history-timeline" style={{ listStyle: 'none', margin: 0, padding: 0 }}>
       {newestFirst.map((h, i) => (
-        <li key={`${h.changed_at}-${i}`} style={{ borderLeft: '3px solid #d1d5db', padding: '4px 0 10px 14px' }}>
+        <li
+          key={`${h.changed_at}-${i}`}
+          style={{ borderInlineStart: '3px solid #d1d5db', paddingBlock: '4px 10px', paddingInlineStart: 14 }}
+        >
           <div style={{ display: 'flex', gap: 6, alignItems: 'center', flexWrap: 'wrap' }}>
-            {h.old_status ? <StatusPill kind={kind} status={h.old_status} /> : <em>Created as</em>}
-            {h.old_status && <span aria-label="to">→</span>}
+            {h.old_status ? (
+              <StatusPill kind={kind} status={h.old_status} />
+            ) : (
+              <em>{translateComponent('records.createdAs')}</em>
+            )}
+            {h.old_status && <span aria-label={translateComponent('records.to')}>→</span>}
             <StatusPill kind={kind} status={h.new_status} />
           </div>
           <div style={{ color: '#4b5563', fontSize: 13, marginTop: 4 }}>
-            by <strong>{h.changed_by}</strong> · {utcTime(h.changed_at)}
+            {translateComponent('records.by')} <strong>{h.changed_by}</strong> ·{' '}
+            <bdi dir="ltr">{utcTime(h.changed_at)}</bdi>
           </div>
           {h.note && <div style={{ fontStyle: 'italic', marginTop: 2 }}>“{h.note}”</div>}
         </li>
@@ -90,7 +104,8 @@ export function Timeline({ kind, entries }: { kind: StatusKind; entries: History
 
 /** A lead's custom data (utm_source, landing page, …) as key/value rows. */
 export function CustomData({ data }: { data: { key: string; value: string }[] }) {
-  if (!data.length) return <span>None.</span>;
+  const { translateComponent } = useTranslation();
+  if (!data.length) return <span>{translateComponent('common.none')}</span>;
   return (
     <dl style={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: '4px 12px', margin: 0 }}>
       {data.map((d, i) => (

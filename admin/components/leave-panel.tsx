@@ -1,6 +1,6 @@
 import React, { useEffect } from 'react';
 import { Box, Button, H3, Text } from '@adminjs/design-system';
-import type { ActionProps } from 'adminjs';
+import { useTranslation, type ActionProps } from 'adminjs';
 
 /**
  * An action that opens a page or a file the dashboard routes serve (the upload page, an export, an error report).
@@ -12,6 +12,7 @@ import type { ActionProps } from 'adminjs';
 let last: { href: string; at: number } | null = null;
 
 export default function LeavePanel({ action, record, resource }: ActionProps) {
+  const { translateComponent, translateLabel } = useTranslation();
   const template = String((action.custom as { href?: string }).href ?? '/');
   const href =
     template.includes('{id}') && !record?.id ? null : template.replace('{id}', encodeURIComponent(String(record?.id)));
@@ -26,14 +27,18 @@ export default function LeavePanel({ action, record, resource }: ActionProps) {
       <Text mb="lg">
         {href ? (
           <>
-            Opening <a href={href}>{href}</a>…
+            {translateComponent('leavePanel.opening')}{' '}
+            <bdi dir="ltr">
+              <a href={href}>{href}</a>
+            </bdi>
+            …
           </>
         ) : (
-          'Loading…'
+          translateComponent('common.loading')
         )}
       </Text>
       <Button as="a" href={`/admin/resources/${resource.id}`}>
-        Back to {resource.name}
+        {translateComponent('leavePanel.back', { name: translateLabel(resource.id, { defaultValue: resource.name }) })}
       </Button>
     </Box>
   );

@@ -9,6 +9,20 @@ const ONE_LINE: React.CSSProperties = {
   fontVariantNumeric: 'tabular-nums',
 };
 
+/** Properties that are identifiers, numbers or addresses: always left to right (dir="ltr"), even in Arabic. */
+const LEFT_TO_RIGHT = new Set([
+  'phone',
+  'reference',
+  'lead_reference',
+  'order_reference',
+  'tracking_number',
+  'email',
+  'sku',
+  'url',
+  'event_id',
+  'sequence_key',
+]);
+
 /**
  * An identifier (reference, phone, city, tracking number, the account's name) or a customer's name on one line: the
  * list's columns otherwise break "LD7K2M9QX4TB" or "+212 611 000 222" mid-word. On the show page a phone is a tel:
@@ -27,6 +41,12 @@ export default function NoWrap({ property, record, resource, where }: BaseProper
   const other = { order_reference: 'orders', lead_reference: 'leads' }[property.path];
   if (linked && other)
     shown = <a href={`/admin/resources/${other}?filters.reference=${encodeURIComponent(text)}`}>{text}</a>;
+  // identifiers and numbers read left to right in Arabic too; a name or a city follows its own letters
+  shown = (
+    <bdi dir={LEFT_TO_RIGHT.has(property.path) ? 'ltr' : 'auto'} data-path={property.path}>
+      {shown}
+    </bdi>
+  );
   if (where !== 'show')
     // a long name or account is cut with an ellipsis (whole on hover), never broken into letters
     return (

@@ -1,6 +1,6 @@
 import React, { useEffect, useState } from 'react';
 import { Box, Button, Label, Text } from '@adminjs/design-system';
-import { ApiClient, type EditPropertyProps } from 'adminjs';
+import { ApiClient, useTranslation, type EditPropertyProps } from 'adminjs';
 
 const api = new ApiClient();
 
@@ -42,6 +42,7 @@ function errorsOf(record: EditPropertyProps['record']): Record<string, string> {
  * service's errors on them are shown under their row.
  */
 export default function ProductsEditor({ record, onChange, resource }: EditPropertyProps) {
+  const { translateComponent } = useTranslation();
   const [choices, setChoices] = useState<Choice[]>([]);
   const [rows, setRows] = useState<Row[]>([]);
   const id = record?.id;
@@ -74,18 +75,18 @@ export default function ProductsEditor({ record, onChange, resource }: EditPrope
   const errors = errorsOf(record);
   return (
     <Box mb="xl" data-testid="products-editor">
-      <Label>Products</Label>
+      <Label>{translateComponent('productsEditor.title')}</Label>
       {rows.map((row, i) => (
         <Box key={i} mb="default" data-testid="product-row">
           <Box flex flexDirection="row" style={{ gap: 8, alignItems: 'center' }}>
             <select
-              aria-label={`Product ${i + 1}`}
+              aria-label={translateComponent('productsEditor.product', { n: i + 1 })}
               name={`products.${i}.sku`}
               value={row.sku}
               onChange={(e) => pick(i, e.target.value)}
               style={{ ...field, minWidth: 260 }}
             >
-              <option value="">Choose a product…</option>
+              <option value="">{translateComponent('productsEditor.choose')}</option>
               {choices.map((c) => (
                 <option key={c.sku} value={c.sku}>
                   {c.sku} — {c.name} ({c.price})
@@ -93,7 +94,7 @@ export default function ProductsEditor({ record, onChange, resource }: EditPrope
               ))}
             </select>
             <input
-              aria-label={`Quantity ${i + 1}`}
+              aria-label={translateComponent('productsEditor.quantityOf', { n: i + 1 })}
               name={`products.${i}.quantity`}
               inputMode="numeric"
               placeholder="1"
@@ -102,16 +103,16 @@ export default function ProductsEditor({ record, onChange, resource }: EditPrope
               style={{ ...field, width: 90 }}
             />
             <input
-              aria-label={`Price ${i + 1}`}
+              aria-label={translateComponent('productsEditor.priceOf', { n: i + 1 })}
               name={`products.${i}.price`}
               inputMode="decimal"
-              placeholder="Catalogue price"
+              placeholder={translateComponent('productsEditor.cataloguePrice')}
               value={row.price}
               onChange={(e) => set(i, { price: e.target.value })}
               style={{ ...field, width: 140 }}
             />
             <Button type="button" variant="text" size="sm" onClick={() => update(rows.filter((_, j) => j !== i))}>
-              Remove
+              {translateComponent('productsEditor.remove')}
             </Button>
           </Box>
           {['sku', 'quantity', 'price'].map((f) =>
@@ -134,9 +135,9 @@ export default function ProductsEditor({ record, onChange, resource }: EditPrope
         size="sm"
         onClick={() => update([...rows, { sku: '', quantity: '', price: '' }])}
       >
-        Add product
+        {translateComponent('productsEditor.add')}
       </Button>
-      {choices.length === 0 ? <Text mt="sm">This account has no active product.</Text> : null}
+      {choices.length === 0 ? <Text mt="sm">{translateComponent('productsEditor.noActiveProduct')}</Text> : null}
     </Box>
   );
 }

@@ -38,14 +38,18 @@ function useLiveProgress(id: unknown, initial: Progress): Progress {
 
 /** An import run's progress: a bar, rows done out of the total ("about" while the total is an estimate), a percent. */
 export default function ProgressBar({ property, record, resource, where }: BasePropertyProps) {
-  const { translateProperty } = useTranslation();
+  const { translateProperty, translateComponent } = useTranslation();
   const progress = useLiveProgress(record?.id, fromParams(record?.params ?? {}));
   const { percent } = progress;
+  const count = progress.rows_total === null ? '' : progress.rows_total.toLocaleString('en');
   const total =
     progress.rows_total === null
-      ? 'total not known yet'
-      : `${progress.rows_total_estimated ? 'about ' : ''}${progress.rows_total.toLocaleString()}`;
-  const label = `${progress.rows_done.toLocaleString()} / ${total} rows${percent === null ? '' : ` (${percent}%)`}`;
+      ? translateComponent('progressBar.totalUnknown')
+      : progress.rows_total_estimated
+        ? translateComponent('progressBar.about', { total: count })
+        : count;
+  const rows = translateComponent('progressBar.rows', { done: progress.rows_done.toLocaleString('en'), total });
+  const label = `${rows}${percent === null ? '' : ` (${percent}%)`}`;
   const bar = (
     <span data-progress={percent ?? ''} title={label} style={{ display: 'inline-block', minWidth: '10em' }}>
       <span

@@ -1,18 +1,20 @@
 import React from 'react';
+import { useTranslation } from 'adminjs';
+import { useStatusWord } from './status-badge.js';
 import { statusColour } from './status-palette.js';
 
-/** The outcomes, their keys and colours: one click or one key each. */
+/** The outcomes, their keys and colours: one click or one key each (the words are the statuses'). */
 export const OUTCOMES = [
-  { status: 'confirmed', label: 'Confirmed', key: 'c' },
-  { status: 'no_answer', label: 'No answer', key: 'n' },
-  { status: 'wrong', label: 'Wrong', key: 'w' },
-  { status: 'call_later', label: 'Call later', key: 'l' },
-  { status: 'canceled', label: 'Canceled', key: 'x' },
+  { status: 'confirmed', key: 'c' },
+  { status: 'no_answer', key: 'n' },
+  { status: 'wrong', key: 'w' },
+  { status: 'call_later', key: 'l' },
+  { status: 'canceled', key: 'x' },
 ] as const;
 
 const kbd: React.CSSProperties = {
   display: 'inline-block',
-  marginLeft: 8,
+  marginInlineStart: 8,
   padding: '0 6px',
   border: '1px solid rgba(255,255,255,0.7)',
   borderRadius: 4,
@@ -34,9 +36,10 @@ const button = (colour: string, disabled: boolean): React.CSSProperties => ({
 });
 
 export function NextButton({ busy, onClick }: { busy: boolean; onClick: () => void }) {
+  const { translateComponent } = useTranslation();
   return (
     <button type="button" data-testid="queue-next" disabled={busy} onClick={onClick} style={button('#1d4ed8', busy)}>
-      Next lead <span style={kbd}>Space</span>
+      {translateComponent('queue.nextLead')} <span style={kbd}>{translateComponent('queue.space')}</span>
     </button>
   );
 }
@@ -44,6 +47,8 @@ export function NextButton({ busy, onClick }: { busy: boolean; onClick: () => vo
 /** One button per outcome in its palette colour, with its key; and Skip. */
 export function OutcomeBar(props: { busy: boolean; onOutcome: (status: string) => void; onSkip: () => void }) {
   const { busy, onOutcome, onSkip } = props;
+  const { translateComponent } = useTranslation();
+  const word = useStatusWord();
   return (
     <div
       style={{ display: 'flex', flexWrap: 'wrap', gap: 10, alignItems: 'center', marginBottom: 12 }}
@@ -58,11 +63,11 @@ export function OutcomeBar(props: { busy: boolean; onOutcome: (status: string) =
           onClick={() => onOutcome(o.status)}
           style={button(statusColour('lead', o.status), busy)}
         >
-          {o.label} <span style={kbd}>{o.key.toUpperCase()}</span>
+          {word(o.status)} <span style={kbd}>{o.key.toUpperCase()}</span>
         </button>
       ))}
       <button type="button" disabled={busy} onClick={onSkip} style={button('#6b7280', busy)}>
-        Skip <span style={kbd}>S</span>
+        {translateComponent('queue.skip')} <span style={kbd}>S</span>
       </button>
     </div>
   );
@@ -75,21 +80,22 @@ export function WorkFields(props: {
   callAt: string;
   setCallAt: (v: string) => void;
 }) {
+  const { translateComponent } = useTranslation();
   return (
     <div style={{ display: 'flex', flexWrap: 'wrap', gap: 16, marginBottom: 20 }}>
       <label>
-        Call back at{' '}
+        {translateComponent('queue.callBackField')}{' '}
         <input type="datetime-local" value={props.callAt} onChange={(e) => props.setCallAt(e.target.value)} />
       </label>
       <label style={{ flex: '1 1 320px', display: 'flex', gap: 8, alignItems: 'center' }}>
-        Note
+        {translateComponent('queue.note')}
         <input
           type="text"
           maxLength={500}
           value={props.note}
           data-testid="queue-note"
           onChange={(e) => props.setNote(e.target.value)}
-          placeholder="Optional, kept in the history"
+          placeholder={translateComponent('queue.notePlaceholder')}
           style={{ flex: 1, padding: 6 }}
         />
       </label>

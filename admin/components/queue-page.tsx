@@ -1,7 +1,8 @@
 import React, { useCallback, useEffect, useRef, useState } from 'react';
 import { Box, H2, Text } from '@adminjs/design-system';
-import { ApiClient } from 'adminjs';
-import { statusColour, statusLabel } from './status-palette.js';
+import { ApiClient, useTranslation } from 'adminjs';
+import { useStatusWord } from './status-badge.js';
+import { statusColour } from './status-palette.js';
 import { Banner, CountTiles, inAnHour, LeadCard, type QueueCounts, type QueueLead } from './queue-parts.js';
 import { NextButton, OutcomeBar, OUTCOMES, WorkFields } from './queue-controls.js';
 
@@ -21,6 +22,7 @@ const typing = (target: EventTarget | null) =>
 
 /** The page's state and its one way to the server: a POST to the page's handler through AdminJS's API client. */
 function useQueue() {
+  const { translateComponent } = useTranslation();
   const [answer, setAnswer] = useState<Answer>({});
   const [lead, setLead] = useState<QueueLead | null>(null);
   const [asked, setAsked] = useState(false);
@@ -47,13 +49,13 @@ function useQueue() {
           setCallAt(inAnHour());
         }
       } catch {
-        setAnswer({ refusal: 'The queue could not be reached. Check the connection and try again.' });
+        setAnswer({ refusal: translateComponent('queue.unreachable') });
       } finally {
         busyRef.current = false;
         setBusy(false);
       }
     },
-    [accountId],
+    [accountId, translateComponent],
   );
   const outcome = useCallback(
     (status: string) => {
@@ -98,14 +100,21 @@ function useShortcuts(
 }
 
 function DoneBanner({ done }: { done: NonNullable<Answer['done']> }) {
+  const { translateComponent } = useTranslation();
+  const word = useStatusWord();
   return (
     <Banner tone="done">
-      <strong style={{ fontFamily: 'monospace' }}>{done.reference}</strong> set to{' '}
-      <strong style={{ color: statusColour('lead', done.status) }}>{statusLabel(done.status)}</strong>
+      <bdi dir="ltr">
+        <strong style={{ fontFamily: 'monospace' }}>{done.reference}</strong>
+      </bdi>{' '}
+      {translateComponent('queue.setTo')}{' '}
+      <strong style={{ color: statusColour('lead', done.status) }}>{word(done.status)}</strong>
       {done.order_reference && (
         <>
-          {' '}
-          — order <strong data-testid="queue-order">{done.order_reference}</strong> created.
+          {' — '}
+          <span data-testid="queue-order" data-reference={done.order_reference}>
+            {translateComponent('queue.orderCreated', { reference: done.order_reference })}
+          </span>
         </>
       )}
     </Banner>
@@ -121,11 +130,12 @@ function AccountPicker({
   value: string;
   set(v: string): void;
 }) {
+  const { translateComponent } = useTranslation();
   return (
     <label style={{ display: 'block', marginBottom: 16 }}>
-      Account{' '}
+      {translateComponent('common.account')}{' '}
       <select value={value} onChange={(e) => set(e.target.value)} data-testid="queue-account">
-        <option value="">(your own account)</option>
+        <option value="">{translateComponent('common.ownAccount')}</option>
         {(accounts ?? []).map((a) => (
           <option key={a.id} value={a.id}>
             {a.name}
@@ -144,12 +154,13 @@ function AccountPicker({
  * session and the same-origin check apply.
  */
 export default function QueuePage() {
+  const { translateComponent } = useTranslation();
   const q = useQueue();
   const { answer, lead, busy } = q;
   useShortcuts(lead, q.outcome, q.send);
   return (
     <Box p="xxl" data-testid="queue-page">
-      <H2 mb="lg">Work queue</H2>
+      <H2 mb="lg">{translateComponent('queue.title')}</H2>
       {answer.accounts && <AccountPicker accounts={answer.accounts} value={q.accountId} set={q.setAccountId} />}
       <CountTiles counts={answer.counts ?? null} />
       <div style={{ display: 'grid', gap: 12, margin: '20px 0' }}>
@@ -158,7 +169,7 @@ export default function QueuePage() {
       </div>
       {!lead && (
         <Box>
-          {q.asked && !answer.refusal && <Text mb="lg">Nothing waits in the queue right now.</Text>}
+          {q.asked && !answer.refusal && <Text mb="lg">{translateComponent('queue.empty')}</Text>}
           <NextButton busy={busy} onClick={() => void q.send({ op: 'next' })} />
         </Box>
       )}

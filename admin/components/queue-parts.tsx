@@ -1,4 +1,5 @@
 import React from 'react';
+import { useTranslation } from 'adminjs';
 import { StatusPill } from './status-badge.js';
 import { CustomData, ProductsTable, Timeline, utcTime, type HistoryEntry, type ProductLine } from './lead-parts.js';
 import { statusColour } from './status-palette.js';
@@ -38,11 +39,12 @@ const card: React.CSSProperties = {
 };
 /** What waits, on a grid of equal tiles. */
 export function CountTiles({ counts }: { counts: QueueCounts | null }) {
+  const { translateComponent } = useTranslation();
   const tiles: [string, number | string, string][] = [
-    ['Call-backs due', counts?.due_call_later ?? '…', statusColour('lead', 'call_later')],
-    ['New leads', counts?.new ?? '…', statusColour('lead', 'new')],
-    ['Call-backs later', counts?.scheduled_call_later ?? '…', '#6b7280'],
-    ['Being called now', counts?.claimed ?? '…', statusColour('lead', 'confirmed')],
+    [translateComponent('queue.dueCallBacks'), counts?.due_call_later ?? '…', statusColour('lead', 'call_later')],
+    [translateComponent('queue.newLeads'), counts?.new ?? '…', statusColour('lead', 'new')],
+    [translateComponent('queue.laterCallBacks'), counts?.scheduled_call_later ?? '…', '#6b7280'],
+    [translateComponent('queue.beingCalled'), counts?.claimed ?? '…', statusColour('lead', 'confirmed')],
   ];
   return (
     <div
@@ -70,43 +72,58 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
 
 /** The claimed lead: who to call and what they ordered, its history and custom data. */
 export function LeadCard({ lead }: { lead: QueueLead }) {
+  const { translateComponent } = useTranslation();
   return (
     <div data-testid="queue-lead" data-reference={lead.reference} style={{ display: 'grid', gap: 16 }}>
       <div style={{ ...card, display: 'grid', gridTemplateColumns: 'repeat(auto-fill, minmax(220px, 1fr))', gap: 8 }}>
-        <Field label="Customer">
-          <strong data-testid="queue-lead-name">{lead.full_name || '(no name)'}</strong>
+        <Field label={translateComponent('queue.customer')}>
+          <strong data-testid="queue-lead-name">{lead.full_name || translateComponent('common.noName')}</strong>
         </Field>
-        <Field label="Phone">
+        <Field label={translateComponent('queue.phone')}>
           <a
+            dir="ltr"
+            data-testid="queue-lead-phone"
             href={`tel:${lead.phone.replace(/[^\d+]/g, '')}`}
             style={{ fontSize: 20, fontWeight: 700, whiteSpace: 'nowrap' }}
           >
             {lead.phone}
           </a>
         </Field>
-        <Field label="City">{lead.city || '—'}</Field>
-        <Field label="Address">{[lead.area, lead.address].filter(Boolean).join(', ') || '—'}</Field>
-        <Field label="Reference">
-          <span style={{ whiteSpace: 'nowrap', fontFamily: 'monospace' }}>{lead.reference}</span>
+        <Field label={translateComponent('queue.city')}>{lead.city || '—'}</Field>
+        <Field label={translateComponent('queue.address')}>
+          {[lead.area, lead.address].filter(Boolean).join(', ') || '—'}
         </Field>
-        <Field label="Status">
+        <Field label={translateComponent('queue.reference')}>
+          <span dir="ltr" style={{ whiteSpace: 'nowrap', fontFamily: 'monospace' }}>
+            {lead.reference}
+          </span>
+        </Field>
+        <Field label={translateComponent('queue.status')}>
           <StatusPill kind="lead" status={lead.status} />
-          {lead.action_date && <span style={{ marginLeft: 8 }}>call back {utcTime(lead.action_date)}</span>}
+          {lead.action_date && (
+            <span style={{ marginInlineStart: 8 }}>
+              {translateComponent('queue.callBackAt', { time: utcTime(lead.action_date) })}
+            </span>
+          )}
         </Field>
-        <Field label="Created">{utcTime(lead.created_at)}</Field>
-        <Field label="Yours until">{utcTime(lead.claim_expires_at)}</Field>
+        <Field label={translateComponent('queue.created')}>
+          <bdi dir="ltr">{utcTime(lead.created_at)}</bdi>
+        </Field>
+        <Field label={translateComponent('queue.yoursUntil')}>
+          <bdi dir="ltr">{utcTime(lead.claim_expires_at)}</bdi>
+        </Field>
       </div>
       <div style={card}>
-        <h4 style={{ margin: '0 0 10px' }}>Products</h4>
+        <h4 style={{ margin: '0 0 10px' }}>{translateComponent('queue.products')}</h4>
         <ProductsTable lines={lead.products} total={lead.total} />
       </div>
       <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(300px, 1fr))', gap: 16 }}>
         <div style={card}>
-          <h4 style={{ margin: '0 0 10px' }}>History</h4>
+          <h4 style={{ margin: '0 0 10px' }}>{translateComponent('queue.history')}</h4>
           <Timeline kind="lead" entries={lead.history} />
         </div>
         <div style={card}>
-          <h4 style={{ margin: '0 0 10px' }}>Custom data</h4>
+          <h4 style={{ margin: '0 0 10px' }}>{translateComponent('queue.customData')}</h4>
           <CustomData data={lead.data ?? []} />
         </div>
       </div>
@@ -123,7 +140,7 @@ export function Banner({ tone, children }: { tone: 'done' | 'refused'; children:
       data-testid={tone === 'refused' ? 'queue-refusal' : 'queue-done'}
       style={{
         border: `1px solid ${colour}`,
-        borderLeft: `6px solid ${colour}`,
+        borderInlineStart: `6px solid ${colour}`,
         borderRadius: 6,
         padding: '10px 14px',
       }}

@@ -3,8 +3,19 @@ import { ValueGroup } from '@adminjs/design-system';
 import { useTranslation, type BasePropertyProps } from 'adminjs';
 import { statusColour, statusKindOf, statusLabel, type StatusKind } from './status-palette.js';
 
+/** A status in the reader's language (`labels.status.<status>` of admin/locales/*.json; unknown ones as written). */
+export function useStatusWord(): (status: string | null | undefined) => string {
+  const { translateLabel, i18n } = useTranslation();
+  // one function per language, so charts that depend on it are drawn again when the language changes
+  return React.useCallback(
+    (status) => (status ? translateLabel(`status.${status}`, { defaultValue: statusLabel(status) }) : '—'),
+    [i18n.language],
+  );
+}
+
 /** A status in its palette colour and in words ("No answer"), never wrapped. */
 export function StatusPill({ kind, status }: { kind: StatusKind; status: string | null | undefined }) {
+  const word = useStatusWord();
   return (
     <span
       data-status={status ?? ''}
@@ -20,7 +31,7 @@ export function StatusPill({ kind, status }: { kind: StatusKind; status: string 
         background: statusColour(kind, status),
       }}
     >
-      {statusLabel(status)}
+      {word(status)}
     </span>
   );
 }

@@ -12,6 +12,7 @@ import {
   type ResourceWithOptions,
 } from 'adminjs';
 import { userActor, type Actor, type Role } from '../../src/actor.js';
+import type { Language } from '../../src/accounts/languages.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../src/errors.js';
 import { can, type Ability, type Resource } from '../../src/policy.js';
 import { addError, isPrototypeName } from '../../src/validation.js';
@@ -26,11 +27,18 @@ export interface PanelAdmin extends CurrentAdmin {
   accountId: number;
   /** The dashboard session (a password changed in it ends the user's other sessions only). */
   sessionId?: string;
+  /** The language the panel speaks to this user: their choice, else their browser's (admin/locale-text.ts). */
+  language: Language;
+  /** What the user chose (null: follow the browser), for the language menu. */
+  languageChosen: Language | null;
 }
 
 export function actorOf(context: ActionContext): Actor {
   const a = context.currentAdmin as unknown as PanelAdmin;
-  return userActor({ id: a.userId, account_id: a.accountId, role: a.role, name: a.title }, a.sessionId);
+  return userActor(
+    { id: a.userId, account_id: a.accountId, role: a.role, name: a.title, language: a.language },
+    a.sessionId,
+  );
 }
 
 /** Service errors shown where the panel shows them: field errors under the fields, the rest as the action's error. */

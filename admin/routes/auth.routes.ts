@@ -9,8 +9,7 @@ import { redisStore } from '../../http/rate-limit.js';
 import { wantsJson, type createCsrf } from '../auth.js';
 import { forgotPage, loginPage, logoutPage, resetPage } from '../views/pages.js';
 import { loginCredentials, SESSION_COOKIE, type SessionUser } from '../session.js';
-
-const RESET_MESSAGE = 'If that email belongs to a LeadFlow login, a reset link is on its way.';
+import { requestLanguage, translate } from '../locale-text.js';
 
 /**
  * Where to go after login: a path on this site only. `next` is read as the browser will read the redirect: resolved
@@ -52,7 +51,9 @@ function loginThrottle(ctx: AppContext, csrf: Csrf) {
       const refusal = new RateLimitedError(`Too many login attempts. Please try again in ${retry} seconds.`, retry);
       if (wantsJson(req)) return next(refusal);
       const email = String(req.body?.email ?? '');
-      sendErrorPage(res, refusal, loginPage({ csrf: csrf.token(req, res), error: refusal.message, email }));
+      const lang = requestLanguage(req);
+      const error = translate(lang, 'site.login.tooMany', { seconds: retry });
+      sendErrorPage(res, refusal, loginPage({ csrf: csrf.token(req, res), error, email, lang }));
     },
     ...(ctx.config.redisUrl ? { store: redisStore(ctx.config.redisUrl, 'rl:login:') } : {}),
   });
@@ -66,7 +67,8 @@ function addLoginRoutes(r: Router, ctx: AppContext, auth: passport.PassportStati
 
   r.get('/login', (req, res) => {
     if (req.user) return res.redirect(safeNext(req.query.next));
-    res.type('html').send(loginPage({ csrf: csrf.token(req, res), next: String(req.query.next ?? '') }));
+    const next = String(req.query.next ?? '');
+    res.type('html').send(loginPage({ csrf: csrf.token(req, res), next, lang: requestLanguage(req) }));
   });
 
   r.post('/login', csrf.protect, loginIpThrottle(ctx, csrf), loginThrottle(ctx, csrf), (req, res, next) => {
@@ -106,7 +108,7 @@ function addLoginRoutes(r: Router, ctx: AppContext, auth: passport.PassportStati
   r.get('/logout', (req, res, next) => {
     if (!req.user) return res.redirect(303, '/login');
     if (fromThisSite(req)) return endSession(req, res, next);
-    res.type('html').send(logoutPage({ csrf: csrf.token(req, res) }));
+    res.type('html').send(logoutPage({ csrf: csrf.token(req, res), lang: requestLanguage(req) }));
   });
 }
 
@@ -116,9 +118,11 @@ function refuseLogin(req: Request, res: Response, next: NextFunction, csrf: Csrf
   if (clearCookie) res.clearCookie(clearCookie);
   const refusal = new UnauthenticatedError('These credentials do not match our records.');
   if (wantsJson(req)) return next(refusal);
+  const lang = requestLanguage(req);
   const form = {
+    lang,
     csrf: csrf.token(req, res),
-    error: refusal.message,
+    error: translate(lang, 'site.login.badCredentials'),
     email: typeof req.body?.email === 'string' ? req.body.email : '',
     next: typeof req.body?.next === 'string' ? req.body.next : '',
   };
@@ -189,7 +193,10 @@ const loginIpThrottle = (ctx: AppContext, csrf: Csrf) =>
   perIpThrottle(ctx, {
     limiter: 'login-ip',
     message: 'Too many login attempts from this address. Please try again in 60 seconds.',
-    page: (req, res, error) => loginPage({ csrf: csrf.token(req, res), error }),
+    page: (req, res) => {
+      const lang = requestLanguage(req);
+      return loginPage({ csrf: csrf.token(req, res), error: translate(lang, 'site.login.tooManyFromIp'), lang });
+    },
     limit: ctx.config.loginFailuresPerIp,
     windowMs: 60_000,
     failuresOnly: true,
@@ -200,13 +207,16 @@ const resetThrottle = (ctx: AppContext, csrf: Csrf) =>
   perIpThrottle(ctx, {
     limiter: 'password-reset',
     message: 'Too many reset requests. Please try again later.',
-    page: (req, res, error) => forgotPage({ csrf: csrf.token(req, res), error }),
+    page: (req, res) => {
+      const lang = requestLanguage(req);
+      return forgotPage({ csrf: csrf.token(req, res), error: translate(lang, 'site.forgot.tooMany'), lang });
+    },
   });
 
 /** The password reset pages and forms. */
 function addResetRoutes(r: Router, ctx: AppContext, csrf: Csrf) {
   r.get('/reset-password', (req, res) => {
-    res.type('html').send(forgotPage({ csrf: csrf.token(req, res) }));
+    res.type('html').send(forgotPage({ csrf: csrf.token(req, res), lang: requestLanguage(req) }));
   });
 
   r.post(
@@ -215,8 +225,11 @@ function addResetRoutes(r: Router, ctx: AppContext, csrf: Csrf) {
     resetThrottle(ctx, csrf),
     route(async (req, res) => {
       await ctx.services.passwordResets.requestReset(req.body?.email);
-      if (wantsJson(req)) return res.json({ message: RESET_MESSAGE });
-      res.type('html').send(forgotPage({ csrf: csrf.token(req, res), info: RESET_MESSAGE }));
+      if (wantsJson(req)) return res.json({ message: translate('en', 'site.forgot.sent') });
+      const lang = requestLanguage(req);
+      res
+        .type('html')
+        .send(forgotPage({ csrf: csrf.token(req, res), info: translate(lang, 'site.forgot.sent'), lang }));
     }),
   );
 
@@ -224,7 +237,8 @@ function addResetRoutes(r: Router, ctx: AppContext, csrf: Csrf) {
     '/reset-password/:token',
     route(async (req, res) => {
       const valid = await ctx.services.passwordResets.isValid(req.params.token);
-      const page = resetPage({ csrf: csrf.token(req, res), token: req.params.token, valid });
+      const lang = requestLanguage(req);
+      const page = resetPage({ csrf: csrf.token(req, res), token: req.params.token, valid, lang });
       if (valid) res.type('html').send(page);
       else sendErrorPage(res, new GoneError('This password reset link is invalid or has expired.'), page);
     }),
@@ -239,15 +253,12 @@ function addResetRoutes(r: Router, ctx: AppContext, csrf: Csrf) {
       } catch (err) {
         if (!(err instanceof ValidationError) || wantsJson(req)) throw err;
         const valid = await ctx.services.passwordResets.isValid(req.params.token);
-        const page = resetPage({ csrf: csrf.token(req, res), token: req.params.token, valid, error: err.message });
-        return sendErrorPage(res, err, page);
+        const form = { csrf: csrf.token(req, res), token: req.params.token, valid, error: err.message };
+        return sendErrorPage(res, err, resetPage({ ...form, lang: requestLanguage(req) }));
       }
       if (wantsJson(req)) return res.json({ message: 'Your password has been reset.' });
-      res
-        .type('html')
-        .send(
-          loginPage({ csrf: csrf.token(req, res), info: 'Your password has been reset. Log in with the new one.' }),
-        );
+      const lang = requestLanguage(req);
+      res.type('html').send(loginPage({ csrf: csrf.token(req, res), info: translate(lang, 'site.reset.done'), lang }));
     }),
   );
 }

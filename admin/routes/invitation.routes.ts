@@ -7,6 +7,7 @@ import { route } from '../../http/async.js';
 import { wantsJson, type createCsrf } from '../auth.js';
 import { perIpThrottle } from './auth.routes.js';
 import { invitationPage } from '../views/pages.js';
+import { requestLanguage, translate } from '../locale-text.js';
 
 type Csrf = ReturnType<typeof createCsrf>;
 
@@ -15,7 +16,10 @@ const invitationThrottle = (ctx: AppContext) =>
   perIpThrottle(ctx, {
     limiter: 'invitation',
     message: 'Too many attempts. Please try again later.',
-    page: (_req, _res, error) => invitationPage({ csrf: '', valid: false, error }),
+    page: (req) => {
+      const lang = requestLanguage(req);
+      return invitationPage({ csrf: '', valid: false, error: translate(lang, 'site.invitation.tooMany'), lang });
+    },
   });
 
 const tokenOf = (v: unknown) => (typeof v === 'string' ? v : '');
@@ -32,7 +36,9 @@ export function createInvitationRoutes(ctx: AppContext, csrf: Csrf): Router {
   const showForm = async (req: Request, res: Response, token: string, refusal?: ValidationError) => {
     const invitation = await invitations.find(token);
     const valid = !!invitation;
-    const page = invitationPage({ csrf: csrf.token(req, res), token, valid, error: refusal?.message, invitation });
+    const lang = requestLanguage(req);
+    const form = { csrf: csrf.token(req, res), token, valid, error: refusal?.message, invitation, lang };
+    const page = invitationPage(form);
     if (!invitation) return sendErrorPage(res, new GoneError(INVITATION_GONE), page);
     if (refusal) return sendErrorPage(res, refusal, page);
     res.type('html').send(page);
@@ -59,13 +65,15 @@ export function createInvitationRoutes(ctx: AppContext, csrf: Csrf): Router {
         if (wantsJson(req)) throw err;
         if (err instanceof ValidationError) return showForm(req, res, token, err);
         if (err instanceof GoneError)
-          return sendErrorPage(res, err, invitationPage({ csrf: '', valid: false, error: err.message }));
+          return sendErrorPage(res, err, invitationPage({ csrf: '', valid: false, lang: requestLanguage(req) }));
         throw err;
       }
       if (outcome === 'taken') {
         const taken = new ConflictError(INVITATION_TAKEN);
         if (wantsJson(req)) throw taken;
-        return sendErrorPage(res, taken, invitationPage({ csrf: '', valid: false, error: INVITATION_TAKEN }));
+        const lang = requestLanguage(req);
+        const error = translate(lang, 'site.invitation.taken');
+        return sendErrorPage(res, taken, invitationPage({ csrf: '', valid: false, error, lang }));
       }
       if (wantsJson(req)) return res.json({ message: 'Your login is ready. Log in with it.' });
       res.redirect(303, '/login');

@@ -8,6 +8,7 @@ import { privateDirSync } from '../../src/private-files.js';
 import { importRunView } from '../../src/transfers/import.service.js';
 import { escapeCell } from '../../src/transfers/spreadsheet.js';
 import { route } from '../../http/async.js';
+import { requestLanguage } from '../locale-text.js';
 import { importPage } from '../views/pages.js';
 import { respond } from './respond.js';
 
@@ -20,7 +21,7 @@ export function createTransferRoutes(ctx: AppContext): Router {
   const r = express.Router();
 
   r.get('/leads/import', (req, res) => {
-    res.type('html').send(importPage());
+    res.type('html').send(importPage({ lang: requestLanguage(req) }));
   });
 
   r.post(

@@ -1,4 +1,6 @@
 /** Small server-rendered pages of the session login: self-contained (no external assets), escaped. */
+import { direction, LANGUAGES, translator, type Language } from '../locale-text.js';
+
 // Any value (a form field sent twice arrives as a list): escaped as text, never a throw while a page is rendered.
 const esc = (s: unknown) =>
   String(s ?? '').replace(
@@ -6,12 +8,36 @@ const esc = (s: unknown) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   );
 
-function layout(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
+/** Every page takes the language it is written in (admin/locale-text.ts, requestLanguage); English by default. */
+interface Lang {
+  lang?: Language;
+}
+
+/** The words of a page's language, each escaped for HTML. */
+const wordsOf = (lang: Language | undefined) => {
+  const t = translator(lang ?? 'en');
+  return (key: string, params?: Record<string, string | number>) => esc(t(key, params));
+};
+
+/** Each language in its own name, linked to the same page in it (the choice is kept in a cookie). */
+function languageLinks(lang: Language, path: string): string {
+  const names = translator(lang);
+  return `<nav class="langs" aria-label="${esc(names('site.login.language'))}">${LANGUAGES.map((l) =>
+    l === lang
+      ? `<b lang="${l}">${esc(names(`components.LanguageSelector.availableLanguages.${l}`))}</b>`
+      : `<a href="${path}?lang=${l}" lang="${l}" hreflang="${l}">${esc(
+          names(`components.LanguageSelector.availableLanguages.${l}`),
+        )}</a>`,
+  ).join(' · ')}</nav>`;
+}
+
+function layout(lang: Language | undefined, title: string, body: string): string {
+  const language = lang ?? 'en';
+  return `<!doctype html><html lang="${language}" dir="${direction(language)}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${esc(title)} · LeadFlow</title><style>
+<title>${title} · LeadFlow</title><style>
 *{box-sizing:border-box}body{margin:0;min-height:100vh;display:grid;place-items:center;background:#f1f4f8;
-font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1c2430}
+font:15px/1.5 system-ui,-apple-system,"Segoe UI",Tahoma,sans-serif;color:#1c2430}
 main{width:min(380px,92vw);background:#fff;border-radius:12px;box-shadow:0 8px 30px rgba(20,40,80,.08);padding:2rem}
 h1{margin:0 0 .25rem;font-size:1.35rem}.brand{font-weight:700;color:#3040d6;letter-spacing:.02em;margin-bottom:1.25rem}
 label{display:block;margin:.9rem 0 .3rem;font-weight:600;font-size:.9rem}
@@ -22,6 +48,7 @@ font:inherit;font-weight:600;cursor:pointer}
 button:hover{background:#2533b8}.msg{padding:.6rem .75rem;border-radius:8px;margin:.75rem 0;font-size:.9rem}
 .err{background:#fdecec;color:#9b1c1c}.ok{background:#e8f6ee;color:#1d6b3f}
 .links{margin-top:1rem;font-size:.88rem;text-align:center}.note{font-size:.9rem;color:#4a5566}
+.langs{margin-top:1.25rem;font-size:.85rem;text-align:center;color:#4a5566}
 a{color:#3040d6}</style></head><body><main><div class="brand">LeadFlow</div>${body}</main></body></html>`;
 }
 
@@ -29,101 +56,129 @@ const message = (error?: string, info?: string) =>
   (error ? `<div class="msg err" role="alert">${esc(error)}</div>` : '') +
   (info ? `<div class="msg ok" role="status">${esc(info)}</div>` : '');
 
-export function loginPage(o: { csrf: string; error?: string; info?: string; email?: string; next?: string }): string {
+export function loginPage(o: { csrf: string; error?: string; info?: string; email?: string; next?: string } & Lang) {
+  const w = wordsOf(o.lang);
   return layout(
-    'Log in',
-    `<h1>Log in</h1>${message(o.error, o.info)}
+    o.lang,
+    w('site.login.title'),
+    `<h1>${w('site.login.title')}</h1>${message(o.error, o.info)}
 <form method="post" action="/login"><input type="hidden" name="_csrf" value="${esc(o.csrf)}">
 <input type="hidden" name="next" value="${esc(o.next ?? '')}">
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required
-value="${esc(o.email ?? '')}">
-<label for="password">Password</label><input id="password" name="password" type="password"
+<label for="email">${w('site.login.email')}</label><input id="email" name="email" type="email" dir="ltr"
+autocomplete="username" required value="${esc(o.email ?? '')}">
+<label for="password">${w('site.login.password')}</label><input id="password" name="password" type="password"
 autocomplete="current-password" required>
-<button type="submit">Log in</button></form>
-<div class="links"><a href="/reset-password">Forgot your password?</a></div>`,
+<button type="submit">${w('site.login.submit')}</button></form>
+<div class="links"><a href="/reset-password">${w('site.login.forgot')}</a></div>
+${languageLinks(o.lang ?? 'en', '/login')}`,
   );
 }
 
-export function forgotPage(o: { csrf: string; info?: string; error?: string }): string {
+export function forgotPage(o: { csrf: string; info?: string; error?: string } & Lang): string {
+  const w = wordsOf(o.lang);
   return layout(
-    'Reset password',
-    `<h1>Reset your password</h1>${message(o.error, o.info)}
+    o.lang,
+    w('site.forgot.title'),
+    `<h1>${w('site.forgot.heading')}</h1>${message(o.error, o.info)}
 <form method="post" action="/reset-password"><input type="hidden" name="_csrf" value="${esc(o.csrf)}">
-<label for="email">Email</label><input id="email" name="email" type="email" required>
-<button type="submit">Send reset link</button></form><div class="links"><a href="/login">Back to log in</a></div>`,
+<label for="email">${w('site.login.email')}</label><input id="email" name="email" type="email" dir="ltr" required>
+<button type="submit">${w('site.forgot.submit')}</button></form>
+<div class="links"><a href="/login">${w('site.forgot.back')}</a></div>
+${languageLinks(o.lang ?? 'en', '/reset-password')}`,
   );
 }
 
 /** Log out asked by a link from elsewhere: one button that POSTs /logout with the CSRF token. */
-export function logoutPage(o: { csrf: string }): string {
+export function logoutPage(o: { csrf: string } & Lang): string {
+  const w = wordsOf(o.lang);
   return layout(
-    'Log out',
-    `<h1>Log out?</h1><form method="post" action="/logout"><input type="hidden" name="_csrf" value="${esc(o.csrf)}">
-<button type="submit">Log out</button></form><div class="links"><a href="/admin">Back to the panel</a></div>`,
+    o.lang,
+    w('site.logout.title'),
+    `<h1>${w('site.logout.heading')}</h1><form method="post" action="/logout">
+<input type="hidden" name="_csrf" value="${esc(o.csrf)}">
+<button type="submit">${w('site.logout.submit')}</button></form>
+<div class="links"><a href="/admin">${w('site.logout.back')}</a></div>`,
   );
 }
 
-export function resetPage(o: { csrf: string; token: string; error?: string; valid: boolean }): string {
+export function resetPage(o: { csrf: string; token: string; error?: string; valid: boolean } & Lang): string {
+  const w = wordsOf(o.lang);
   if (!o.valid)
     return layout(
-      'Reset password',
-      `<h1>Link expired</h1>${message('This password reset link is invalid or has expired.')}
-<div class="links"><a href="/reset-password">Ask for a new link</a></div>`,
+      o.lang,
+      w('site.forgot.title'),
+      `<h1>${w('site.reset.expiredTitle')}</h1>${message(translator(o.lang ?? 'en')('site.reset.expired'))}
+<div class="links"><a href="/reset-password">${w('site.reset.askAgain')}</a></div>`,
     );
   return layout(
-    'Choose a password',
-    `<h1>Choose a new password</h1>${message(o.error)}
+    o.lang,
+    w('site.reset.title'),
+    `<h1>${w('site.reset.heading')}</h1>${message(o.error)}
 <form method="post" action="/reset-password/${encodeURIComponent(o.token)}">
 <input type="hidden" name="_csrf" value="${esc(o.csrf)}">
-<label for="password">New password</label><input id="password" name="password" type="password" minlength="8"
-autocomplete="new-password" required>
-<label for="password_confirmation">Repeat it</label><input id="password_confirmation" name="password_confirmation"
-type="password" minlength="8" required>
-<button type="submit">Set password</button></form>`,
+<label for="password">${w('site.reset.newPassword')}</label><input id="password" name="password" type="password"
+minlength="8" autocomplete="new-password" required>
+<label for="password_confirmation">${w('site.reset.repeat')}</label><input id="password_confirmation"
+name="password_confirmation" type="password" minlength="8" required>
+<button type="submit">${w('site.reset.submit')}</button></form>`,
   );
 }
 
 /** An invitation's link: the account and email invited, and the new password typed twice (the reset page's rules). */
-export function invitationPage(o: {
-  csrf: string;
-  token?: string;
-  valid: boolean;
-  invitation?: { email: string; account_name: string } | null;
-  error?: string;
-}): string {
+export function invitationPage(
+  o: {
+    csrf: string;
+    token?: string;
+    valid: boolean;
+    invitation?: { email: string; account_name: string } | null;
+    error?: string;
+  } & Lang,
+): string {
+  const w = wordsOf(o.lang);
   if (!o.valid)
     return layout(
-      'Invitation',
-      `<h1>Invitation</h1>${message(o.error ?? 'This invitation link is invalid, used or has expired.')}
-<div class="links"><a href="/login">Go to log in</a></div>`,
+      o.lang,
+      w('site.invitation.title'),
+      `<h1>${w('site.invitation.title')}</h1>
+${message(o.error ?? translator(o.lang ?? 'en')('site.invitation.invalid'))}
+<div class="links"><a href="/login">${w('site.invitation.toLogin')}</a></div>`,
     );
+  // the email is an address: left to right inside any sentence (an isolate, so Arabic around it keeps its order)
+  const email = `<b dir="ltr">${esc(o.invitation?.email)}</b>`;
   return layout(
-    'Accept the invitation',
-    `<h1>Join ${esc(o.invitation?.account_name)}</h1>
-<p class="note">Your LeadFlow login will be <b>${esc(o.invitation?.email)}</b>. Choose its password.</p>
+    o.lang,
+    w('site.invitation.acceptTitle'),
+    `<h1>${w('site.invitation.heading', { account: o.invitation?.account_name ?? '' })}</h1>
+<p class="note">${w('site.invitation.loginWillBe', { email: '\u0000' }).replace('\u0000', email)}</p>
 ${message(o.error)}<form method="post" action="/invitation"><input type="hidden" name="_csrf" value="${esc(o.csrf)}">
 <input type="hidden" name="token" value="${esc(o.token ?? '')}">
-<label for="password">Password</label><input id="password" name="password" type="password" minlength="8"
-autocomplete="new-password" required>
-<label for="password_confirmation">Repeat it</label><input id="password_confirmation" name="password_confirmation"
-type="password" minlength="8" required>
-<button type="submit">Create my login</button></form>`,
+<label for="password">${w('site.invitation.password')}</label><input id="password" name="password" type="password"
+minlength="8" autocomplete="new-password" required>
+<label for="password_confirmation">${w('site.invitation.repeat')}</label><input id="password_confirmation"
+name="password_confirmation" type="password" minlength="8" required>
+<button type="submit">${w('site.invitation.submit')}</button></form>`,
   );
 }
 
-/** The panel's "Import file" page: posts the file with the CSRF header and shows the queued run. */
-export function importPage(): string {
-  const columns =
-    'Required columns: <b>phone</b> and <b>sku</b>; optional: full_name, city, area, address, quantity, price; ' +
-    'any other column is kept as custom data.';
+/**
+ * The panel's "Import file" page: posts the file with the CSRF header and shows the queued run. The script is the
+ * same in every language (the policy allows it by its hash): its words come from the page's data attributes.
+ */
+export function importPage(o: Lang = {}): string {
+  const w = wordsOf(o.lang);
   return layout(
-    'Import leads',
-    `<h1>Import leads</h1><p class="note">An .xlsx or .csv file with a header row.
-${columns}</p>
-<form id="f"><label for="file">File</label><input id="file" name="file" type="file" accept=".csv,.xlsx" required>
-<button type="submit">Upload and import</button></form><div id="out"></div>
+    o.lang,
+    w('site.import.title'),
+    `<h1>${w('site.import.title')}</h1><p class="note">${w('site.import.intro')}
+${w('site.import.columns')}</p>
+<form id="f"><label for="file">${w('site.import.file')}</label><input id="file" name="file" type="file"
+accept=".csv,.xlsx" required>
+<button type="submit">${w('site.import.submit')}</button></form>
+<div id="out" data-queued="${w('site.import.queued')}" data-failed="${w('site.import.failed')}"></div>
 <div class="links">
-<a href="/admin/resources/import_runs">Import runs</a> · <a href="/admin/resources/leads">Leads</a></div>
+<a href="/admin/resources/import_runs">${w('site.import.runs')}</a> · <a href="/admin/resources/leads">${w(
+      'site.import.leads',
+    )}</a></div>
 <script>
 document.getElementById('f').addEventListener('submit', async (e) => {
   e.preventDefault();
@@ -138,9 +193,7 @@ document.getElementById('f').addEventListener('submit', async (e) => {
   const json = await res.json();
   const ok = res.status === 202;
   out.className = 'msg ' + (ok ? 'ok' : 'err');
-  out.textContent = ok
-    ? 'Import #' + json.id + ' queued: follow it under Import runs.'
-    : (json.message || 'Upload failed.');
+  out.textContent = ok ? out.dataset.queued.replace('{{id}}', json.id) : (json.message || out.dataset.failed);
 });
 </script>`,
   );

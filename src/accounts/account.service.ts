@@ -24,6 +24,7 @@ import type { Account } from './account.model.js';
 import type { User } from './user.model.js';
 import { normalizeEmail } from './email.js';
 import { addLogin, isTenantActor, type InvitationInput } from './add-login.js';
+import { setUserLanguage } from './languages.js';
 
 export interface UserView {
   id: number;
@@ -205,6 +206,8 @@ export function createAccountService(core: Core) {
     addLogin: (actor: Actor, input: InvitationInput) => addLogin(core, actor, input),
     updateUser: (actor: Actor, id: number, input: UserUpdateInput) => updateUser(core, actor, id, input),
     verifyCredentials: (email: string, password: string) => verifyCredentials(core, email, password),
+    /** The signed-in user's own panel language (null: the browser's); see src/accounts/languages.ts. */
+    setLanguage: (actor: Actor, language: unknown) => setUserLanguage(core, actor, language),
     /** After a login saved its session: the password it checked is still the user's (src/auth/credentials.ts). */
     credentialsCurrent: (u: { id: number; credentials_changed_at?: Date | null }) =>
       credentialsCurrent(core, u.id, u.credentials_changed_at ?? null),

@@ -1,5 +1,6 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
 import type { Role } from '../actor.js';
+import type { Language } from './languages.js';
 
 export class User extends Model {
   declare id: number;
@@ -11,6 +12,8 @@ export class User extends Model {
   declare active: boolean;
   /** When the password last changed (src/auth/credentials.ts); read with the password only. */
   declare credentials_changed_at: Date | null;
+  /** The panel language the user chose (src/accounts/languages.ts); null follows the browser. */
+  declare language: Language | null;
   declare created_at: Date;
   declare updated_at: Date;
 }
@@ -26,6 +29,7 @@ export function initUser(sequelize: Sequelize) {
       name: { type: DataTypes.STRING(100), allowNull: false },
       active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
       credentials_changed_at: DataTypes.DATE,
+      language: { type: DataTypes.STRING(5), allowNull: true },
     },
     {
       sequelize,
