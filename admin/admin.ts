@@ -12,6 +12,7 @@ import { panelFormBodies } from './panel-bodies.js';
 import { dropRemoteFonts, knownActions, panelJsonBodies, panelSession, sameOriginWrites } from './panel-guards.js';
 import { panelCsp, patchedPanelAsset } from './panel-csp.js';
 import { panelLocale } from './panel-locale.js';
+import { PANEL_STYLESHEET, panelDirection, panelStylesheet } from './panel-rtl.js';
 import { kpiPageHandler } from './pages/kpi-page.js';
 import { queuePageHandler } from './pages/queue-page.js';
 import { accountResource } from './resources/account.resource.js';
@@ -106,6 +107,7 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       branding: { companyName: 'LeadFlow', withMadeWithLove: false, logo: false },
       // each user's language (admin/panel-guards.ts puts it on currentAdmin)
       locale: (currentAdmin) => panelLocale(currentAdmin),
+      assets: { styles: [PANEL_STYLESHEET] },
     });
     // Without a prebuilt bundle, buildRouter bundles in the background in production (elsewhere the first page load
     // does), so bundling never delays start-up.
@@ -115,7 +117,8 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
   const outer = express.Router();
   outer.use(panelSession, sameOriginWrites, knownActions(panel.admin), panelJsonBodies, panelFormBodies);
   outer.use(refuseUnfitBody); // prototype-named keys, bad text in a body: a 422 (http/input-guard.ts)
-  outer.use(dropRemoteFonts, panelCsp);
+  outer.use(dropRemoteFonts, panelCsp, panelDirection);
+  outer.get('/frontend/assets/leadflow-panel.css', panelStylesheet);
   outer.get('/frontend/assets/:asset', patchedPanelAsset);
   outer.use(panel.router);
   return outer;

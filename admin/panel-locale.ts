@@ -20,8 +20,11 @@ export const TRANSLATIONS = { en, fr, ar } as const;
  */
 export function panelLocale(admin?: object): Locale {
   const language = (admin as { language?: unknown } | undefined)?.language;
+  const chosen = isLanguage(language) ? language : DEFAULT_LANGUAGE;
   return {
-    language: isLanguage(language) ? language : DEFAULT_LANGUAGE,
+    language: chosen,
+    // AdminJS hands `language` to i18next as the fallback only: without `lng` the browser would start in English
+    lng: chosen,
     availableLanguages: [...LANGUAGES],
     fallbackLng: DEFAULT_LANGUAGE,
     translations: TRANSLATIONS,

@@ -68,7 +68,7 @@ export function StatusDaysChart({ report }: { report: KpiReport }) {
 
 /** Confirmation rate (confirmed / leads) and delivery rate (delivered / confirmed) of each day's leads, in %. */
 export function RatesChart({ report }: { report: KpiReport }) {
-  const { translateComponent } = useTranslation();
+  const { translateComponent, i18n } = useTranslation();
   const config = React.useMemo<ChartConfiguration>(() => {
     const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
     return {
@@ -94,13 +94,13 @@ export function RatesChart({ report }: { report: KpiReport }) {
       },
       options: { scales: { y: { min: 0, max: 100 } } },
     };
-  }, [report, translateComponent]);
+  }, [report, i18n.language]);
   return <ChartCanvas config={config} label="rates" height={220} />;
 }
 
 /** The breakdown's largest rows: leads, confirmed and delivered side by side. */
 export function BreakdownChart({ report }: { report: KpiReport }) {
-  const { translateComponent } = useTranslation();
+  const { translateComponent, i18n } = useTranslation();
   const config = React.useMemo<ChartConfiguration>(() => {
     const rows = report.breakdown.slice(0, 12);
     return {
@@ -127,7 +127,7 @@ export function BreakdownChart({ report }: { report: KpiReport }) {
       },
       options: { indexAxis: 'y', scales: { x: { beginAtZero: true, ticks: { precision: 0 } } } },
     };
-  }, [report, translateComponent]);
+  }, [report, i18n.language]);
   return (
     <ChartCanvas config={config} label="breakdown" height={Math.max(160, 34 * Math.min(12, report.breakdown.length))} />
   );

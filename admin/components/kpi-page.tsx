@@ -1,4 +1,4 @@
-import React, { useEffect, useState } from 'react';
+import React, { useEffect, useRef, useState } from 'react';
 import { Box, H2, H5 } from '@adminjs/design-system';
 import { ApiClient, useTranslation } from 'adminjs';
 import { BreakdownChart, RatesChart, StatusDaysChart, type KpiFigures, type KpiReport } from './kpi-charts.js';
@@ -154,6 +154,9 @@ function Controls({ query, set, accounts }: { query: Query; set: (q: Query) => v
  */
 export default function KpiPage() {
   const { translateComponent } = useTranslation();
+  // read when a request fails: as a dependency of the request it would ask the server again on every render
+  const words = useRef(translateComponent);
+  words.current = translateComponent;
   const [query, setQuery] = useState<Query>({ ...lastDays(30), by: 'product', account_id: '' });
   const [answer, setAnswer] = useState<Answer | null>(null);
   useEffect(() => {
@@ -163,11 +166,11 @@ export default function KpiPage() {
     api
       .getPage({ pageName: 'kpi', params })
       .then((res) => current && setAnswer(res.data as Answer))
-      .catch(() => current && setAnswer({ refusal: translateComponent('kpi.unreachable') }));
+      .catch(() => current && setAnswer({ refusal: words.current('kpi.unreachable') }));
     return () => {
       current = false;
     };
-  }, [query, translateComponent]);
+  }, [query]);
   const report = answer?.report;
   return (
     <Box p="xxl" data-testid="kpi-page">

@@ -22,7 +22,10 @@ const typing = (target: EventTarget | null) =>
 
 /** The page's state and its one way to the server: a POST to the page's handler through AdminJS's API client. */
 function useQueue() {
+  // the words of a failed request, read when it fails (a dependency of `send` would ask the server on every render)
   const { translateComponent } = useTranslation();
+  const words = useRef(translateComponent);
+  words.current = translateComponent;
   const [answer, setAnswer] = useState<Answer>({});
   const [lead, setLead] = useState<QueueLead | null>(null);
   const [asked, setAsked] = useState(false);
@@ -49,13 +52,13 @@ function useQueue() {
           setCallAt(inAnHour());
         }
       } catch {
-        setAnswer({ refusal: translateComponent('queue.unreachable') });
+        setAnswer({ refusal: words.current('queue.unreachable') });
       } finally {
         busyRef.current = false;
         setBusy(false);
       }
     },
-    [accountId, translateComponent],
+    [accountId],
   );
   const outcome = useCallback(
     (status: string) => {

@@ -14,13 +14,14 @@ export interface PanelComponents {
   productsEditor: string;
 }
 
+/** The sidebar's groups; each name is a key of `labels` in admin/locales/*.json (AdminJS translates it). */
 export const nav = {
-  leads: { name: 'Leads', icon: 'Users' },
-  orders: { name: 'Orders', icon: 'ShoppingCart' },
-  histories: { name: 'Histories', icon: 'Clock' },
-  catalogue: { name: 'Catalogue', icon: 'Package' },
-  settings: { name: 'Settings', icon: 'Settings' },
-  webhooks: { name: 'Webhooks', icon: 'Send' },
+  leads: { name: 'leads', icon: 'Users' },
+  orders: { name: 'orders', icon: 'ShoppingCart' },
+  histories: { name: 'histories', icon: 'Clock' },
+  catalogue: { name: 'catalogue', icon: 'Package' },
+  settings: { name: 'settings', icon: 'Settings' },
+  webhooks: { name: 'webhooks', icon: 'Send' },
 };
 export const hidden = { list: false, filter: false, show: false, edit: false };
 export const showOnly = { list: false, filter: false, show: true, edit: false };

@@ -1,0 +1,65 @@
+import type { RequestHandler } from 'express';
+import { direction, isLanguage } from './locale-text.js';
+
+/** The panel's own stylesheet (PANEL_CSS), served beside AdminJS's assets and linked from its layout. */
+export const PANEL_STYLESHEET = '/admin/frontend/assets/leadflow-panel.css';
+
+/**
+ * The panel right to left (Arabic: <html dir="rtl">). AdminJS 7 has no right-to-left support of its own; the page's
+ * direction already mirrors its flex rows (the sidebar comes to the right, text starts on the right), and these rules
+ * turn around what its styled components fix to one side.
+ */
+export const PANEL_CSS = `
+html[dir='rtl'] body {
+  font-family: Tahoma, 'Segoe UI', 'Noto Sans Arabic', Roboto, sans-serif;
+}
+/* the sidebar's border faces the content */
+html[dir='rtl'] [data-css='sidebar'] {
+  border-right: none;
+  border-left: 1px solid #eeeeef;
+}
+/* tables and forms start on the right */
+html[dir='rtl'] th,
+html[dir='rtl'] td {
+  text-align: right;
+}
+/* arrows and chevrons point the way of reading */
+html[dir='rtl'] [data-css='sidebar'] svg.feather-chevron-right,
+html[dir='rtl'] [data-css='breadcrumbs'] svg,
+html[dir='rtl'] svg.feather-arrow-left,
+html[dir='rtl'] svg.feather-arrow-right {
+  transform: scaleX(-1);
+}
+/* identifiers, numbers and addresses stay left to right inside Arabic text */
+html[dir='rtl'] input[type='email'],
+html[dir='rtl'] input[type='tel'],
+html[dir='rtl'] input[name='phone'],
+html[dir='rtl'] input[name='email'],
+html[dir='rtl'] input[name='url'],
+html[dir='rtl'] input[name='sku'] {
+  direction: ltr;
+  text-align: right;
+}
+`;
+
+/** AdminJS's layout opens with `<html lang=xx>` (adminjs/lib/frontend/layout-template.js). */
+const HTML_TAG = /^(\s*<!DOCTYPE html>\s*)<html lang=([\w-]+)>/i;
+
+/** The layout's <html> with the language's direction: `<html lang="ar" dir="rtl">` for Arabic. */
+export function withDirection(html: string): string {
+  return html.replace(HTML_TAG, (whole, doctype: string, lang: string) =>
+    isLanguage(lang) ? `${doctype}<html lang="${lang}" dir="${direction(lang)}">` : whole,
+  );
+}
+
+/** Marks the panel's HTML pages with their direction (the browser side keeps it when the user switches). */
+export const panelDirection: RequestHandler = (_req, res, next) => {
+  const send = res.send.bind(res);
+  res.send = ((body: unknown) => send(typeof body === 'string' ? withDirection(body) : body)) as typeof res.send;
+  next();
+};
+
+/** GET the panel's stylesheet. */
+export const panelStylesheet: RequestHandler = (_req, res) => {
+  res.type('text/css').set('Cache-Control', 'no-cache').send(PANEL_CSS);
+};

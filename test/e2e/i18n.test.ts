@@ -1,0 +1,177 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { BrowserContext, Page } from 'playwright-core';
+import { getCtx } from '../hooks.js';
+import { makeAccount, type TestAccount, type TestUser } from '../factories.js';
+import { seedQueue } from '../queue-fixtures.js';
+import { ARTIFACTS, loginAs, shot, useBrowser } from './browser.js';
+
+/** The viewport of the pictures in docs/images/i18n/. */
+const VIEWPORT = { width: 1366, height: 800 };
+
+describe('the panel in French and Arabic (Chromium)', function () {
+  this.timeout(240_000);
+  const app = useBrowser();
+  const contexts: BrowserContext[] = [];
+  after(async () => {
+    for (const c of contexts) await c.close().catch(() => undefined);
+  });
+
+  /** A page in a browser of its own, whose Accept-Language is `locale`. */
+  async function browserPage(locale = 'en-US'): Promise<Page> {
+    const context = await app.browser.newContext({ viewport: VIEWPORT, locale });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(60_000);
+    return page;
+  }
+
+  async function signedIn(user: TestUser, locale?: string): Promise<Page> {
+    const p = await browserPage(locale);
+    await loginAs(p, app.url, user.email, user.password);
+    return p;
+  }
+
+  /** The top bar's language menu (AdminJS's selector): open it and pick a language by its own name. */
+  async function chooseLanguage(p: Page, name: string): Promise<void> {
+    await p.goto(`${app.url}/admin`);
+    // AdminJS's selector: a text button with the current language's name, its menu listing each in its own name
+    const menu = p.locator('[data-css=topbar] .adminjs_DropDownMenu', { hasText: 'Français' });
+    await p.locator('[data-css=topbar] button', { hasText: 'English' }).hover();
+    await menu.getByText(name, { exact: true }).click();
+  }
+
+  async function languageOf(user: TestUser): Promise<string | null> {
+    const row = await getCtx().models.User.findByPk(user.id);
+    return row!.language;
+  }
+
+  async function until(check: () => Promise<boolean>): Promise<void> {
+    for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await check()).to.equal(true);
+  }
+
+  async function seeded(): Promise<{ acc: TestAccount; leadId: number; phone: string }> {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const leads = await seedQueue(ctx, acc, [{ status: 'new' }, { status: 'no_answer' }, { status: 'new' }]);
+    await ctx.services.kpi.rebuild();
+    const lead = await ctx.models.Lead.findByPk(leads[0].id);
+    return { acc, leadId: lead!.id, phone: lead!.phone };
+  }
+
+  /** The queue page once its counts came (its first request done, so a click is not dropped as a second one). */
+  async function openQueue(p: Page): Promise<void> {
+    await p.goto(`${app.url}/admin/pages/queue`);
+    await p.waitForSelector('[data-testid=queue-counts]');
+    await p.waitForFunction(() => !document.querySelector('[data-testid=queue-counts]')?.textContent?.includes('…'));
+  }
+
+  /** The lead list, a lead's page, the queue with a lead held and the KPI page, each saved as `<screen>-<lang>`. */
+  async function walk(p: Page, lang: string, leadId: number): Promise<Record<string, string>> {
+    const seen: Record<string, string> = {};
+    await p.goto(`${app.url}/admin/resources/leads`);
+    await p.waitForSelector('[data-css=leads-list] tbody tr, table tbody tr');
+    seen.list = await p.innerText('body');
+    await shot(p, `lead-list-${lang}`, { fullPage: false });
+    await p.goto(`${app.url}/admin/resources/leads/records/${leadId}/show`);
+    await p.waitForSelector('[data-testid=history-timeline]');
+    seen.show = await p.innerText('body');
+    await shot(p, `lead-show-${lang}`, { fullPage: false });
+    await openQueue(p);
+    await p.click('[data-testid=queue-next]');
+    await p.waitForSelector('[data-testid=queue-lead]');
+    seen.queue = await p.innerText('body');
+    seen.queuePhoneDirection = await p
+      .locator('[data-testid=queue-lead-phone]')
+      .evaluate((e) => getComputedStyle(e).direction);
+    await shot(p, `queue-${lang}`, { fullPage: false });
+    await p.goto(`${app.url}/admin/pages/kpi`);
+    await p.waitForSelector('[data-testid=kpi-totals]');
+    await p.waitForSelector('canvas[data-testid=chart-leads-per-day]');
+    seen.kpi = await p.innerText('body');
+    await shot(p, `kpi-${lang}`, { fullPage: false });
+    return seen;
+  }
+
+  it('an agent who chooses French in the top bar reads the lead list, a lead, the queue and the KPI page in French', async () => {
+    const { acc, leadId } = await seeded();
+    const p = await signedIn(acc.agent);
+    await chooseLanguage(p, 'Français');
+    await until(async () => (await languageOf(acc.agent)) === 'fr');
+    expect(await p.getAttribute('html', 'lang')).to.equal('fr');
+    const seen = await walk(p, 'fr', leadId);
+    expect(seen.list).to.include('Prospects').and.include('Filtrer').and.include('Nouveau');
+    expect(seen.list).not.to.include('Filter\n');
+    expect(seen.show).to.include('Détails du prospect').and.include('Historique').and.include('Téléphone');
+    expect(seen.queue).to.include("File d'appels").and.include('Confirmé').and.include('Passer');
+    expect(seen.kpi).to.include('Tableau des KPI').and.include('Taux de confirmation');
+    expect(await p.getAttribute('html', 'dir')).to.equal('ltr');
+  });
+
+  it('the chosen language follows the user: logged out, then in from another browser, the panel starts in it', async () => {
+    const { acc } = await seeded();
+    const first = await signedIn(acc.seller);
+    await chooseLanguage(first, 'Français');
+    await until(async () => (await languageOf(acc.seller)) === 'fr');
+    await first.goto(`${app.url}/logout`);
+    // another browser whose Accept-Language is English
+    const other = await signedIn(acc.seller, 'en-US');
+    await other.goto(`${app.url}/admin/resources/leads`);
+    expect(await other.getAttribute('html', 'lang')).to.equal('fr');
+    await other.waitForSelector('text=Prospects');
+  });
+
+  it('in Arabic the panel is right to left: dir=rtl, the sidebar on the right, a phone number left to right', async () => {
+    const { acc, leadId, phone } = await seeded();
+    await getCtx().models.User.update({ language: 'ar' }, { where: { id: acc.agent.id } });
+    const p = await signedIn(acc.agent);
+    await p.goto(`${app.url}/admin/resources/leads`);
+    expect(await p.getAttribute('html', 'dir')).to.equal('rtl');
+    expect(await p.getAttribute('html', 'lang')).to.equal('ar');
+    const sidebar = (await p.locator('[data-css=sidebar]').boundingBox())!;
+    expect(sidebar.x, 'the sidebar starts past the middle of the page').to.be.greaterThan(VIEWPORT.width / 2);
+    const cell = p.locator(`bdi[data-path=phone]`, { hasText: phone }).first();
+    expect(await cell.evaluate((e) => getComputedStyle(e).direction)).to.equal('ltr');
+    expect(await cell.textContent()).to.equal(phone);
+    const seen = await walk(p, 'ar', leadId);
+    expect(seen.list).to.include('العملاء المحتملون');
+    expect(seen.show).to.include('تفاصيل العميل المحتمل');
+    expect(seen.queue).to.include('قائمة الاتصالات').and.include('مؤكد');
+    expect(seen.kpi).to.include('لوحة مؤشرات الأداء');
+    // the lead the queue held: its phone is a left-to-right link in the Arabic page
+    expect(seen.queuePhoneDirection).to.equal('ltr');
+  });
+
+  it('the login page follows Accept-Language, and its language links switch it', async () => {
+    const fr = await browserPage('fr-FR');
+    await fr.goto(`${app.url}/login`);
+    expect(await fr.textContent('h1')).to.equal('Connexion');
+    expect(await fr.getAttribute('html', 'lang')).to.equal('fr');
+    await shot(fr, 'login-fr', { fullPage: false });
+    const ar = await browserPage('ar-MA');
+    await ar.goto(`${app.url}/login`);
+    expect(await ar.textContent('h1')).to.equal('تسجيل الدخول');
+    expect(await ar.getAttribute('html', 'dir')).to.equal('rtl');
+    expect(await ar.evaluate(() => getComputedStyle(document.querySelector('#email')!).direction)).to.equal('ltr');
+    await shot(ar, 'login-ar', { fullPage: false });
+    // the English link, then a reload: the choice is kept in the cookie
+    await ar.click('a[hreflang=en]');
+    expect(await ar.textContent('h1')).to.equal('Log in');
+    await ar.goto(`${app.url}/login`);
+    expect(await ar.textContent('h1')).to.equal('Log in');
+  });
+
+  after(() => {
+    // a set of the pictures for docs/admin-panel.md ("Languages")
+    const docs = path.resolve('docs/images/i18n');
+    if (!process.env.UPDATE_DOC_IMAGES) return;
+    fs.mkdirSync(docs, { recursive: true });
+    for (const screen of ['lead-list', 'lead-show', 'queue', 'kpi', 'login'])
+      for (const lang of ['fr', 'ar']) {
+        const file = path.join(ARTIFACTS, `${screen}-${lang}.png`);
+        if (fs.existsSync(file)) fs.copyFileSync(file, path.join(docs, `${screen}-${lang}.png`));
+      }
+  });
+});
