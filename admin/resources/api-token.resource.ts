@@ -17,7 +17,7 @@ export function apiTokenResource(ctx: AppContext): ResourceWithOptions {
         ...accountProp,
         token_hash: { isVisible: hidden },
         scopes: { isArray: true, availableValues: SCOPES.map((v) => ({ value: v, label: v })) },
-        expires_at: { type: 'string', description: 'Optional, e.g. 2027-01-01' },
+        expires_at: { type: 'string', description: 'descriptions.expiresAt' },
       },
       actions: {
         ...tenantReadActions('token'),
@@ -29,7 +29,7 @@ export function apiTokenResource(ctx: AppContext): ResourceWithOptions {
               ...(p.expires_at ? { expires_at: String(p.expires_at) } : {}),
             }),
           remove: (actor, ids) => services.tokens.revokeTokens(actor, ids),
-          createdNotice: (t) => `Copy this API key now, it will not be shown again: ${t.token}`,
+          createdNotice: (token, t) => t('messages.apiKeyOnce', { token: String(token.token) }),
         }),
       },
     },

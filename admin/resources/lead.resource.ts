@@ -3,7 +3,7 @@ import type { AppContext } from '../../src/context.js';
 import { LEAD_STATUSES } from '../../src/leads/lead.model.js';
 import { targetAccount } from '../../src/policy.js';
 import type { ProductLineInput } from '../../src/leads/lead.schemas.js';
-import { actorOf, allow, guarded, serviceActions, tenantReadActions, toActionDate } from './panel-kit.js';
+import { actorOf, allow, guarded, panelText, serviceActions, tenantReadActions, toActionDate } from './panel-kit.js';
 import { statusOptions } from '../components/status-palette.js';
 import {
   accountProp,
@@ -26,7 +26,8 @@ function transferAction(ctx: AppContext, ext: 'csv' | 'xlsx', component: string)
     showInDrawer: true,
     isAccessible: allow('lead', 'export'),
     custom: {
-      confirm: `Export the leads of this list (its status, city and account filters) as ${ext.toUpperCase()}?`,
+      confirm: 'confirmExport',
+      confirmParams: { format: ext.toUpperCase() },
     },
     handler: async (request: ActionRequest, _response: unknown, context: ActionContext) => {
       const q = request.query ?? {};
@@ -39,7 +40,7 @@ function transferAction(ctx: AppContext, ext: 'csv' | 'xlsx', component: string)
       return {
         redirectUrl: context.h.resourceUrl({ resourceId: 'export_runs' }),
         notice: {
-          message: `Export #${run.id} (${ext}) queued; it appears in Export runs when ready.`,
+          message: panelText(context, 'messages.exportQueued', { id: run.id, format: ext }),
           type: 'success' as const,
         },
       };
@@ -102,7 +103,7 @@ const leadProperties = (components: PanelComponents): Record<string, PropertyOpt
     availableValues: statusOptions('lead').filter((o) => (LEAD_STATUSES as readonly string[]).includes(o.value)),
     components: { list: components.statusBadge, show: components.statusBadge },
   },
-  action_date: { type: 'string', description: 'Required for call later, e.g. 2026-12-01T14:30:00+01:00' },
+  action_date: { type: 'string', description: 'descriptions.actionDate' },
   custom_data: { ...virtualText, components: { show: components.recordDetails } },
   // not a column: the lead's product lines, edited by admin/components/products-editor.tsx
   products: {
@@ -157,7 +158,7 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
               products: p.products as ProductLineInput[] | undefined,
             }),
           remove: (actor, ids) => services.leads.deleteMany(actor, { ids }, 'ids'),
-          createdNotice: (l) => `Lead ${l.reference} created.`,
+          createdNotice: (l, t) => t('messages.leadCreated', { reference: String(l.reference) }),
         }),
         productChoices: productChoices(ctx),
         exportCsv: transferAction(ctx, 'csv', components.confirmAction),

@@ -1,7 +1,7 @@
 import type { PropertyOptions, ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { ORDER_STATUSES } from '../../src/orders/order.model.js';
-import { actorOf, allow, guarded, serviceActions, tenantReadActions } from './panel-kit.js';
+import { actorOf, allow, guarded, panelText, serviceActions, tenantReadActions } from './panel-kit.js';
 import { statusOptions } from '../components/status-palette.js';
 import { accountProp, type PanelComponents, nav, hidden, contactRecordProps, timelineShow } from './panel-ui.js';
 
@@ -91,7 +91,7 @@ export function orderResource(ctx: AppContext, components: PanelComponents): Res
           icon: 'Truck',
           component: components.confirmAction,
           isAccessible: allow('order', 'update'),
-          custom: { confirm: "Push the selected orders to the account's shipping company?" },
+          custom: { confirm: 'confirmPush' },
           handler: async (_request, _response, context) => {
             const records = context.records ?? [];
             const ids = records.map((r) => Number(r.id()));
@@ -99,7 +99,10 @@ export function orderResource(ctx: AppContext, components: PanelComponents): Res
             return {
               records: records.map((r) => r.toJSON(context.currentAdmin)),
               redirectUrl: context.h.resourceUrl({ resourceId: 'orders' }),
-              notice: { message: `${result.queued} orders queued for ${result.company}.`, type: 'success' },
+              notice: {
+                message: panelText(context, 'messages.ordersQueued', { count: result.queued, company: result.company }),
+                type: 'success',
+              },
             };
           },
         },

@@ -16,6 +16,7 @@ import type { Language } from '../../src/accounts/languages.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../src/errors.js';
 import { can, type Ability, type Resource } from '../../src/policy.js';
 import { addError, isPrototypeName } from '../../src/validation.js';
+import { translate } from '../locale-text.js';
 
 /** The panel's currentAdmin, filled from the dashboard session (one login for the whole dashboard). */
 export interface PanelAdmin extends CurrentAdmin {
@@ -54,6 +55,14 @@ export function toAdminError(err: unknown): unknown {
   if (err instanceof ConflictError) return new AdminValidationError({}, { message: err.message, type: 'conflict' });
   return err;
 }
+
+/** Words for the panel's user (a notice, a message) in their language: `key` of admin/locales/*.json. */
+export function panelText(context: ActionContext, key: string, params?: Record<string, string | number>): string {
+  return translate((context.currentAdmin as PanelAdmin | undefined)?.language, key, params);
+}
+
+/** panelText bound to one action's user. */
+export type PanelText = (key: string, params?: Record<string, string | number>) => string;
 
 export function guarded<T>(fn: () => Promise<T>): Promise<T> {
   return fn().catch((err) => {
@@ -183,7 +192,8 @@ type ServiceOps = {
   create?: (actor: Actor, payload: Record<string, unknown>) => Promise<{ id: number }>;
   update?: (actor: Actor, id: number, payload: Record<string, unknown>) => Promise<unknown>;
   remove?: (actor: Actor, ids: number[]) => Promise<unknown>;
-  createdNotice?: (created: { id: number } & Record<string, unknown>) => string;
+  /** The notice after a create, in the user's words (`t`: panelText for this action). */
+  createdNotice?: (created: { id: number } & Record<string, unknown>, t: PanelText) => string;
 };
 
 /** The answer that shows a record's page after a write. */
@@ -204,7 +214,8 @@ function createHandler(ops: ServiceOps, create: NonNullable<ServiceOps['create']
     const created = (await guarded(() => create(actorOf(context), payloadOf(request)))) as {
       id: number;
     } & Record<string, unknown>;
-    return showRecord(context, created.id, ops.createdNotice ? ops.createdNotice(created) : 'Created.');
+    const t: PanelText = (key, params) => panelText(context, key, params);
+    return showRecord(context, created.id, ops.createdNotice?.(created, t) ?? t('messages.successfullyCreated'));
   };
 }
 
@@ -212,7 +223,7 @@ function editHandler(update: NonNullable<ServiceOps['update']>): Handler {
   return async (request, _response, context) => {
     const id = Number(context.record!.id());
     await guarded(() => update(actorOf(context), id, payloadOf(request)));
-    return showRecord(context, id, 'Saved.');
+    return showRecord(context, id, panelText(context, 'messages.successfullyUpdated'));
   };
 }
 
@@ -223,7 +234,7 @@ function deleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
     return {
       record: record.toJSON(context.currentAdmin),
       redirectUrl: context.h.resourceUrl({ resourceId: context.resource.id() }),
-      notice: { message: 'Deleted.', type: 'success' },
+      notice: { message: panelText(context, 'messages.successfullyDeleted'), type: 'success' },
     };
   };
 }
@@ -240,13 +251,14 @@ function bulkDeleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
     } catch (err) {
       if (!(err instanceof ValidationError)) throw toAdminError(err);
       // Bulk results are shown as a notice: the whole batch was refused and nothing was deleted.
-      const message = `Nothing was deleted: ${Object.values(err.errors).flat().join(' ')}`;
+      const reasons = Object.values(err.errors).flat().join(' ');
+      const message = panelText(context, 'messages.nothingDeleted', { reasons });
       return { records: json, notice: { message, type: 'error' } };
     }
     return {
       records: json,
       redirectUrl: context.h.resourceUrl({ resourceId: context.resource.id() }),
-      notice: { message: `${records.length} deleted.`, type: 'success' },
+      notice: { message: panelText(context, 'messages.deletedCount', { count: records.length }), type: 'success' },
     };
   };
 }

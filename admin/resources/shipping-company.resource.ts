@@ -40,9 +40,9 @@ export function shippingCompanyResource(ctx: AppContext): ResourceWithOptions {
         ...accountProp,
         hmac_secret: {
           type: 'password',
-          description: 'Write-only. Leave empty to keep the current secret (on creation: to generate one, shown once).',
+          description: 'descriptions.hmacSecret',
         },
-        api_key: { type: 'password', description: 'Write-only. Leave empty to keep the current key.' },
+        api_key: { type: 'password', description: 'descriptions.apiKey' },
         api_key_state: { type: 'string', isVisible: showOnly },
         hmac_secret_state: { type: 'string', isVisible: showOnly },
       },
@@ -53,8 +53,10 @@ export function shippingCompanyResource(ctx: AppContext): ResourceWithOptions {
             services.shipping.createCompany(actor, { ...pick(p, COMPANY_FIELDS), ...companyValues(p) } as never),
           update: (actor, id, p) =>
             services.shipping.updateCompany(actor, id, { ...pick(p, COMPANY_FIELDS), ...companyValues(p) } as never),
-          createdNotice: (c) =>
-            c.hmac_secret ? `Copy the HMAC secret now, it will not be shown again: ${c.hmac_secret}` : 'Created.',
+          createdNotice: (c, t) =>
+            c.hmac_secret
+              ? t('messages.hmacSecretOnce', { secret: String(c.hmac_secret) })
+              : t('messages.successfullyCreated'),
         }),
       },
     },

@@ -64,7 +64,7 @@ export function userResource(ctx: AppContext): ResourceWithOptions {
           type: 'password',
           isVisible: { list: false, filter: false, show: false, edit: true },
           // a seller's new login is an invitation (add-login.ts): the invitee chooses the password, so none is asked
-          description: 'New login by a seller: leave empty, the invitation mail lets its owner choose the password.',
+          description: 'descriptions.sellerPassword',
         },
         role: { availableValues: ['seller', 'agent', 'admin'].map((v) => ({ value: v, label: v })) },
       },

@@ -24,7 +24,7 @@ function resendAction(ctx: AppContext, components: PanelComponents) {
     icon: 'RefreshCw',
     component: components.confirmAction,
     isAccessible: allow('webhook', 'update'),
-    custom: { confirm: 'Send this event to its endpoint again?' },
+    custom: { confirm: 'confirmResend' },
     handler: async (_request: unknown, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
       const again = await guarded(() => ctx.services.webhooks.resend(actorOf(context), Number(context.record!.id())));
       return showRecord(context, again.id, `Queued again as delivery #${again.id}.`);

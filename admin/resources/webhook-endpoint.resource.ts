@@ -1,11 +1,10 @@
 import type { ActionContext, ActionResponse, ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook.schemas.js';
-import { actorOf, allow, guarded, serviceActions, showRecord, tenantReadActions } from './panel-kit.js';
+import { actorOf, allow, guarded, panelText, serviceActions, showRecord, tenantReadActions } from './panel-kit.js';
 import { accountProp, type PanelComponents, nav, hidden, showOnly, checked, noWrapProps } from './panel-ui.js';
 
 /** What the panel shows beside a secret it will not show again. */
-const ONCE = 'Copy the signing secret now, it will not be shown again:';
 
 /** The form's fields the service takes: what AdminJS posts also carries the record's other columns. */
 function endpointBody(p: Record<string, unknown>): Record<string, unknown> {
@@ -24,13 +23,13 @@ function rotateSecretAction(ctx: AppContext, components: PanelComponents) {
     component: components.confirmAction,
     isAccessible: allow('webhook', 'update'),
     custom: {
-      confirm: `Replace the signing secret? Deliveries are signed with the new one from now on, and with the old one too
-        for ${ctx.config.webhookSecretGraceMs / 3_600_000} hours: give the new one to the receiver within that time.`,
+      confirm: 'confirmRotateSecret',
+      confirmParams: { hours: ctx.config.webhookSecretGraceMs / 3_600_000 },
     },
     handler: async (_request: unknown, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
       const id = Number(context.record!.id());
       const { secret } = await guarded(() => ctx.services.webhooks.rotateSecret(actorOf(context), id));
-      return showRecord(context, id, `New secret. ${ONCE} ${secret}`);
+      return showRecord(context, id, panelText(context, 'messages.newSecretOnce', { secret }));
     },
   };
 }
@@ -69,12 +68,12 @@ export function webhookEndpointResource(ctx: AppContext, components: PanelCompon
         ...noWrapProps(components.noWrap, ['url']),
         secret: { isVisible: hidden },
         secret_state: { type: 'string', isVisible: showOnly },
-        url: { description: 'https:// address that receives a signed POST for each event.' },
+        url: { description: 'descriptions.webhookUrl' },
         events: {
           isArray: true,
           availableValues: WEBHOOK_EVENTS.map((v) => ({ value: v, label: v })),
         },
-        active: { description: 'Ticking it again re-enables an endpoint that was disabled after failing.' },
+        active: { description: 'descriptions.webhookActive' },
       },
       actions: {
         ...tenantReadActions('webhook'),
@@ -87,7 +86,8 @@ export function webhookEndpointResource(ctx: AppContext, components: PanelCompon
           remove: async (actor, ids) => {
             for (const id of ids) await services.webhooks.remove(actor, id);
           },
-          createdNotice: (created) => `Created. ${ONCE} ${String(created.secret)}`,
+          createdNotice: (created, t) =>
+            `${t('messages.successfullyCreated')} ${t('messages.secretOnce', { secret: String(created.secret) })}`,
         }),
         // One endpoint at a time: a bulk delete through a per-id service call could stop half-way.
         bulkDelete: { isAccessible: false },
