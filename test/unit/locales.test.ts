@@ -33,8 +33,14 @@ describe('admin/locales: one file per language, the same keys in each', () => {
   for (const language of LANGUAGES) {
     const words = load(language);
     it(`When ${language}.json is read, Then it has every key of en.json and no other, none empty`, () => {
-      expect([...en.keys()].filter((k) => !words.has(k)), `keys missing in ${language}.json`).to.deep.equal([]);
-      expect([...words.keys()].filter((k) => !en.has(k)), `keys of ${language}.json not in en.json`).to.deep.equal([]);
+      expect(
+        [...en.keys()].filter((k) => !words.has(k)),
+        `keys missing in ${language}.json`,
+      ).to.deep.equal([]);
+      expect(
+        [...words.keys()].filter((k) => !en.has(k)),
+        `keys of ${language}.json not in en.json`,
+      ).to.deep.equal([]);
       const empty = [...words].filter(([, v]) => !v.trim()).map(([k]) => k);
       expect(empty, `empty words in ${language}.json`).to.deep.equal([]);
     });
@@ -54,10 +60,13 @@ describe('admin/locales: one file per language, the same keys in each', () => {
       for (const m of source.matchAll(/\btranslate(Component|Message)\(\s*'([^'$]+)'/g))
         used.push(`${m[1] === 'Component' ? 'components' : 'messages'}.${m[2]}`);
       // keys kept in a table of the component ('kpi.leads' in the KPI page's FIGURES)
-      for (const m of source.matchAll(/'((?:kpi|queue|dashboard|records|common)\.\w+)'/g)) used.push(`components.${m[1]}`);
+      for (const m of source.matchAll(/'((?:kpi|queue|dashboard|records|common)\.\w+)'/g))
+        used.push(`components.${m[1]}`);
     }
     expect(used.length).to.be.greaterThan(50);
-    expect([...new Set(used.filter((k) => !en.has(k)))], 'keys the components use that en.json lacks').to.deep.equal([]);
+    expect([...new Set(used.filter((k) => !en.has(k)))], 'keys the components use that en.json lacks').to.deep.equal(
+      [],
+    );
   });
 
   it('When the server translates, Then it fills placeholders, and falls back to English, then to the key', () => {
