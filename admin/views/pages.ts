@@ -94,8 +94,8 @@ export function logoutPage(o: { csrf: string } & Lang): string {
   return layout(
     o.lang,
     w('site.logout.title'),
-    `<h1>${w('site.logout.heading')}</h1><form method="post" action="/logout">
-<input type="hidden" name="_csrf" value="${esc(o.csrf)}">
+    `<h1>${w('site.logout.heading')}</h1>
+<form method="post" action="/logout"><input type="hidden" name="_csrf" value="${esc(o.csrf)}">
 <button type="submit">${w('site.logout.submit')}</button></form>
 <div class="links"><a href="/admin">${w('site.logout.back')}</a></div>`,
   );
