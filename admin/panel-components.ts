@@ -15,6 +15,7 @@ export const COMPONENT_SOURCES = {
   KpiPage: 'kpi-page.tsx',
   ProgressBar: 'progress-bar.tsx',
   ProductsEditor: 'products-editor.tsx',
+  ZonedTime: 'zoned-time.tsx',
 } as const;
 export type ComponentName = keyof typeof COMPONENT_SOURCES;
 

@@ -21,6 +21,8 @@ export interface SessionUser {
   role: 'admin' | 'seller' | 'agent';
   name: string;
   email: string;
+  /** The time zone of the user's account (src/time-zones.ts): the panel's times where a record names no account. */
+  time_zone?: string;
   /** At login only: the password-change mark read with the password that was checked. */
   credentials_changed_at?: Date | null;
 }
@@ -68,10 +70,13 @@ function createPassport(ctx: AppContext): passport.PassportStatic {
   );
   auth.serializeUser((user, done) => done(null, (user as SessionUser).id));
   auth.deserializeUser((id: number, done) => {
-    ctx.models.User.findOne({ where: { id, active: true } }).then(
-      (u) => done(null, u ? { id: u.id, account_id: u.account_id, role: u.role, name: u.name, email: u.email } : false),
-      done,
-    );
+    const { Account, User } = ctx.models;
+    const include = [{ model: Account, attributes: ['time_zone'] }];
+    User.findOne({ where: { id, active: true }, include }).then((u) => {
+      if (!u) return done(null, false);
+      const time_zone = (u as unknown as { Account?: { time_zone: string } }).Account?.time_zone;
+      done(null, { id: u.id, account_id: u.account_id, role: u.role, name: u.name, email: u.email, time_zone });
+    }, done);
   });
   return auth;
 }

@@ -74,12 +74,19 @@ export function WorkFields(props: {
   setNote: (v: string) => void;
   callAt: string;
   setCallAt: (v: string) => void;
+  zone: string;
 }) {
   return (
     <div style={{ display: 'flex', flexWrap: 'wrap', gap: 16, marginBottom: 20 }}>
       <label>
         Call back at{' '}
-        <input type="datetime-local" value={props.callAt} onChange={(e) => props.setCallAt(e.target.value)} />
+        <input
+          type="datetime-local"
+          data-testid="queue-call-at"
+          value={props.callAt}
+          onChange={(e) => props.setCallAt(e.target.value)}
+        />{' '}
+        <span data-testid="queue-zone">{props.zone}</span>
       </label>
       <label style={{ flex: '1 1 320px', display: 'flex', gap: 8, alignItems: 'center' }}>
         Note

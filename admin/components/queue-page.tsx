@@ -4,6 +4,7 @@ import { ApiClient } from 'adminjs';
 import { statusColour, statusLabel } from './status-palette.js';
 import { Banner, CountTiles, inAnHour, LeadCard, type QueueCounts, type QueueLead } from './queue-parts.js';
 import { NextButton, OutcomeBar, OUTCOMES, WorkFields } from './queue-controls.js';
+import { FALLBACK_ZONE } from '../../src/time-zones.js';
 
 interface Answer {
   counts?: QueueCounts;
@@ -11,6 +12,8 @@ interface Answer {
   done?: { reference: string; status: string; order_reference: string | null };
   accounts?: { id: number; name: string }[];
   refusal?: string;
+  /** The account's zone: times are written in it, the call-back time is typed in it (the server reads it so). */
+  time_zone?: string;
 }
 
 const api = new ApiClient();
@@ -26,7 +29,7 @@ function useQueue() {
   const [asked, setAsked] = useState(false);
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState('');
-  const [callAt, setCallAt] = useState(inAnHour());
+  const [callAt, setCallAt] = useState('');
   const [accountId, setAccountId] = useState('');
   const busyRef = useRef(false);
 
@@ -44,7 +47,7 @@ function useQueue() {
           setLead(next.lead ?? null);
           setAsked(true);
           setNote('');
-          setCallAt(inAnHour());
+          setCallAt(inAnHour(next.time_zone ?? FALLBACK_ZONE));
         }
       } catch {
         setAnswer({ refusal: 'The queue could not be reached. Check the connection and try again.' });
@@ -58,7 +61,8 @@ function useQueue() {
   const outcome = useCallback(
     (status: string) => {
       if (!lead) return;
-      const action_date = status === 'call_later' && callAt ? new Date(callAt).toISOString() : undefined;
+      // a wall time of the account's zone, as typed: the page's handler reads it in that zone
+      const action_date = status === 'call_later' && callAt ? callAt : undefined;
       void send({ op: 'outcome', lead_id: lead.id, status, note, action_date });
     },
     [lead, note, callAt, send],
@@ -165,8 +169,14 @@ export default function QueuePage() {
       {lead && (
         <>
           <OutcomeBar busy={busy} onOutcome={q.outcome} onSkip={() => void q.send({ op: 'skip', lead_id: lead.id })} />
-          <WorkFields note={q.note} setNote={q.setNote} callAt={q.callAt} setCallAt={q.setCallAt} />
-          <LeadCard lead={lead} />
+          <WorkFields
+            note={q.note}
+            setNote={q.setNote}
+            callAt={q.callAt}
+            setCallAt={q.setCallAt}
+            zone={answer.time_zone ?? FALLBACK_ZONE}
+          />
+          <LeadCard lead={lead} zone={answer.time_zone ?? FALLBACK_ZONE} />
         </>
       )}
     </Box>

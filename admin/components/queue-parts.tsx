@@ -1,6 +1,8 @@
 import React from 'react';
 import { StatusPill } from './status-badge.js';
-import { CustomData, ProductsTable, Timeline, utcTime, type HistoryEntry, type ProductLine } from './lead-parts.js';
+import { CustomData, ProductsTable, Timeline, type HistoryEntry, type ProductLine } from './lead-parts.js';
+import { useViewer } from './zoned-time.js';
+import { formatInZone, wallTime } from '../../src/time-zones.js';
 import { statusColour } from './status-palette.js';
 
 /** A lead as the queue hands it out (services.leads.show plus the claim's end). */
@@ -69,7 +71,9 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
 }
 
 /** The claimed lead: who to call and what they ordered, its history and custom data. */
-export function LeadCard({ lead }: { lead: QueueLead }) {
+export function LeadCard({ lead, zone }: { lead: QueueLead; zone: string }) {
+  const { language } = useViewer();
+  const when = (iso: string | null | undefined) => formatInZone(iso, zone, language);
   return (
     <div data-testid="queue-lead" data-reference={lead.reference} style={{ display: 'grid', gap: 16 }}>
       <div style={{ ...card, display: 'grid', gridTemplateColumns: 'repeat(auto-fill, minmax(220px, 1fr))', gap: 8 }}>
@@ -91,10 +95,10 @@ export function LeadCard({ lead }: { lead: QueueLead }) {
         </Field>
         <Field label="Status">
           <StatusPill kind="lead" status={lead.status} />
-          {lead.action_date && <span style={{ marginLeft: 8 }}>call back {utcTime(lead.action_date)}</span>}
+          {lead.action_date && <span style={{ marginLeft: 8 }}>call back {when(lead.action_date)}</span>}
         </Field>
-        <Field label="Created">{utcTime(lead.created_at)}</Field>
-        <Field label="Yours until">{utcTime(lead.claim_expires_at)}</Field>
+        <Field label="Created">{when(lead.created_at)}</Field>
+        <Field label="Yours until">{when(lead.claim_expires_at)}</Field>
       </div>
       <div style={card}>
         <h4 style={{ margin: '0 0 10px' }}>Products</h4>
@@ -103,7 +107,7 @@ export function LeadCard({ lead }: { lead: QueueLead }) {
       <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(300px, 1fr))', gap: 16 }}>
         <div style={card}>
           <h4 style={{ margin: '0 0 10px' }}>History</h4>
-          <Timeline kind="lead" entries={lead.history} />
+          <Timeline kind="lead" entries={lead.history} when={when} />
         </div>
         <div style={card}>
           <h4 style={{ margin: '0 0 10px' }}>Custom data</h4>
@@ -133,10 +137,7 @@ export function Banner({ tone, children }: { tone: 'done' | 'refused'; children:
   );
 }
 
-/** `datetime-local` text for a time one hour from now (the call-back time an agent usually picks). */
-export function inAnHour(now = new Date()): string {
-  const d = new Date(now.getTime() + 3600_000);
-  d.setMinutes(0, 0, 0);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+/** `datetime-local` text for the next full hour but one in the account's zone (the call-back time usually picked). */
+export function inAnHour(zone: string, now = new Date()): string {
+  return `${wallTime(new Date(now.getTime() + 3600_000), zone).slice(0, 13)}:00`;
 }

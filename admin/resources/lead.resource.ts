@@ -102,7 +102,6 @@ const leadProperties = (components: PanelComponents): Record<string, PropertyOpt
     availableValues: statusOptions('lead').filter((o) => (LEAD_STATUSES as readonly string[]).includes(o.value)),
     components: { list: components.statusBadge, show: components.statusBadge },
   },
-  action_date: { type: 'string', description: 'Required for call later, e.g. 2026-12-01T14:30:00+01:00' },
   custom_data: { ...virtualText, components: { show: components.recordDetails } },
   // not a column: the lead's product lines, edited by admin/components/products-editor.tsx
   products: {
@@ -157,6 +156,7 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
               products: p.products as ProductLineInput[] | undefined,
             }),
           remove: (actor, ids) => services.leads.deleteMany(actor, { ids }, 'ids'),
+          aliases: { name: 'phone' },
           createdNotice: (l) => `Lead ${l.reference} created.`,
         }),
         productChoices: productChoices(ctx),

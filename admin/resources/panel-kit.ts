@@ -15,6 +15,8 @@ import { userActor, type Actor, type Role } from '../../src/actor.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../src/errors.js';
 import { can, type Ability, type Resource } from '../../src/policy.js';
 import { addError, isPrototypeName } from '../../src/validation.js';
+import { refusedForm } from '../panel-form-errors.js';
+import { zonedPayload } from './panel-times.js';
 
 /** The panel's currentAdmin, filled from the dashboard session (one login for the whole dashboard). */
 export interface PanelAdmin extends CurrentAdmin {
@@ -24,6 +26,8 @@ export interface PanelAdmin extends CurrentAdmin {
   title: string;
   role: Role;
   accountId: number;
+  /** The user's account's time zone: times of records without an account (and pages) are written in it. */
+  timeZone: string;
   /** The dashboard session (a password changed in it ends the user's other sessions only). */
   sessionId?: string;
 }
@@ -176,7 +180,27 @@ type ServiceOps = {
   update?: (actor: Actor, id: number, payload: Record<string, unknown>) => Promise<unknown>;
   remove?: (actor: Actor, ids: number[]) => Promise<unknown>;
   createdNotice?: (created: { id: number } & Record<string, unknown>) => string;
+  /** A service's field name → the form's, where they differ (the lead's `name` is the form's `phone`). */
+  aliases?: Record<string, string>;
 };
+
+/**
+ * A form's write: its date-time fields read in the record's zone, then the service; a refusal answers the form as
+ * typed, every error under its field (admin/panel-form-errors.ts), and nothing is saved.
+ */
+async function formWrite(
+  request: ActionRequest,
+  context: ActionContext,
+  ops: ServiceOps,
+  write: (payload: Record<string, unknown>) => Promise<unknown>,
+): Promise<{ done: unknown } | { refused: ActionResponse }> {
+  try {
+    return { done: await write(zonedPayload(payloadOf(request), context)) };
+  } catch (err) {
+    if (err instanceof ValidationError) return { refused: refusedForm(err, request, context, ops.aliases) };
+    throw toAdminError(err);
+  }
+}
 
 /** The answer that shows a record's page after a write. */
 export async function showRecord(context: ActionContext, id: number, message: string): Promise<ActionResponse> {
@@ -193,17 +217,18 @@ export async function showRecord(context: ActionContext, id: number, message: st
 
 function createHandler(ops: ServiceOps, create: NonNullable<ServiceOps['create']>): Handler {
   return async (request, _response, context) => {
-    const created = (await guarded(() => create(actorOf(context), payloadOf(request)))) as {
-      id: number;
-    } & Record<string, unknown>;
+    const result = await formWrite(request, context, ops, (p) => create(actorOf(context), p));
+    if ('refused' in result) return result.refused;
+    const created = result.done as { id: number } & Record<string, unknown>;
     return showRecord(context, created.id, ops.createdNotice ? ops.createdNotice(created) : 'Created.');
   };
 }
 
-function editHandler(update: NonNullable<ServiceOps['update']>): Handler {
+function editHandler(ops: ServiceOps, update: NonNullable<ServiceOps['update']>): Handler {
   return async (request, _response, context) => {
     const id = Number(context.record!.id());
-    await guarded(() => update(actorOf(context), id, payloadOf(request)));
+    const result = await formWrite(request, context, ops, (p) => update(actorOf(context), id, p));
+    if ('refused' in result) return result.refused;
     return showRecord(context, id, 'Saved.');
   };
 }
@@ -253,7 +278,7 @@ export function serviceActions(resource: Resource, ops: ServiceOps): NonNullable
       ? { isAccessible: allow(resource, 'create'), handler: createHandler(ops, ops.create) }
       : { isAccessible: false },
     edit: ops.update
-      ? { isAccessible: allow(resource, 'update'), handler: editHandler(ops.update) }
+      ? { isAccessible: allow(resource, 'update'), handler: editHandler(ops, ops.update) }
       : { isAccessible: false },
     delete: ops.remove
       ? { isAccessible: allow(resource, 'delete'), handler: deleteHandler(ops.remove) }

@@ -12,6 +12,8 @@ export interface PanelComponents {
   recordDetails: string;
   progressBar: string;
   productsEditor: string;
+  /** Every date-time property (admin/resources/panel-times.ts applies it to all resources). */
+  zonedTime: string;
 }
 
 export const nav = {

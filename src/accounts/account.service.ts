@@ -164,6 +164,7 @@ const accountView = (a: Account) => ({
   id: a.id,
   name: a.name,
   phone_country: a.phone_country,
+  time_zone: a.time_zone,
   created_at: a.created_at.toISOString(),
 });
 
@@ -215,7 +216,11 @@ export function createAccountService(core: Core) {
       if (await Account.findOne({ where: { name: { [Op.iLike]: likeExact(v.name) } } })) {
         throw ValidationError.single('name', 'The name has already been taken.');
       }
-      const a = await Account.create({ name: v.name, phone_country: v.phone_country ?? core.config.defaultCountry });
+      const a = await Account.create({
+        name: v.name,
+        phone_country: v.phone_country ?? core.config.defaultCountry,
+        time_zone: v.time_zone, // absent: the phone country's zone (account.model.ts)
+      });
       return accountView(a);
     },
     updateAccount: (actor: Actor, id: number, input: AccountUpdateInput) => updateAccount(core, actor, id, input),
@@ -234,6 +239,7 @@ export function createAccountService(core: Core) {
         name: a.name,
         users: byAccount.get(a.id) ?? 0,
         phone_country: a.phone_country,
+        time_zone: a.time_zone,
         created_at: a.created_at.toISOString(),
       }));
     },

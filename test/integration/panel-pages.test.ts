@@ -87,7 +87,7 @@ describe('admin panel pages: the work queue and the KPI handlers', function () {
     const held = (await page(agent, 'POST', 'queue', { op: 'next' })).body.lead;
     const noDate = await page(agent, 'POST', 'queue', { op: 'outcome', lead_id: held.id, status: 'call_later' });
     expect(noDate.status).to.equal(200);
-    expect(noDate.body.refusal).to.equal('The call-back time field is required.');
+    expect(noDate.body.refusal).to.equal('Call back at is required for Call later');
     expect(noDate.body).to.not.have.property('lead');
     const seller = await login(web.url, a.seller.email, a.seller.password);
     const taken = await page(seller, 'POST', 'queue', { op: 'outcome', lead_id: held.id, status: 'wrong' });
@@ -122,7 +122,7 @@ describe('admin panel pages: the work queue and the KPI handlers', function () {
         if (ans.body.lead) expect(ans.body.lead.account_id).to.equal(a.id);
         if (ans.body.report) expect(ans.body.report.account_id).to.equal(a.id);
       }
-      expect(answers[1].body.refusal).to.equal('The selected account is invalid.');
+      expect(answers[1].body.refusal).to.equal('Account is not one of the values offered');
       expect(answers[3].body.refusal).to.match(/does not exist or is not in your queue/);
       expect(answers[7].body).to.not.have.property('accounts');
       const after = (await ctx.models.Lead.findAll({ where: { account_id: b.id }, order: [['id', 'ASC']] })).map(
