@@ -8,6 +8,8 @@ export interface HistoryEntry {
   new_status: string;
   changed_by: string;
   changed_at: string;
+  /** When, written by the server in the record's account zone with the zone (src/time-zones.ts). */
+  when_text?: string;
   note?: string | null;
 }
 
@@ -79,7 +81,7 @@ export function Timeline({ kind, entries, when }: { kind: StatusKind; entries: H
             <StatusPill kind={kind} status={h.new_status} />
           </div>
           <div style={{ color: '#4b5563', fontSize: 13, marginTop: 4 }}>
-            by <strong>{h.changed_by}</strong> · {when(h.changed_at)}
+            by <strong>{h.changed_by}</strong> · {h.when_text ?? when(h.changed_at)}
           </div>
           {h.note && <div style={{ fontStyle: 'italic', marginTop: 2 }}>“{h.note}”</div>}
         </li>

@@ -2,7 +2,7 @@ import React, { useCallback, useEffect, useRef, useState } from 'react';
 import { Box, H2, Text } from '@adminjs/design-system';
 import { ApiClient } from 'adminjs';
 import { statusColour, statusLabel } from './status-palette.js';
-import { Banner, CountTiles, inAnHour, LeadCard, type QueueCounts, type QueueLead } from './queue-parts.js';
+import { Banner, CountTiles, LeadCard, type QueueCounts, type QueueLead } from './queue-parts.js';
 import { NextButton, OutcomeBar, OUTCOMES, WorkFields } from './queue-controls.js';
 import { FALLBACK_ZONE } from '../../src/time-zones.js';
 
@@ -14,6 +14,8 @@ interface Answer {
   refusal?: string;
   /** The account's zone: times are written in it, the call-back time is typed in it (the server reads it so). */
   time_zone?: string;
+  /** The picker's first value, a wall time of that zone (an hour ahead), from the server. */
+  call_at?: string;
 }
 
 const api = new ApiClient();
@@ -47,7 +49,7 @@ function useQueue() {
           setLead(next.lead ?? null);
           setAsked(true);
           setNote('');
-          setCallAt(inAnHour(next.time_zone ?? FALLBACK_ZONE));
+          setCallAt(next.call_at ?? '');
         }
       } catch {
         setAnswer({ refusal: 'The queue could not be reached. Check the connection and try again.' });

@@ -2,7 +2,7 @@ import React from 'react';
 import { StatusPill } from './status-badge.js';
 import { CustomData, ProductsTable, Timeline, type HistoryEntry, type ProductLine } from './lead-parts.js';
 import { useViewer } from './zoned-time.js';
-import { formatInZone, wallTime } from '../../src/time-zones.js';
+import { formatInZone } from '../../src/time-zones.js';
 import { statusColour } from './status-palette.js';
 
 /** A lead as the queue hands it out (services.leads.show plus the claim's end). */
@@ -22,6 +22,8 @@ export interface QueueLead {
   total: number;
   history: HistoryEntry[];
   claim_expires_at: string;
+  /** Its times written by the server in the account's zone (admin/pages/queue-page.ts). */
+  times?: { created_at: string; action_date: string; claim: string };
 }
 
 export interface QueueCounts {
@@ -74,6 +76,11 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
 export function LeadCard({ lead, zone }: { lead: QueueLead; zone: string }) {
   const { language } = useViewer();
   const when = (iso: string | null | undefined) => formatInZone(iso, zone, language);
+  const times = lead.times ?? {
+    created_at: when(lead.created_at),
+    action_date: when(lead.action_date),
+    claim: when(lead.claim_expires_at),
+  };
   return (
     <div data-testid="queue-lead" data-reference={lead.reference} style={{ display: 'grid', gap: 16 }}>
       <div style={{ ...card, display: 'grid', gridTemplateColumns: 'repeat(auto-fill, minmax(220px, 1fr))', gap: 8 }}>
@@ -95,10 +102,10 @@ export function LeadCard({ lead, zone }: { lead: QueueLead; zone: string }) {
         </Field>
         <Field label="Status">
           <StatusPill kind="lead" status={lead.status} />
-          {lead.action_date && <span style={{ marginLeft: 8 }}>call back {when(lead.action_date)}</span>}
+          {lead.action_date && <span style={{ marginLeft: 8 }}>call back {times.action_date}</span>}
         </Field>
-        <Field label="Created">{when(lead.created_at)}</Field>
-        <Field label="Yours until">{when(lead.claim_expires_at)}</Field>
+        <Field label="Created">{times.created_at}</Field>
+        <Field label="Yours until">{times.claim}</Field>
       </div>
       <div style={card}>
         <h4 style={{ margin: '0 0 10px' }}>Products</h4>
@@ -135,9 +142,4 @@ export function Banner({ tone, children }: { tone: 'done' | 'refused'; children:
       {children}
     </div>
   );
-}
-
-/** `datetime-local` text for the next full hour but one in the account's zone (the call-back time usually picked). */
-export function inAnHour(zone: string, now = new Date()): string {
-  return `${wallTime(new Date(now.getTime() + 3600_000), zone).slice(0, 13)}:00`;
 }

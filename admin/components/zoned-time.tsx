@@ -1,10 +1,22 @@
 import React from 'react';
 import { FormGroup, FormMessage, Input, Label, ValueGroup } from '@adminjs/design-system';
 import { useCurrentAdmin, useTranslation, type BasePropertyProps, type RecordJSON } from 'adminjs';
-import { FALLBACK_ZONE, formatInZone, wallTime } from '../../src/time-zones.js';
+import { FALLBACK_ZONE, formatInZone } from '../../src/time-zones.js';
 
 /** A wall time as the form keeps it (`2026-12-01T14:30`, what datetime-local gives), not an instant. */
 const WALL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
+
+/** The texts of a record's times, written by the server in the record's zone (admin/resources/panel-times.ts). */
+function shownTimes(record: RecordJSON | undefined): {
+  zone?: string;
+  times: Record<string, { text: string; wall: string }>;
+} {
+  try {
+    return JSON.parse(String(record?.params?.zoned_times ?? '')) as ReturnType<typeof shownTimes>;
+  } catch {
+    return { times: {} };
+  }
+}
 
 /**
  * The zone a record's times are written in: an account's own, the account the record belongs to (its `account_id`
@@ -12,6 +24,8 @@ const WALL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
  * server).
  */
 export function zoneOf(record: RecordJSON | undefined, resourceId: string, viewerZone: string | undefined): string {
+  const shown = shownTimes(record).zone;
+  if (shown) return shown;
   if (resourceId === 'accounts' && record?.params?.time_zone) return String(record.params.time_zone);
   const account = record?.populated?.account_id as RecordJSON | undefined;
   return String(account?.params?.time_zone ?? viewerZone ?? FALLBACK_ZONE);
@@ -56,7 +70,12 @@ function ZonedPicker({ property, record, resource, onChange }: BasePropertyProps
   const viewer = useViewer();
   const zone = zoneOf(record, resource.id, viewer.zone);
   const raw = record?.params?.[property.path];
-  const value = !raw ? '' : WALL.test(String(raw)) ? String(raw) : wallTime(String(raw), zone);
+  // typed (kept after a refusal) or as the server wrote it in the zone
+  const value = !raw
+    ? ''
+    : WALL.test(String(raw))
+      ? String(raw)
+      : (shownTimes(record).times[property.path]?.wall ?? '');
   const error = record?.errors?.[property.path];
   return (
     <FormGroup error={!!error}>
@@ -92,7 +111,9 @@ export default function ZonedTime(props: BasePropertyProps) {
   if (where === 'filter') return <DayRange {...props} />;
   if (where === 'edit') return <ZonedPicker {...props} />;
   const raw = record?.params?.[property.path] as string | null | undefined;
-  const shown = formatInZone(raw, zoneOf(record, resource.id, viewer.zone), viewer.language);
+  const shown =
+    shownTimes(record).times[property.path]?.text ??
+    formatInZone(raw, zoneOf(record, resource.id, viewer.zone), viewer.language);
   const text = <span style={{ whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>{shown}</span>;
   if (where !== 'show') return text;
   return <ValueGroup label={translateProperty(property.label, resource.id)}>{text}</ValueGroup>;

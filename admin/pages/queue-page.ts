@@ -4,7 +4,8 @@ import { isSystemWide } from '../../src/policy.js';
 import type { AppContext } from '../../src/context.js';
 import type { QueueItem } from '../../src/queue/queue.service.js';
 import { timeZoneOf } from '../../src/accounts/time-zone.js';
-import { wallTimeToUtc } from '../../src/time-zones.js';
+import { formatInZone, wallTime, wallTimeToUtc } from '../../src/time-zones.js';
+import { viewerOf } from '../resources/panel-times.js';
 import { idOf, pageActor, payloadOf, refusalOf, type Refusal } from './page-kit.js';
 
 /** What the queue page shows after every request: the counts, the lead held now, and what just happened. */
@@ -15,6 +16,21 @@ interface QueueAnswer {
   accounts?: { id: number; name: string }[];
   /** The account's zone: the page's times are written in it and the call-back time is typed in it. */
   time_zone?: string;
+  /** The picker's first value: the next full hour but one, as a wall time of the zone. */
+  call_at?: string;
+}
+
+/**
+ * The held lead with its times written by the server in the account's zone (the browsers' zone data differ), the one
+ * formatter of src/time-zones.ts: `times` for the card, `when_text` on each history entry.
+ */
+function zonedLead(lead: QueueItem, zone: string, language: string) {
+  const say = (iso: string | null | undefined) => formatInZone(iso, zone, language);
+  return {
+    ...lead,
+    times: { created_at: say(lead.created_at), action_date: say(lead.action_date), claim: say(lead.claim_expires_at) },
+    history: lead.history.map((h) => ({ ...h, when_text: say(h.changed_at) })),
+  };
 }
 
 /** The picker's wall time (`2026-12-01T14:30`) in the account's zone → UTC; anything else goes to the service as is. */
@@ -42,7 +58,8 @@ export function queuePageHandler(ctx: AppContext): PageHandler {
     // only an admin names another account (a seller's account_id names nothing, and tells nothing of its zone)
     const named = isSystemWide(actor) && Number.isSafeInteger(accountId) ? accountId : undefined;
     const zone = await timeZoneOf(ctx, named ?? actor.accountId);
-    const answer: QueueAnswer & Partial<Refusal> = { time_zone: zone };
+    const call_at = `${wallTime(new Date(Date.now() + 3600_000), zone).slice(0, 13)}:00`;
+    const answer: QueueAnswer & Partial<Refusal> = { time_zone: zone, call_at };
     try {
       const leadId = idOf(body.lead_id) ?? Number.NaN;
       if (body.op === 'outcome') {
@@ -52,7 +69,7 @@ export function queuePageHandler(ctx: AppContext): PageHandler {
       }
       if (body.op === 'skip') await queue.release(actor, leadId);
       if (body.op === 'next' || body.op === 'outcome' || body.op === 'skip')
-        answer.lead = await queue.next(actor, scope);
+        answer.lead = await queue.next(actor, scope).then((l) => l && zonedLead(l, zone, viewerOf(context).language));
     } catch (err) {
       Object.assign(answer, refusalOf(err, NOT_FOUND));
       // A lost claim or a lead gone: the page drops it (a field error keeps it on screen, to correct and retry).

@@ -1,6 +1,6 @@
-import type { ActionContext, PropertyOptions, ResourceWithOptions } from 'adminjs';
+import type { Action, ActionContext, ActionResponse, PropertyOptions, RecordJSON, ResourceWithOptions } from 'adminjs';
 import type { ModelStatic, Model } from 'sequelize';
-import { FALLBACK_ZONE, wallTimeToUtc } from '../../src/time-zones.js';
+import { FALLBACK_ZONE, formatInZone, wallTime, wallTimeToUtc } from '../../src/time-zones.js';
 import type { PanelAdmin } from './panel-kit.js';
 
 /*
@@ -20,19 +20,70 @@ export function dateTimePaths({ resource, options }: ResourceWithOptions): strin
   return [...new Set([...columns, ...declared])];
 }
 
+/** The viewer's zone and language (currentAdmin; the language once users carry one, else English). */
+export function viewerOf(context: { currentAdmin?: unknown }): { zone: string; language: string } {
+  const admin = (context.currentAdmin ?? {}) as Partial<PanelAdmin> & { language?: string };
+  return { zone: admin.timeZone ?? FALLBACK_ZONE, language: admin.language ?? 'en' };
+}
+
+/** The zone of a record as AdminJS answers it: an account's own, its account's (populated), else the viewer's. */
+export function zoneOfJson(record: RecordJSON, resourceId: string, viewerZone: string): string {
+  if (resourceId === 'accounts' && record.params?.time_zone) return String(record.params.time_zone);
+  return String(record.populated?.account_id?.params?.time_zone ?? viewerZone);
+}
+
+/**
+ * Writes the texts of a record's times on the server (the browsers' own zone data differ: Chromium here reads
+ * Africa/Casablanca as UTC+0), for admin/components/zoned-time.tsx: `zoned_times` = {path: {text, wall}}.
+ */
+function annotate(record: RecordJSON | undefined, paths: string[], resourceId: string, context: ActionContext) {
+  if (!record?.params) return;
+  const viewer = viewerOf(context);
+  const zone = zoneOfJson(record, resourceId, viewer.zone);
+  const times: Record<string, { text: string; wall: string }> = {};
+  for (const path of paths) {
+    const value = record.params[path];
+    if (value === undefined) continue;
+    const when = value ? new Date(String(value)) : null;
+    const ok = when && !Number.isNaN(when.getTime());
+    times[path] = { text: formatInZone(ok ? when : null, zone, viewer.language), wall: ok ? wallTime(when, zone) : '' };
+  }
+  record.params.zoned_times = JSON.stringify({ zone, times });
+}
+
+/** The list, show and edit answers carry their times written in the zone (annotate); a resource's own hook first. */
+function withTimeTexts(action: Partial<Action<ActionResponse>> | undefined, paths: string[], resourceId: string) {
+  const own = action?.after as
+    ((r: ActionResponse, q: unknown, c: ActionContext) => Promise<ActionResponse>) | undefined;
+  const after = async (response: ActionResponse, request: unknown, context: ActionContext) => {
+    const answer = own ? await own(response, request, context) : response;
+    annotate(answer.record, paths, resourceId, context);
+    for (const record of answer.records ?? []) annotate(record, paths, resourceId, context);
+    return answer;
+  };
+  return { ...(action ?? {}), after } as Partial<Action<ActionResponse>>;
+}
+
 /**
  * Gives every date-time property the zoned component (admin/components/zoned-time.tsx) for list, show, filter and
- * edit, unless the resource chose its own for that place.
+ * edit, unless the resource chose its own for that place, and the answers that show records their times' texts.
  */
 export function zonedTimes(resources: ResourceWithOptions[], component: string): ResourceWithOptions[] {
   return resources.map((r) => {
     const properties: Record<string, PropertyOptions> = { ...(r.options.properties ?? {}) };
-    for (const path of dateTimePaths(r)) {
+    const paths = dateTimePaths(r);
+    for (const path of paths) {
       const own = properties[path] ?? {};
       const components = { list: component, show: component, filter: component, edit: component };
       properties[path] = { ...own, type: 'datetime', components: { ...components, ...(own.components ?? {}) } };
     }
-    return { ...r, options: { ...r.options, properties } };
+    properties.zoned_times = { type: 'string', isVisible: false };
+    const resourceId = (r.options.id as string | undefined) ?? (r.resource as { tableName?: string }).tableName ?? '';
+    const actions = { ...(r.options.actions ?? {}) } as Record<string, Partial<Action<ActionResponse>>>;
+    // edit only where the resource opened it (an action named here would otherwise exist, unclosed by lockDown)
+    for (const name of ['list', 'show', 'edit'].filter((n) => n !== 'edit' || actions.edit))
+      actions[name] = withTimeTexts(actions[name], paths, resourceId);
+    return { ...r, options: { ...r.options, properties, actions } };
   });
 }
 
@@ -59,7 +110,7 @@ export function zonedPayload(payload: Record<string, unknown>, context: ActionCo
       .map((p) => p.propertyPath),
   );
   const zone = recordZone(context);
-  const out = { ...payload };
+  const { zoned_times: _shown, ...out } = payload; // the texts the form was shown, not a field
   for (const path of paths) {
     const value = out[path];
     const utc = typeof value === 'string' ? wallTimeToUtc(value, zone) : null;

@@ -2,6 +2,8 @@ import type { ActionContext, ActionRequest, ActionResponse } from 'adminjs';
 import type { ComponentName } from '../panel-components.js';
 import type { AppContext } from '../../src/context.js';
 import { actorOf, allow } from './panel-kit.js';
+import { viewerOf, zoneOfJson } from './panel-times.js';
+import { formatInZone } from '../../src/time-zones.js';
 
 /** Component ids of admin/components, as the panel's ComponentLoader registered them. */
 export interface PanelComponents {
@@ -59,6 +61,8 @@ export function timelineAfter(kind: 'lead' | 'order', ctx: AppContext) {
     const full =
       kind === 'lead' ? await ctx.services.leads.show(actor, { id }) : await ctx.services.orders.show(actor, { id });
     const params = response.record.params;
+    const viewer = viewerOf(context);
+    const zone = zoneOfJson(response.record, `${kind}s`, viewer.zone);
     params.products_table = JSON.stringify(full.products);
     params.history_timeline = JSON.stringify(
       full.history.map((h) => ({
@@ -66,6 +70,7 @@ export function timelineAfter(kind: 'lead' | 'order', ctx: AppContext) {
         new_status: h.new_status,
         changed_by: h.changed_by,
         changed_at: h.changed_at,
+        when_text: formatInZone(h.changed_at, zone, viewer.language),
         note: 'note' in h ? (h.note ?? null) : null,
       })),
     );
