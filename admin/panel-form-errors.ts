@@ -1,4 +1,4 @@
-import type { ActionContext, ActionRequest, ActionResponse } from 'adminjs';
+import type { ActionContext, ActionResponse } from 'adminjs';
 import type { ValidationError } from '../src/errors.js';
 import { TRANSLATIONS } from './panel-locale.js';
 import { statusLabel } from './components/status-palette.js';
@@ -66,7 +66,9 @@ export function fieldMessage(message: string, words: FormWords): string {
     vars.field = words.label(vars.field);
     return validationText(key, vars, words.language);
   }
-  return message.replace(/\b[a-z]+(?:_[a-z]+)+\b/g, (path) => words.label(path));
+  return message
+    .replace(/^The ([a-z]+(?:_[a-z]+)+) /, (_m, path: string) => `${words.label(path)} `)
+    .replace(/\b[a-z]+(?:_[a-z]+)+\b/g, (path) => words.label(path));
 }
 
 /** A page's words (the queue, KPI): the panel's property labels, statuses in words. */
@@ -106,13 +108,12 @@ export function formWords(context: ActionContext): FormWords {
 }
 
 /**
- * The answer to a refused form: the values as typed (AdminJS merges them over the form's, so nothing typed is lost and
- * the stored ones do not come back), each error under its field (`aliases`: a service path → the form's field, such
+ * The answer to a refused form: no values (AdminJS keeps the form's, so nothing typed is lost and the stored ones do
+ * not come back), each error under its field (`aliases`: a service path → the form's field, such
  * as the lead's `name` → `phone`), errors of no field of the form in the notice. Nothing was saved.
  */
 export function refusedForm(
   err: ValidationError,
-  request: ActionRequest,
   context: ActionContext,
   aliases: Record<string, string> = {},
 ): ActionResponse {
@@ -134,7 +135,9 @@ export function refusedForm(
   const json = context.record?.toJSON(context.currentAdmin);
   const summary = validationText('summary', {}, words.language);
   return {
-    record: { ...(json ?? {}), params: { ...(request.payload ?? {}) }, errors, populated: json?.populated ?? {} },
+    // no params: AdminJS merges the answer's over the form's, so the stored values must not come back over the typed
+    // ones (the typed ones are the browser's already, and an answer never echoes a request)
+    record: { ...(json ?? {}), params: {}, errors, populated: json?.populated ?? {} },
     notice: { message: [summary, ...elsewhere].join(' '), type: 'error' },
   } as ActionResponse;
 }

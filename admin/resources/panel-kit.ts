@@ -197,7 +197,7 @@ async function formWrite(
   try {
     return { done: await write(zonedPayload(payloadOf(request), context)) };
   } catch (err) {
-    if (err instanceof ValidationError) return { refused: refusedForm(err, request, context, ops.aliases) };
+    if (err instanceof ValidationError) return { refused: refusedForm(err, context, ops.aliases) };
     throw toAdminError(err);
   }
 }

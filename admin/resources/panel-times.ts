@@ -48,7 +48,8 @@ function annotate(record: RecordJSON | undefined, paths: string[], resourceId: s
     const ok = when && !Number.isNaN(when.getTime());
     times[path] = { text: formatInZone(ok ? when : null, zone, viewer.language), wall: ok ? wallTime(when, zone) : '' };
   }
-  record.params.zoned_times = JSON.stringify({ zone, times });
+  // a refused form's answer has no values: the form keeps the texts it was shown
+  if (Object.keys(times).length) record.params.zoned_times = JSON.stringify({ zone, times });
 }
 
 /** The list, show and edit answers carry their times written in the zone (annotate); a resource's own hook first. */

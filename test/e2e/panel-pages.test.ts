@@ -121,7 +121,7 @@ describe('admin panel pages in Chromium: work queue, lead pages, KPI dashboard',
     await p1.click('h2');
     await p1.keyboard.press('l');
     const refusal = await p1.waitForSelector('[data-testid=queue-refusal]');
-    expect(await refusal.textContent()).to.equal('The call-back time field is required.');
+    expect(await refusal.textContent()).to.equal('Call back at is required for Call later');
     expect(await heldReference(p1)).to.equal(r1);
   });
 
