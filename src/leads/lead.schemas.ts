@@ -19,10 +19,10 @@ export const actionDate = Joi.string()
 export const requiredForCallLater = (schema: Joi.Schema) =>
   schema.when('status', {
     is: 'call_later',
-    then: Joi.required().invalid(null, '').messages({
-      'any.required': 'The {{#label}} field is required when status is call_later.',
-      'any.invalid': 'The {{#label}} field is required when status is call_later.',
-    }),
+    // null and '' count as absent here: one error, not "required" beside "must be a string"
+    then: Joi.required()
+      .empty(Joi.valid(null, ''))
+      .messages({ 'any.required': 'The {{#label}} field is required when status is call_later.' }),
   });
 
 /** The bounds of a product line's quantity and price (spec Lead table). */
