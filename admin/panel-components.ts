@@ -15,6 +15,9 @@ export const COMPONENT_SOURCES = {
   KpiPage: 'kpi-page.tsx',
   ProgressBar: 'progress-bar.tsx',
   ProductsEditor: 'products-editor.tsx',
+  AdminChoice: 'admin-choice.tsx',
+  CreateForm: 'create-form.tsx',
+  AccountPage: 'account-page.tsx',
 } as const;
 export type ComponentName = keyof typeof COMPONENT_SOURCES;
 

@@ -15,6 +15,7 @@ import { userActor, type Actor, type Role } from '../../src/actor.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../src/errors.js';
 import { can, type Ability, type Resource } from '../../src/policy.js';
 import { addError, isPrototypeName } from '../../src/validation.js';
+import type { ComponentName } from '../panel-components.js';
 
 /** The panel's currentAdmin, filled from the dashboard session (one login for the whole dashboard). */
 export interface PanelAdmin extends CurrentAdmin {
@@ -171,11 +172,18 @@ export async function recordJson(
   return record.toJSON(context.currentAdmin);
 }
 
+/** A secret a service answers once (an API key, a signing secret): the panel shows it in a dialog, never a notice. */
+export type ShownOnce = { kind: 'apiKey' | 'webhookSecret' | 'hmacSecret'; value: string };
+
 type ServiceOps = {
   create?: (actor: Actor, payload: Record<string, unknown>) => Promise<{ id: number }>;
   update?: (actor: Actor, id: number, payload: Record<string, unknown>) => Promise<unknown>;
   remove?: (actor: Actor, ids: number[]) => Promise<unknown>;
   createdNotice?: (created: { id: number } & Record<string, unknown>) => string;
+  /** The secret the create answers once, for admin/components/create-form.tsx's dialog. */
+  createdSecret?: (created: { id: number } & Record<string, unknown>) => ShownOnce | null;
+  /** What the create form starts filled with (the service's defaults of optional fields). */
+  defaults?: Record<string, string>;
 };
 
 /** The answer that shows a record's page after a write. */
@@ -196,7 +204,9 @@ function createHandler(ops: ServiceOps, create: NonNullable<ServiceOps['create']
     const created = (await guarded(() => create(actorOf(context), payloadOf(request)))) as {
       id: number;
     } & Record<string, unknown>;
-    return showRecord(context, created.id, ops.createdNotice ? ops.createdNotice(created) : 'Created.');
+    const secret = ops.createdSecret?.(created);
+    const answer = await showRecord(context, created.id, ops.createdNotice ? ops.createdNotice(created) : 'Created.');
+    return secret ? { ...answer, secret } : answer;
   };
 }
 
@@ -250,7 +260,13 @@ function bulkDeleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
 export function serviceActions(resource: Resource, ops: ServiceOps): NonNullable<ResourceOptions['actions']> {
   return {
     new: ops.create
-      ? { isAccessible: allow(resource, 'create'), handler: createHandler(ops, ops.create) }
+      ? {
+          isAccessible: allow(resource, 'create'),
+          handler: createHandler(ops, ops.create),
+          ...(ops.createdSecret || ops.defaults
+            ? { component: 'CreateForm' satisfies ComponentName, custom: { defaults: ops.defaults ?? {} } }
+            : {}),
+        }
       : { isAccessible: false },
     edit: ops.update
       ? { isAccessible: allow(resource, 'update'), handler: editHandler(ops.update) }

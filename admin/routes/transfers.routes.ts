@@ -4,6 +4,7 @@ import express, { type Router } from 'express';
 import multer from 'multer';
 import type { AppContext } from '../../src/context.js';
 import { ValidationError } from '../../src/errors.js';
+import { isSystemWide } from '../../src/policy.js';
 import { privateDirSync } from '../../src/private-files.js';
 import { importRunView } from '../../src/transfers/import.service.js';
 import { escapeCell } from '../../src/transfers/spreadsheet.js';
@@ -19,9 +20,15 @@ export function createTransferRoutes(ctx: AppContext): Router {
   const upload = multer({ dest: tmp, limits: uploadLimits(ctx.config.importMaxBytes) }).single('file');
   const r = express.Router();
 
-  r.get('/leads/import', (req, res) => {
-    res.type('html').send(importPage());
-  });
+  // refused up front to a role that may not import (an agent): no form to fill in and then be refused
+  r.get(
+    '/leads/import',
+    route(async (req, res) => {
+      imports.authorizeStart(req.actor!);
+      const accounts = isSystemWide(req.actor!) ? await ctx.services.accounts.listAccounts(req.actor!) : undefined;
+      res.type('html').send(importPage({ accounts: accounts?.map(({ id, name }) => ({ id, name })) }));
+    }),
+  );
 
   r.post(
     '/leads/import',
@@ -35,7 +42,7 @@ export function createTransferRoutes(ctx: AppContext): Router {
     },
     route(async (req, res) => {
       if (!req.file) throw ValidationError.single('file', 'The file field is required.');
-      const run = await imports.start(req.actor!, req.file);
+      const run = await imports.start(req.actor!, req.file, { account_id: req.body?.account_id });
       respond(req, res, 202, { message: 'Import queued.', id: run.id, data: run }, '/admin');
     }),
   );
