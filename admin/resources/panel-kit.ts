@@ -48,10 +48,12 @@ export function toAdminError(err: unknown): unknown {
   return err;
 }
 
-export function guarded<T>(fn: () => Promise<T>): Promise<T> {
-  return fn().catch((err) => {
+export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn(); // a throw before the first await (input read by the panel) is mapped too
+  } catch (err) {
     throw toAdminError(err);
-  });
+  }
 }
 
 /** isAccessible from the one policy module (buttons hidden; the services still enforce). */

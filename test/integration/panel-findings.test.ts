@@ -109,7 +109,9 @@ describe('admin panel: tenancy, secrets, roles and state changes', function () {
         name: 'Generated',
         endpoint_url: 'http://127.0.0.1:9/g',
       });
-      const secret = /not be shown again: (\S+)/.exec(created.body.notice.message)![1];
+      expect(created.body.secret.kind).to.equal('hmacSecret');
+      const secret: string = created.body.secret.value;
+      expect(created.body.notice.message).to.not.include(secret);
       const id = created.body.record.params.id;
       expect(created.body.record.params).to.not.have.any.keys('hmac_secret');
       const shown = await panel(seller, 'GET', `shipping_companies/records/${id}/show`);
