@@ -45,7 +45,11 @@ export function shippingCompanyResource(ctx: AppContext): ResourceWithOptions {
           description: 'Write-only. Leave empty to keep the current secret (on creation: to generate one, shown once).',
           isRequired: false,
         },
-        api_key: { type: 'password', isRequired: false, description: 'Write-only. Leave empty to keep the current key.' },
+        api_key: {
+          type: 'password',
+          isRequired: false,
+          description: 'Write-only. Leave empty to keep the current key.',
+        },
         api_key_state: { type: 'string', isVisible: showOnly },
         // optional: the service fills them in (the new form shows the defaults); only code, name and URL are required
         timeout_ms: { isRequired: false, description: `Optional, ${CARRIER_TIMEOUT_MS} when left empty.` },
