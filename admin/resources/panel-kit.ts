@@ -56,9 +56,12 @@ export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** isAccessible from the one policy module (buttons hidden; the services still enforce). */
+/**
+ * isAccessible from the one policy module (buttons hidden; the services still enforce). The function names its rule
+ * (`policy`), so a test walks every action of the built panel against src/policy.ts.
+ */
 export function allow(resource: Resource, ability: Ability) {
-  return ({ currentAdmin, record }: ActionContext) => {
+  const check = ({ currentAdmin, record }: ActionContext) => {
     if (!currentAdmin) return false;
     const actor = actorOf({ currentAdmin } as ActionContext);
     const accountId = record?.param('account_id');
@@ -69,6 +72,7 @@ export function allow(resource: Resource, ability: Ability) {
       accountId !== undefined && accountId !== null ? { account_id: Number(accountId) } : undefined,
     );
   };
+  return Object.assign(check, { policy: { resource, ability } });
 }
 
 /** Read and list actions of a tenant resource; the account scope itself is applied by ScopedResource. */
