@@ -24,7 +24,7 @@ export function SecretDialog({ secret, onClose }: { secret: ShownOnce; onClose: 
   };
   return (
     <Modal title={tc(`SecretDialog.${secret.kind}`)} variant="primary">
-      <Box data-testid="secret-dialog" style={{ minWidth: 'min(560px, 80vw)' }}>
+      <Box data-testid="secret-dialog">
         <Text mb="lg" data-testid="secret-warning">
           {tc('SecretDialog.warning')}
         </Text>

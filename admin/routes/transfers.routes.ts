@@ -9,7 +9,8 @@ import { privateDirSync } from '../../src/private-files.js';
 import { importRunView } from '../../src/transfers/import.service.js';
 import { escapeCell } from '../../src/transfers/spreadsheet.js';
 import { route } from '../../http/async.js';
-import { importPage } from '../views/pages.js';
+import { sendErrorPage } from '../../http/errors.js';
+import { importPage, notAllowedPage } from '../views/pages.js';
 import { respond } from './respond.js';
 
 /** POST /leads/import and /leads/export of the spec, and the runs they create (status, progress, report, download). */
@@ -24,7 +25,12 @@ export function createTransferRoutes(ctx: AppContext): Router {
   r.get(
     '/leads/import',
     route(async (req, res) => {
-      imports.authorizeStart(req.actor!);
+      try {
+        imports.authorizeStart(req.actor!);
+      } catch (refusal) {
+        sendErrorPage(res, refusal, notAllowedPage('Import leads'));
+        return;
+      }
       const accounts = isSystemWide(req.actor!) ? await ctx.services.accounts.listAccounts(req.actor!) : undefined;
       res.type('html').send(importPage({ accounts: accounts?.map(({ id, name }) => ({ id, name })) }));
     }),

@@ -111,6 +111,15 @@ type="password" minlength="8" required>
   );
 }
 
+/** A page the signed-in user's role may not use, refused before any form is shown. */
+export function notAllowedPage(title: string): string {
+  return layout(
+    title,
+    `<h1>${esc(title)}</h1>${message('You are not allowed to do this.')}
+<div class="links"><a href="/admin">Back to the panel</a></div>`,
+  );
+}
+
 /** An admin's choice of the account the leads go to (sellers import into their own and see no choice). */
 const accountSelect = (accounts: { id: number; name: string }[]) =>
   `<label for="account_id">Account</label><select id="account_id" name="account_id" required>
