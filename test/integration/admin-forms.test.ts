@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { getCtx } from '../hooks.js';
 import { makeAccount, makeAdmin, type TestAccount, type TestUser, uid } from '../factories.js';
 import { useTestServer } from '../helpers.js';
-import { login, type SessionClient } from '../session.js';
+import { login, type SessionClient, panelApi } from '../session.js';
 
 type Answer = { status: number; text: string; body: any };
 type Json = Record<string, unknown>;
@@ -59,13 +59,7 @@ describe('admin panel create forms: the account an admin chooses, and none for t
   let seller: SessionClient;
 
   const panel = (c: SessionClient, method: string, path: string, json?: unknown): Promise<Answer> =>
-    c
-      .fetch(`/admin/api/resources/${path}`, {
-        method,
-        headers: { origin: web.url },
-        ...(json !== undefined ? { json } : {}),
-      })
-      .then(async (r) => ({ status: r.status, text: await r.clone().text(), body: await r.json().catch(() => null) }));
+    panelApi(c, web.url, method, path, json);
 
   before(async () => {
     const ctx = getCtx();

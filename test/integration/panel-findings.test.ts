@@ -7,7 +7,7 @@ import { getCtx } from '../hooks.js';
 import { makeAccount, makeAdmin, makeFilledAccount, makeUser, type FilledAccount } from '../factories.js';
 import { postCallback, startTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
-import { login, type SessionClient } from '../session.js';
+import { login, type SessionClient, panelApi } from '../session.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 const sys = systemActor();
@@ -22,13 +22,7 @@ describe('admin panel: tenancy, secrets, roles and state changes', function () {
   let agent: SessionClient;
 
   const panel = (c: SessionClient, method: string, path: string, json?: unknown) =>
-    c
-      .fetch(`/admin/api/resources/${path}`, {
-        method,
-        headers: { origin: web.url },
-        ...(json !== undefined ? { json } : {}),
-      })
-      .then(async (r) => ({ status: r.status, text: await r.clone().text(), body: await r.json().catch(() => null) }));
+    panelApi(c, web.url, method, path, json);
 
   before(async () => {
     web = await startTestServer();

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { getCtx } from '../hooks.js';
 import { makeAccount, makeAdmin, type TestAccount } from '../factories.js';
 import { useTestServer } from '../helpers.js';
-import { login, type SessionClient } from '../session.js';
+import { login, type SessionClient, panelApi } from '../session.js';
 
 type Answer = { status: number; text: string; body: any };
 const EVENTS = ['lead.created', 'lead.status_changed'];
@@ -42,13 +42,7 @@ describe('webhooks in the panel and the dashboard routes', function () {
   let foreignDelivery: number;
 
   const panel = (c: SessionClient, method: string, path: string, json?: unknown): Promise<Answer> =>
-    c
-      .fetch(`/admin/api/resources/${path}`, {
-        method,
-        headers: { origin: web.url },
-        ...(json !== undefined ? { json } : {}),
-      })
-      .then(async (r) => ({ status: r.status, text: await r.clone().text(), body: await r.json().catch(() => null) }));
+    panelApi(c, web.url, method, path, json);
 
   const dash = async (c: SessionClient, method: string, path: string, body?: unknown): Promise<Answer> => {
     const r = await c.fetch(path, { method, ...(body !== undefined ? { json: body } : {}) });
