@@ -12,6 +12,7 @@ import { panelFormBodies } from './panel-bodies.js';
 import { dropRemoteFonts, knownActions, panelJsonBodies, panelSession, sameOriginWrites } from './panel-guards.js';
 import { panelCsp, patchedPanelAsset } from './panel-csp.js';
 import { LOCALE } from './panel-locale.js';
+import { accountPageHandler } from './pages/account-page.js';
 import { kpiPageHandler } from './pages/kpi-page.js';
 import { queuePageHandler } from './pages/queue-page.js';
 import { accountResource } from './resources/account.resource.js';
@@ -100,6 +101,8 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       pages: {
         queue: { component: component('QueuePage'), icon: 'PhoneCall', handler: queuePageHandler(ctx) },
         kpi: { component: component('KpiPage'), icon: 'BarChart2', handler: kpiPageHandler(ctx) },
+        // the signed-in user's own account settings and profile (docs/operations.md promises sellers the path)
+        account: { component: component('AccountPage'), icon: 'Settings', handler: accountPageHandler },
       },
       loginPath: '/login',
       // the top bar's Log out navigates here; GET /logout ends the session when the click came from this site

@@ -16,6 +16,9 @@ export const COMPONENT_SOURCES = {
   ProgressBar: 'progress-bar.tsx',
   ProductsEditor: 'products-editor.tsx',
   ZonedTime: 'zoned-time.tsx',
+  AdminChoice: 'admin-choice.tsx',
+  CreateForm: 'create-form.tsx',
+  AccountPage: 'account-page.tsx',
 } as const;
 export type ComponentName = keyof typeof COMPONENT_SOURCES;
 

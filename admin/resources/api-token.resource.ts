@@ -2,7 +2,8 @@ import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { SCOPES } from '../../src/actor.js';
 import { serviceActions, tenantReadActions } from './panel-kit.js';
-import { accountProp, nav, hidden, text } from './panel-ui.js';
+import { nav, hidden, text } from './panel-ui.js';
+import { accountChoiceProp, chosen, ownerChoiceProp } from './account-choice.js';
 
 export function apiTokenResource(ctx: AppContext): ResourceWithOptions {
   const { services } = ctx;
@@ -12,9 +13,10 @@ export function apiTokenResource(ctx: AppContext): ResourceWithOptions {
       navigation: nav.settings,
       listProperties: ['name', 'scopes', 'last_used_at', 'expires_at', 'created_at', 'account_id'],
       showProperties: ['name', 'scopes', 'last_used_at', 'expires_at', 'created_at', 'user_id', 'account_id'],
-      editProperties: ['name', 'scopes', 'expires_at'],
+      editProperties: ['account_id', 'user_id', 'name', 'scopes', 'expires_at'],
       properties: {
-        ...accountProp,
+        ...accountChoiceProp,
+        ...ownerChoiceProp,
         token_hash: { isVisible: hidden },
         scopes: { isArray: true, availableValues: SCOPES.map((v) => ({ value: v, label: v })) },
         expires_at: { type: 'string', description: 'Optional, e.g. 2027-01-01' },
@@ -24,12 +26,15 @@ export function apiTokenResource(ctx: AppContext): ResourceWithOptions {
         ...serviceActions('token', {
           create: (actor, p) =>
             services.tokens.createToken(actor, {
+              ...chosen(actor, p, ['account_id', 'user_id']),
               name: text(p.name),
               scopes: (p.scopes as never[]) ?? [],
               ...(p.expires_at ? { expires_at: String(p.expires_at) } : {}),
             }),
           remove: (actor, ids) => services.tokens.revokeTokens(actor, ids),
-          createdNotice: (t) => `Copy this API key now, it will not be shown again: ${t.token}`,
+          // the key itself only in the answer's dialog (admin/components/create-form.tsx), never in a notice
+          createdNotice: () => 'apiKeyCreated',
+          createdSecret: (t) => ({ kind: 'apiKey', value: String(t.token) }),
         }),
       },
     },

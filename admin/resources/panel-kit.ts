@@ -17,6 +17,7 @@ import { can, type Ability, type Resource } from '../../src/policy.js';
 import { addError, isPrototypeName } from '../../src/validation.js';
 import { refusedForm } from '../panel-form-errors.js';
 import { zonedPayload } from './panel-times.js';
+import type { ComponentName } from '../panel-components.js';
 
 /** The panel's currentAdmin, filled from the dashboard session (one login for the whole dashboard). */
 export interface PanelAdmin extends CurrentAdmin {
@@ -51,15 +52,20 @@ export function toAdminError(err: unknown): unknown {
   return err;
 }
 
-export function guarded<T>(fn: () => Promise<T>): Promise<T> {
-  return fn().catch((err) => {
+export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn(); // a throw before the first await (input read by the panel) is mapped too
+  } catch (err) {
     throw toAdminError(err);
-  });
+  }
 }
 
-/** isAccessible from the one policy module (buttons hidden; the services still enforce). */
+/**
+ * isAccessible from the one policy module (buttons hidden; the services still enforce). The function names its rule
+ * (`policy`), so a test walks every action of the built panel against src/policy.ts.
+ */
 export function allow(resource: Resource, ability: Ability) {
-  return ({ currentAdmin, record }: ActionContext) => {
+  const check = ({ currentAdmin, record }: ActionContext) => {
     if (!currentAdmin) return false;
     const actor = actorOf({ currentAdmin } as ActionContext);
     const accountId = record?.param('account_id');
@@ -70,6 +76,7 @@ export function allow(resource: Resource, ability: Ability) {
       accountId !== undefined && accountId !== null ? { account_id: Number(accountId) } : undefined,
     );
   };
+  return Object.assign(check, { policy: { resource, ability } });
 }
 
 /** Read and list actions of a tenant resource; the account scope itself is applied by ScopedResource. */
@@ -175,6 +182,9 @@ export async function recordJson(
   return record.toJSON(context.currentAdmin);
 }
 
+/** A secret a service answers once (an API key, a signing secret): the panel shows it in a dialog, never a notice. */
+export type ShownOnce = { kind: 'apiKey' | 'webhookSecret' | 'hmacSecret'; value: string };
+
 type ServiceOps = {
   create?: (actor: Actor, payload: Record<string, unknown>) => Promise<{ id: number }>;
   update?: (actor: Actor, id: number, payload: Record<string, unknown>) => Promise<unknown>;
@@ -182,6 +192,10 @@ type ServiceOps = {
   createdNotice?: (created: { id: number } & Record<string, unknown>) => string;
   /** A service's field name → the form's, where they differ (the lead's `name` is the form's `phone`). */
   aliases?: Record<string, string>;
+  /** The secret the create answers once, for admin/components/create-form.tsx's dialog. */
+  createdSecret?: (created: { id: number } & Record<string, unknown>) => ShownOnce | null;
+  /** The service's defaults of optional fields: what the create form starts filled with. */
+  defaults?: Record<string, string>;
 };
 
 /**
@@ -220,7 +234,9 @@ function createHandler(ops: ServiceOps, create: NonNullable<ServiceOps['create']
     const result = await formWrite(request, context, ops, (p) => create(actorOf(context), p));
     if ('refused' in result) return result.refused;
     const created = result.done as { id: number } & Record<string, unknown>;
-    return showRecord(context, created.id, ops.createdNotice ? ops.createdNotice(created) : 'Created.');
+    const secret = ops.createdSecret?.(created);
+    const answer = await showRecord(context, created.id, ops.createdNotice ? ops.createdNotice(created) : 'Created.');
+    return secret ? { ...answer, secret } : answer;
   };
 }
 
@@ -249,11 +265,9 @@ function bulkDeleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
   return async (_request, _response, context) => {
     const records = context.records ?? [];
     const json = records.map((r) => r.toJSON(context.currentAdmin));
+    const ids = records.map((r) => Number(r.id()));
     try {
-      await remove(
-        actorOf(context),
-        records.map((r) => Number(r.id())),
-      );
+      await remove(actorOf(context), ids);
     } catch (err) {
       if (!(err instanceof ValidationError)) throw toAdminError(err);
       // Bulk results are shown as a notice: the whole batch was refused and nothing was deleted.
@@ -275,7 +289,13 @@ function bulkDeleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
 export function serviceActions(resource: Resource, ops: ServiceOps): NonNullable<ResourceOptions['actions']> {
   return {
     new: ops.create
-      ? { isAccessible: allow(resource, 'create'), handler: createHandler(ops, ops.create) }
+      ? {
+          isAccessible: allow(resource, 'create'),
+          handler: createHandler(ops, ops.create),
+          ...(ops.createdSecret || ops.defaults
+            ? { component: 'CreateForm' satisfies ComponentName, custom: { defaults: ops.defaults ?? {} } }
+            : {}),
+        }
       : { isAccessible: false },
     edit: ops.update
       ? { isAccessible: allow(resource, 'update'), handler: editHandler(ops, ops.update) }

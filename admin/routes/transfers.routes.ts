@@ -4,11 +4,13 @@ import express, { type Router } from 'express';
 import multer from 'multer';
 import type { AppContext } from '../../src/context.js';
 import { ValidationError } from '../../src/errors.js';
+import { isSystemWide } from '../../src/policy.js';
 import { privateDirSync } from '../../src/private-files.js';
 import { importRunView } from '../../src/transfers/import.service.js';
 import { escapeCell } from '../../src/transfers/spreadsheet.js';
 import { route } from '../../http/async.js';
-import { importPage } from '../views/pages.js';
+import { sendErrorPage } from '../../http/errors.js';
+import { importPage, notAllowedPage } from '../views/pages.js';
 import { respond } from './respond.js';
 
 /** POST /leads/import and /leads/export of the spec, and the runs they create (status, progress, report, download). */
@@ -19,9 +21,20 @@ export function createTransferRoutes(ctx: AppContext): Router {
   const upload = multer({ dest: tmp, limits: uploadLimits(ctx.config.importMaxBytes) }).single('file');
   const r = express.Router();
 
-  r.get('/leads/import', (req, res) => {
-    res.type('html').send(importPage());
-  });
+  // refused up front to a role that may not import (an agent): no form to fill in and then be refused
+  r.get(
+    '/leads/import',
+    route(async (req, res) => {
+      try {
+        imports.authorizeStart(req.actor!);
+      } catch (refusal) {
+        sendErrorPage(res, refusal, notAllowedPage('Import leads'));
+        return;
+      }
+      const accounts = isSystemWide(req.actor!) ? await ctx.services.accounts.listAccounts(req.actor!) : undefined;
+      res.type('html').send(importPage({ accounts: accounts?.map(({ id, name }) => ({ id, name })) }));
+    }),
+  );
 
   r.post(
     '/leads/import',
@@ -35,7 +48,7 @@ export function createTransferRoutes(ctx: AppContext): Router {
     },
     route(async (req, res) => {
       if (!req.file) throw ValidationError.single('file', 'The file field is required.');
-      const run = await imports.start(req.actor!, req.file);
+      const run = await imports.start(req.actor!, req.file, { account_id: req.body?.account_id });
       respond(req, res, 202, { message: 'Import queued.', id: run.id, data: run }, '/admin');
     }),
   );

@@ -15,7 +15,7 @@ font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1c2430}
 main{width:min(380px,92vw);background:#fff;border-radius:12px;box-shadow:0 8px 30px rgba(20,40,80,.08);padding:2rem}
 h1{margin:0 0 .25rem;font-size:1.35rem}.brand{font-weight:700;color:#3040d6;letter-spacing:.02em;margin-bottom:1.25rem}
 label{display:block;margin:.9rem 0 .3rem;font-weight:600;font-size:.9rem}
-input{width:100%;padding:.65rem .75rem;border:1px solid #cfd7e3;border-radius:8px;font:inherit}
+input,select{width:100%;padding:.65rem .75rem;border:1px solid #cfd7e3;border-radius:8px;font:inherit}
 input:focus{outline:2px solid #3040d6;border-color:transparent}
 button{margin-top:1.25rem;width:100%;padding:.7rem;border:0;border-radius:8px;background:#3040d6;color:#fff;
 font:inherit;font-weight:600;cursor:pointer}
@@ -111,8 +111,24 @@ type="password" minlength="8" required>
   );
 }
 
+/** A page the signed-in user's role may not use, refused before any form is shown. */
+export function notAllowedPage(title: string): string {
+  return layout(
+    title,
+    `<h1>${esc(title)}</h1>${message('You are not allowed to do this.')}
+<div class="links"><a href="/admin">Back to the panel</a></div>`,
+  );
+}
+
+/** An admin's choice of the account the leads go to (sellers import into their own and see no choice). */
+const accountSelect = (accounts: { id: number; name: string }[]) =>
+  `<label for="account_id">Account</label><select id="account_id" name="account_id" required>
+<option value="">Choose the account…</option>${accounts
+    .map((a) => `<option value="${esc(a.id)}">${esc(a.name)} (#${esc(a.id)})</option>`)
+    .join('')}</select>`;
+
 /** The panel's "Import file" page: posts the file with the CSRF header and shows the queued run. */
-export function importPage(): string {
+export function importPage(o: { accounts?: { id: number; name: string }[] } = {}): string {
   const columns =
     'Required columns: <b>phone</b> and <b>sku</b>; optional: full_name, city, area, address, quantity, price; ' +
     'any other column is kept as custom data.';
@@ -120,7 +136,8 @@ export function importPage(): string {
     'Import leads',
     `<h1>Import leads</h1><p class="note">An .xlsx or .csv file with a header row.
 ${columns}</p>
-<form id="f"><label for="file">File</label><input id="file" name="file" type="file" accept=".csv,.xlsx" required>
+<form id="f">${o.accounts ? accountSelect(o.accounts) : ''}
+<label for="file">File</label><input id="file" name="file" type="file" accept=".csv,.xlsx" required>
 <button type="submit">Upload and import</button></form><div id="out"></div>
 <div class="links">
 <a href="/admin/resources/import_runs">Import runs</a> · <a href="/admin/resources/leads">Leads</a></div>
