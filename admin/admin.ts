@@ -24,7 +24,7 @@ import { leadResource } from './resources/lead.resource.js';
 import { orderHistoryResource } from './resources/order-history.resource.js';
 import { orderResource } from './resources/order.resource.js';
 import { actorOf, lockDown } from './resources/panel-kit.js';
-import type { PanelComponents } from './resources/panel-ui.js';
+import { presentable, type PanelComponents } from './resources/panel-ui.js';
 import { productResource } from './resources/product.resource.js';
 import { ScopedResource } from './resources/scoped-resource.js';
 import { shippingCompanyResource } from './resources/shipping-company.resource.js';
@@ -86,6 +86,8 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       recordDetails: component('RecordDetails'),
       progressBar: component('ProgressBar'),
       productsEditor: component('ProductsEditor'),
+      valueList: component('ValueList'),
+      bulkDelete: component('BulkDelete'),
     };
     const admin = new AdminJS({
       rootPath: '/admin',
@@ -102,7 +104,7 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       loginPath: '/login',
       // the top bar's Log out navigates here; GET /logout ends the session when the click came from this site
       logoutPath: '/logout',
-      resources: lockDown(resources(ctx, components)),
+      resources: lockDown(presentable(resources(ctx, components), components)),
       branding: { companyName: 'LeadFlow', withMadeWithLove: false, logo: false },
       locale: LOCALE,
     });

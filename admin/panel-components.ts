@@ -15,6 +15,8 @@ export const COMPONENT_SOURCES = {
   KpiPage: 'kpi-page.tsx',
   ProgressBar: 'progress-bar.tsx',
   ProductsEditor: 'products-editor.tsx',
+  ValueList: 'value-list.tsx',
+  BulkDelete: 'bulk-delete.tsx',
 } as const;
 export type ComponentName = keyof typeof COMPONENT_SOURCES;
 

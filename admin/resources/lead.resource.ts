@@ -74,7 +74,8 @@ function productChoices(ctx: AppContext) {
 const LEAD_LAYOUT = {
   titleProperty: 'full_name',
   listProperties: ['reference', 'full_name', 'phone', 'city', 'status', 'created_at', 'account_id'],
-  filterProperties: ['reference', 'phone', 'full_name', 'city', 'status', 'city_id', 'created_at', 'account_id'],
+  // one City filter: the city chosen from the list, the one an export takes along (city_id)
+  filterProperties: ['reference', 'phone', 'full_name', 'status', 'city_id', 'created_at', 'account_id'],
   showProperties: [
     'reference',
     'status',

@@ -8,12 +8,13 @@ import {
   type ActionResponse,
   type BaseRecord,
   type CurrentAdmin,
+  type ResourceJSON,
   type ResourceOptions,
   type ResourceWithOptions,
 } from 'adminjs';
 import { userActor, type Actor, type Role } from '../../src/actor.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../src/errors.js';
-import { can, type Ability, type Resource } from '../../src/policy.js';
+import { can, isSystemWide, type Ability, type Resource } from '../../src/policy.js';
 import { addError, isPrototypeName } from '../../src/validation.js';
 
 /** The panel's currentAdmin, filled from the dashboard session (one login for the whole dashboard). */
@@ -31,6 +32,22 @@ export interface PanelAdmin extends CurrentAdmin {
 export function actorOf(context: ActionContext): Actor {
   const a = context.currentAdmin as unknown as PanelAdmin;
   return userActor({ id: a.userId, account_id: a.accountId, role: a.role, name: a.title }, a.sessionId);
+}
+
+/**
+ * The resource as one viewer's panel describes it: a user of one account (a seller, an agent) is not shown the
+ * account column or filter, since every row is theirs; an admin, who sees every account, is. The scope itself is
+ * the adapter's (scoped-resource.ts); this only decides what is shown.
+ */
+export function asSeenBy(json: ResourceJSON, currentAdmin: CurrentAdmin | undefined): ResourceJSON {
+  if (currentAdmin && isSystemWide(actorOf({ currentAdmin } as ActionContext))) return json;
+  const tenantless = (props: ResourceJSON['listProperties']) => props.filter((p) => p.propertyPath !== 'account_id');
+  return {
+    ...json,
+    listProperties: tenantless(json.listProperties),
+    filterProperties: tenantless(json.filterProperties),
+    showProperties: tenantless(json.showProperties),
+  };
 }
 
 /** Service errors shown where the panel shows them: field errors under the fields, the rest as the action's error. */
@@ -232,8 +249,9 @@ function bulkDeleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
     } catch (err) {
       if (!(err instanceof ValidationError)) throw toAdminError(err);
       // Bulk results are shown as a notice: the whole batch was refused and nothing was deleted.
-      const message = `Nothing was deleted: ${Object.values(err.errors).flat().join(' ')}`;
-      return { records: json, notice: { message, type: 'error' } };
+      const refused = Object.values(err.errors).flat().join(' ');
+      // `refused`: the drawer (admin/components/bulk-delete.tsx) says nothing was removed and why
+      return { records: json, refused, notice: { message: `Nothing was deleted: ${refused}`, type: 'error' } };
     }
     return {
       records: json,

@@ -55,6 +55,8 @@ export function userResource(ctx: AppContext): ResourceWithOptions {
     resource: ctx.models.User,
     options: {
       navigation: nav.settings,
+      // a reference to a user (a key's owner, a run's user) reads as the user's name
+      titleProperty: 'name',
       listProperties: ['name', 'email', 'role', 'active', 'account_id'],
       editProperties: ['name', 'email', 'role', 'password', 'active'],
       properties: {

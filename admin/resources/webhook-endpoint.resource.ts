@@ -70,10 +70,8 @@ export function webhookEndpointResource(ctx: AppContext, components: PanelCompon
         secret: { isVisible: hidden },
         secret_state: { type: 'string', isVisible: showOnly },
         url: { description: 'https:// address that receives a signed POST for each event.' },
-        events: {
-          isArray: true,
-          availableValues: WEBHOOK_EVENTS.map((v) => ({ value: v, label: v })),
-        },
+        // in words from the locale's labels.events (admin/components/value-list.tsx)
+        events: { isArray: true, availableValues: WEBHOOK_EVENTS.map((value) => ({ value, label: value })) },
         active: { description: 'Ticking it again re-enables an endpoint that was disabled after failing.' },
       },
       actions: {
