@@ -11,7 +11,7 @@ const api = new ApiClient();
  */
 export default function BulkDelete({ action, resource, records }: ActionProps) {
   const handleResponse = useActionResponseHandler();
-  const { translateComponent, translateButton } = useTranslation();
+  const { translateComponent, translateButton, translateMessage } = useTranslation();
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<string | null>(null);
   const count = records?.length ?? 0;
@@ -19,12 +19,18 @@ export default function BulkDelete({ action, resource, records }: ActionProps) {
   const run = () => {
     setBusy(true);
     api
-      .bulkAction({ resourceId: resource.id, actionName: action.name, recordIds: (records ?? []).map((r) => r.id) })
+      .bulkAction({
+        resourceId: resource.id,
+        actionName: action.name,
+        recordIds: (records ?? []).map((r) => r.id),
+        method: 'post',
+      })
       .then((response) => {
         const refused = (response.data as { refused?: string }).refused;
         if (refused) setRefusal(refused);
         handleResponse(response);
       })
+      .catch(() => setRefusal(translateMessage('bulkDeleteError', resource.id)))
       .finally(() => setBusy(false));
   };
 
@@ -52,7 +58,7 @@ export default function BulkDelete({ action, resource, records }: ActionProps) {
       </Table>
       {!refusal && (
         <Button variant="contained" onClick={run} disabled={busy || !count}>
-          {translateButton('confirmRemovalMany', resource.id, { count })}
+          {translateButton(count > 1 ? 'confirmRemovalMany_plural' : 'confirmRemovalMany', resource.id, { count })}
         </Button>
       )}
     </Box>

@@ -20,7 +20,7 @@ export default function ValueList({ property, record, resource, where }: BasePro
         title={text}
         style={{
           display: 'inline-block',
-          maxWidth: '16em',
+          maxWidth: '12em',
           overflow: 'hidden',
           whiteSpace: 'nowrap',
           textOverflow: 'ellipsis',

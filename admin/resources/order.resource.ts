@@ -8,16 +8,8 @@ import { accountProp, type PanelComponents, nav, hidden, contactRecordProps, tim
 /** Which columns the list, filters, show page and form use. */
 const ORDER_LAYOUT = {
   titleProperty: 'full_name',
-  listProperties: [
-    'reference',
-    'full_name',
-    'phone',
-    'city',
-    'status',
-    'tracking_number',
-    'last_push_error',
-    'created_at',
-  ],
+  // fits 1280-1440 px with the menu open: the city and the last push error are on the show page (and city a filter)
+  listProperties: ['reference', 'full_name', 'phone', 'status', 'tracking_number', 'created_at', 'account_id'],
   filterProperties: [
     'reference',
     'phone',

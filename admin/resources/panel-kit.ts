@@ -237,6 +237,13 @@ function deleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
   };
 }
 
+/** The words of a service's refusal, or null for an error that is not one (a bug, a lost database). */
+function refusalOf(err: unknown): string | null {
+  if (err instanceof ValidationError) return Object.values(err.errors).flat().join(' ');
+  if (err instanceof ConflictError || err instanceof ForbiddenError) return err.message;
+  return null;
+}
+
 function bulkDeleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
   return async (_request, _response, context) => {
     const records = context.records ?? [];
@@ -247,9 +254,9 @@ function bulkDeleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
         records.map((r) => Number(r.id())),
       );
     } catch (err) {
-      if (!(err instanceof ValidationError)) throw toAdminError(err);
-      // Bulk results are shown as a notice: the whole batch was refused and nothing was deleted.
-      const refused = Object.values(err.errors).flat().join(' ');
+      // A refusal (an invalid id, one's own login, a higher role): the whole batch was refused, nothing was deleted.
+      const refused = refusalOf(err);
+      if (refused === null) throw toAdminError(err);
       // `refused`: the drawer (admin/components/bulk-delete.tsx) says nothing was removed and why
       return { records: json, refused, notice: { message: `Nothing was deleted: ${refused}`, type: 'error' } };
     }

@@ -39,18 +39,8 @@ export function webhookDeliveryResource(ctx: AppContext, components: PanelCompon
     options: {
       navigation: nav.webhooks,
       titleProperty: 'event',
-      listProperties: [
-        'id',
-        'event',
-        'state',
-        'response_code',
-        'duration_ms',
-        'attempts',
-        'next_try_at',
-        'last_error',
-        'created_at',
-        'endpoint_id',
-      ],
+      // fits 1280 px: duration and next try are on the show page, the last error is cut (whole on hover)
+      listProperties: ['id', 'event', 'state', 'response_code', 'attempts', 'last_error', 'created_at', 'endpoint_id'],
       filterProperties: ['event', 'state', 'endpoint_id', 'response_code', 'created_at', 'account_id'],
       showProperties: [
         'id',
