@@ -122,6 +122,7 @@ export function KpiControls({ query, period, accounts, set }: ControlsProps) {
         <Select
           value={byOptions.find((o) => o.value === query.by)}
           options={byOptions}
+          isClearable={false}
           onChange={(o: { value: string }) => set({ ...query, by: o.value }, period)}
         />
       </FormGroup>
@@ -131,6 +132,7 @@ export function KpiControls({ query, period, accounts, set }: ControlsProps) {
           <Select
             value={accountOptions.find((o) => o.value === query.account_id)}
             options={accountOptions}
+            isClearable={false}
             onChange={(o: { value: string }) => set({ ...query, account_id: o.value }, period)}
           />
         </FormGroup>
