@@ -61,6 +61,30 @@ function DayPicker({
   );
 }
 
+interface ChoiceProps {
+  label: string;
+  testId: string;
+  width: number;
+  options: { value: string; label: string }[];
+  value: string;
+  onChange(value: string): void;
+}
+
+/** One labelled select of the design system (the breakdown, the account). */
+function Choice({ label, testId, width, options, value, onChange }: ChoiceProps) {
+  return (
+    <FormGroup mb="0" style={{ width }} data-testid={testId}>
+      <Label>{label}</Label>
+      <Select
+        value={options.find((o) => o.value === value)}
+        options={options}
+        isClearable={false}
+        onChange={(o: { value: string }) => onChange(o.value)}
+      />
+    </FormGroup>
+  );
+}
+
 interface ControlsProps {
   query: KpiQuery;
   period: Period;
@@ -117,25 +141,23 @@ export function KpiControls({ query, period, accounts, set }: ControlsProps) {
           />
         </>
       )}
-      <FormGroup mb="0" style={{ width: 200 }} data-testid="kpi-by">
-        <Label>{tc('kpi.breakdownBy')}</Label>
-        <Select
-          value={byOptions.find((o) => o.value === query.by)}
-          options={byOptions}
-          isClearable={false}
-          onChange={(o: { value: string }) => set({ ...query, by: o.value }, period)}
-        />
-      </FormGroup>
+      <Choice
+        label={tc('kpi.breakdownBy')}
+        testId="kpi-by"
+        width={200}
+        options={byOptions}
+        value={query.by}
+        onChange={(by) => set({ ...query, by }, period)}
+      />
       {accounts && (
-        <FormGroup mb="0" style={{ width: 240 }} data-testid="kpi-account">
-          <Label>{tc('kpi.account')}</Label>
-          <Select
-            value={accountOptions.find((o) => o.value === query.account_id)}
-            options={accountOptions}
-            isClearable={false}
-            onChange={(o: { value: string }) => set({ ...query, account_id: o.value }, period)}
-          />
-        </FormGroup>
+        <Choice
+          label={tc('kpi.account')}
+          testId="kpi-account"
+          width={240}
+          options={accountOptions}
+          value={query.account_id}
+          onChange={(account_id) => set({ ...query, account_id }, period)}
+        />
       )}
     </Box>
   );
