@@ -25,7 +25,7 @@ import { leadResource } from './resources/lead.resource.js';
 import { orderHistoryResource } from './resources/order-history.resource.js';
 import { orderResource } from './resources/order.resource.js';
 import { actorOf, lockDown } from './resources/panel-kit.js';
-import type { PanelComponents } from './resources/panel-ui.js';
+import { presentable, type PanelComponents } from './resources/panel-ui.js';
 import { zonedTimes } from './resources/panel-times.js';
 import { productResource } from './resources/product.resource.js';
 import { ScopedResource } from './resources/scoped-resource.js';
@@ -89,6 +89,8 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       progressBar: component('ProgressBar'),
       productsEditor: component('ProductsEditor'),
       zonedTime: component('ZonedTime'),
+      valueList: component('ValueList'),
+      bulkDelete: component('BulkDelete'),
     };
     const admin = new AdminJS({
       rootPath: '/admin',
@@ -107,7 +109,7 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       loginPath: '/login',
       // the top bar's Log out navigates here; GET /logout ends the session when the click came from this site
       logoutPath: '/logout',
-      resources: lockDown(zonedTimes(resources(ctx, components), components.zonedTime)),
+      resources: lockDown(zonedTimes(presentable(resources(ctx, components), components), components.zonedTime)),
       branding: { companyName: 'LeadFlow', withMadeWithLove: false, logo: false },
       locale: LOCALE,
     });

@@ -19,6 +19,8 @@ export const COMPONENT_SOURCES = {
   AdminChoice: 'admin-choice.tsx',
   CreateForm: 'create-form.tsx',
   AccountPage: 'account-page.tsx',
+  ValueList: 'value-list.tsx',
+  BulkDelete: 'bulk-delete.tsx',
 } as const;
 export type ComponentName = keyof typeof COMPONENT_SOURCES;
 

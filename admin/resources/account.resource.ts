@@ -2,7 +2,8 @@ import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { PHONE_COUNTRIES } from '../../src/leads/phone.js';
 import { timeZoneNames } from '../../src/time-zones.js';
-import { serviceActions, tenantReadActions } from './panel-kit.js';
+import { tenantReadActions } from './panel-kit.js';
+import { serviceActions } from './service-actions.js';
 import { nav, text } from './panel-ui.js';
 
 export function accountResource(ctx: AppContext): ResourceWithOptions {

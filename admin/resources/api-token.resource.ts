@@ -1,7 +1,8 @@
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { SCOPES } from '../../src/actor.js';
-import { serviceActions, tenantReadActions } from './panel-kit.js';
+import { tenantReadActions } from './panel-kit.js';
+import { serviceActions } from './service-actions.js';
 import { nav, hidden, text } from './panel-ui.js';
 import { accountChoiceProp, chosen, ownerChoiceProp } from './account-choice.js';
 

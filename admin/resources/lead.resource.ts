@@ -4,7 +4,8 @@ import { LEAD_STATUSES } from '../../src/leads/lead.model.js';
 import { targetAccount } from '../../src/policy.js';
 import { isRowId } from '../../src/query.js';
 import type { ProductLineInput } from '../../src/leads/lead.schemas.js';
-import { actorOf, allow, guarded, serviceActions, tenantReadActions, toActionDate } from './panel-kit.js';
+import { actorOf, allow, guarded, tenantReadActions, toActionDate } from './panel-kit.js';
+import { serviceActions } from './service-actions.js';
 import { statusOptions } from '../components/status-palette.js';
 import { accountChoiceProp, chosen } from './account-choice.js';
 import {
@@ -78,7 +79,8 @@ function productChoices(ctx: AppContext) {
 const LEAD_LAYOUT = {
   titleProperty: 'full_name',
   listProperties: ['reference', 'full_name', 'phone', 'city', 'status', 'created_at', 'account_id'],
-  filterProperties: ['reference', 'phone', 'full_name', 'city', 'status', 'city_id', 'created_at', 'account_id'],
+  // one City filter: the city chosen from the list, the one an export takes along (city_id)
+  filterProperties: ['reference', 'phone', 'full_name', 'status', 'city_id', 'created_at', 'account_id'],
   showProperties: [
     'reference',
     'status',

@@ -6,18 +6,14 @@ import {
   type ActionContext,
   type ActionRequest,
   type ActionResponse,
-  type BaseRecord,
   type CurrentAdmin,
+  type ResourceJSON,
   type ResourceOptions,
   type ResourceWithOptions,
 } from 'adminjs';
 import { userActor, type Actor, type Role } from '../../src/actor.js';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../src/errors.js';
-import { can, type Ability, type Resource } from '../../src/policy.js';
-import { addError, isPrototypeName } from '../../src/validation.js';
-import { refusedForm } from '../panel-form-errors.js';
-import { zonedPayload } from './panel-times.js';
-import type { ComponentName } from '../panel-components.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
+import { can, isSystemWide, type Ability, type Resource } from '../../src/policy.js';
 
 /** The panel's currentAdmin, filled from the dashboard session (one login for the whole dashboard). */
 export interface PanelAdmin extends CurrentAdmin {
@@ -36,6 +32,22 @@ export interface PanelAdmin extends CurrentAdmin {
 export function actorOf(context: ActionContext): Actor {
   const a = context.currentAdmin as unknown as PanelAdmin;
   return userActor({ id: a.userId, account_id: a.accountId, role: a.role, name: a.title }, a.sessionId);
+}
+
+/**
+ * The resource as one viewer's panel describes it: a user of one account (a seller, an agent) is not shown the
+ * account column or filter, since every row is theirs; an admin, who sees every account, is. The scope itself is
+ * the adapter's (scoped-resource.ts); this only decides what is shown.
+ */
+export function asSeenBy(json: ResourceJSON, currentAdmin: CurrentAdmin | undefined): ResourceJSON {
+  if (currentAdmin && isSystemWide(actorOf({ currentAdmin } as ActionContext))) return json;
+  const tenantless = (props: ResourceJSON['listProperties']) => props.filter((p) => p.propertyPath !== 'account_id');
+  return {
+    ...json,
+    listProperties: tenantless(json.listProperties),
+    filterProperties: tenantless(json.filterProperties),
+    showProperties: tenantless(json.showProperties),
+  };
 }
 
 /** Service errors shown where the panel shows them: field errors under the fields, the rest as the action's error. */
@@ -96,7 +108,7 @@ const READ_ACTIONS = new Set(['list', 'search', 'show', 'productChoices']);
 /** AdminJS's built-in writes go through the adapter, which refuses: a resource opts in with serviceActions. */
 const BUILT_IN_WRITES = ['new', 'edit', 'delete', 'bulkDelete'];
 
-type Handler = NonNullable<Action<ActionResponse>['handler']>;
+export type Handler = NonNullable<Action<ActionResponse>['handler']>;
 
 /** What a GET of a state-changing action answers: the records it would act on (its confirmation page), nothing done. */
 function confirmationOf(context: ActionContext): ActionResponse {
@@ -148,164 +160,6 @@ export function lockDown(resources: ResourceWithOptions[]): ResourceWithOptions[
 function defaultHandler(name: string): Handler {
   return async () => {
     throw new AdminForbiddenError(`The ${name} action is not available here.`);
-  };
-}
-
-/**
- * Flattened AdminJS payload → plain object (empty strings dropped; `a.0` keys become arrays, `a.0.b` arrays of objects,
- * a row whose fields are all empty an empty object). A key with a segment named like a prototype member is refused by
- * name: assigned, `__proto__.0` wrote to Object.prototype.
- */
-export function payloadOf(request: ActionRequest): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const errors: FieldErrors = {};
-  for (const [k, v] of Object.entries(request.payload ?? {})) {
-    const m = /^(\w+)\.(\d+)(?:\.(\w+))?$/.exec(k);
-    if (k.split('.').some(isPrototypeName)) addError(errors, k, `The ${k} field is not allowed.`);
-    else if (m?.[3]) {
-      const row = (((out[m[1]] ??= []) as Record<string, unknown>[])[Number(m[2])] ??= {});
-      if (v !== '' && v !== undefined) row[m[3]] = v;
-    } else if (v === '' || v === undefined) continue;
-    else if (m) ((out[m[1]] ??= []) as unknown[])[Number(m[2])] = v;
-    else out[k] = v;
-  }
-  if (Object.keys(errors).length) throw new ValidationError(errors);
-  return out;
-}
-
-export async function recordJson(
-  context: ActionContext,
-  id: number | string,
-): Promise<ReturnType<BaseRecord['toJSON']>> {
-  const record = await context.resource.findOne(String(id), context);
-  if (!record) throw new AdminNotFoundError('The record is gone.', 'panel');
-  return record.toJSON(context.currentAdmin);
-}
-
-/** A secret a service answers once (an API key, a signing secret): the panel shows it in a dialog, never a notice. */
-export type ShownOnce = { kind: 'apiKey' | 'webhookSecret' | 'hmacSecret'; value: string };
-
-type ServiceOps = {
-  create?: (actor: Actor, payload: Record<string, unknown>) => Promise<{ id: number }>;
-  update?: (actor: Actor, id: number, payload: Record<string, unknown>) => Promise<unknown>;
-  remove?: (actor: Actor, ids: number[]) => Promise<unknown>;
-  createdNotice?: (created: { id: number } & Record<string, unknown>) => string;
-  /** A service's field name → the form's, where they differ (the lead's `name` is the form's `phone`). */
-  aliases?: Record<string, string>;
-  /** The secret the create answers once, for admin/components/create-form.tsx's dialog. */
-  createdSecret?: (created: { id: number } & Record<string, unknown>) => ShownOnce | null;
-  /** The service's defaults of optional fields: what the create form starts filled with. */
-  defaults?: Record<string, string>;
-};
-
-/**
- * A form's write: its date-time fields read in the record's zone, then the service; a refusal answers the form as
- * typed, every error under its field (admin/panel-form-errors.ts), and nothing is saved.
- */
-async function formWrite(
-  request: ActionRequest,
-  context: ActionContext,
-  ops: ServiceOps,
-  write: (payload: Record<string, unknown>) => Promise<unknown>,
-): Promise<{ done: unknown } | { refused: ActionResponse }> {
-  try {
-    return { done: await write(zonedPayload(payloadOf(request), context)) };
-  } catch (err) {
-    if (err instanceof ValidationError) return { refused: refusedForm(err, context, ops.aliases) };
-    throw toAdminError(err);
-  }
-}
-
-/** The answer that shows a record's page after a write. */
-export async function showRecord(context: ActionContext, id: number, message: string): Promise<ActionResponse> {
-  return {
-    record: await recordJson(context, id),
-    redirectUrl: context.h.recordActionUrl({
-      resourceId: context.resource.id(),
-      recordId: String(id),
-      actionName: 'show',
-    }),
-    notice: { message, type: 'success' },
-  };
-}
-
-function createHandler(ops: ServiceOps, create: NonNullable<ServiceOps['create']>): Handler {
-  return async (request, _response, context) => {
-    const result = await formWrite(request, context, ops, (p) => create(actorOf(context), p));
-    if ('refused' in result) return result.refused;
-    const created = result.done as { id: number } & Record<string, unknown>;
-    const secret = ops.createdSecret?.(created);
-    const answer = await showRecord(context, created.id, ops.createdNotice ? ops.createdNotice(created) : 'Created.');
-    return secret ? { ...answer, secret } : answer;
-  };
-}
-
-function editHandler(ops: ServiceOps, update: NonNullable<ServiceOps['update']>): Handler {
-  return async (request, _response, context) => {
-    const id = Number(context.record!.id());
-    const result = await formWrite(request, context, ops, (p) => update(actorOf(context), id, p));
-    if ('refused' in result) return result.refused;
-    return showRecord(context, id, 'Saved.');
-  };
-}
-
-function deleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
-  return async (_request, _response, context) => {
-    const record = context.record!;
-    await guarded(() => remove(actorOf(context), [Number(record.id())]));
-    return {
-      record: record.toJSON(context.currentAdmin),
-      redirectUrl: context.h.resourceUrl({ resourceId: context.resource.id() }),
-      notice: { message: 'Deleted.', type: 'success' },
-    };
-  };
-}
-
-function bulkDeleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
-  return async (_request, _response, context) => {
-    const records = context.records ?? [];
-    const json = records.map((r) => r.toJSON(context.currentAdmin));
-    const ids = records.map((r) => Number(r.id()));
-    try {
-      await remove(actorOf(context), ids);
-    } catch (err) {
-      if (!(err instanceof ValidationError)) throw toAdminError(err);
-      // Bulk results are shown as a notice: the whole batch was refused and nothing was deleted.
-      const message = `Nothing was deleted: ${Object.values(err.errors).flat().join(' ')}`;
-      return { records: json, notice: { message, type: 'error' } };
-    }
-    return {
-      records: json,
-      redirectUrl: context.h.resourceUrl({ resourceId: context.resource.id() }),
-      notice: { message: `${records.length} deleted.`, type: 'success' },
-    };
-  };
-}
-
-/**
- * new / edit / delete / bulkDelete handlers that call a service instead of writing through the adapter, so the
- * panel obeys exactly the rules of the REST API and the dashboard routes.
- */
-export function serviceActions(resource: Resource, ops: ServiceOps): NonNullable<ResourceOptions['actions']> {
-  return {
-    new: ops.create
-      ? {
-          isAccessible: allow(resource, 'create'),
-          handler: createHandler(ops, ops.create),
-          ...(ops.createdSecret || ops.defaults
-            ? { component: 'CreateForm' satisfies ComponentName, custom: { defaults: ops.defaults ?? {} } }
-            : {}),
-        }
-      : { isAccessible: false },
-    edit: ops.update
-      ? { isAccessible: allow(resource, 'update'), handler: editHandler(ops, ops.update) }
-      : { isAccessible: false },
-    delete: ops.remove
-      ? { isAccessible: allow(resource, 'delete'), handler: deleteHandler(ops.remove) }
-      : { isAccessible: false },
-    bulkDelete: ops.remove
-      ? { isAccessible: allow(resource, 'delete'), handler: bulkDeleteHandler(ops.remove) }
-      : { isAccessible: false },
   };
 }
 

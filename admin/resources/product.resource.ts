@@ -1,6 +1,7 @@
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
-import { serviceActions, tenantReadActions } from './panel-kit.js';
+import { tenantReadActions } from './panel-kit.js';
+import { serviceActions } from './service-actions.js';
 import { checked, nav, optional, text } from './panel-ui.js';
 import { accountChoiceProp, chosen } from './account-choice.js';
 

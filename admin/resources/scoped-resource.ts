@@ -2,7 +2,7 @@ import { Resource as SequelizeResource } from '@adminjs/sequelize';
 import { BaseRecord, ForbiddenError as AdminForbiddenError, type ActionContext, type Filter } from 'adminjs';
 import { Op, literal, type FindAttributeOptions, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
 import { accountScope } from '../../src/policy.js';
-import { actorOf, type PanelAdmin } from './panel-kit.js';
+import { actorOf, asSeenBy, type PanelAdmin } from './panel-kit.js';
 import { FALLBACK_ZONE } from '../../src/time-zones.js';
 import { dateRange, intValue, isIntType, likePattern, phoneCondition } from './filter-values.js';
 
@@ -55,6 +55,14 @@ export class ScopedResource extends SequelizeResource {
       exclude: withheld,
       include: writeOnly.map((k) => [literal(`("${k}" IS NOT NULL AND "${k}" <> '')`), `${k}_state`]),
     };
+  }
+
+  /** What AdminJS sends a page about this resource is cut to its viewer (asSeenBy), for every resource at once. */
+  assignDecorator(...args: Parameters<SequelizeResource['assignDecorator']>): void {
+    super.assignDecorator(...args);
+    const decorated = this.decorate();
+    const toJSON = decorated.toJSON.bind(decorated);
+    decorated.toJSON = (currentAdmin) => asSeenBy(toJSON(currentAdmin), currentAdmin);
   }
 
   static isAdapterFor(raw: unknown): boolean {

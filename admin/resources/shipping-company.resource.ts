@@ -1,7 +1,8 @@
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { CARRIER_TIMEOUT_MS } from '../../src/shipping/shipping.service.js';
-import { serviceActions, tenantReadActions } from './panel-kit.js';
+import { tenantReadActions } from './panel-kit.js';
+import { serviceActions } from './service-actions.js';
 import { nav, showOnly, checked } from './panel-ui.js';
 import { accountChoiceProp, chosen } from './account-choice.js';
 

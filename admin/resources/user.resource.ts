@@ -10,7 +10,8 @@ import type { Actor } from '../../src/actor.js';
 import { isTenantActor } from '../../src/accounts/add-login.js';
 import type { UserCreateInput } from '../../src/accounts/account.schemas.js';
 import type { AppContext } from '../../src/context.js';
-import { actorOf, guarded, payloadOf, serviceActions, tenantReadActions } from './panel-kit.js';
+import { actorOf, guarded, tenantReadActions } from './panel-kit.js';
+import { payloadOf, serviceActions } from './service-actions.js';
 import { nav, hidden, text, checked } from './panel-ui.js';
 import { accountChoiceProp, chosen } from './account-choice.js';
 
@@ -55,6 +56,8 @@ export function userResource(ctx: AppContext): ResourceWithOptions {
     resource: ctx.models.User,
     options: {
       navigation: nav.settings,
+      // a reference to a user (a key's owner, a run's user) reads as the user's name
+      titleProperty: 'name',
       listProperties: ['name', 'email', 'role', 'active', 'account_id'],
       editProperties: ['account_id', 'name', 'email', 'role', 'password', 'active'],
       properties: {

@@ -2,7 +2,8 @@ import type { ActionContext, ActionResponse, ResourceWithOptions } from 'adminjs
 import type { AppContext } from '../../src/context.js';
 import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook.schemas.js';
 import { accountChoiceProp, chosen } from './account-choice.js';
-import { actorOf, allow, guarded, serviceActions, showRecord, tenantReadActions, type ShownOnce } from './panel-kit.js';
+import { actorOf, allow, guarded, tenantReadActions } from './panel-kit.js';
+import { serviceActions, showRecord, type ShownOnce } from './service-actions.js';
 import { type PanelComponents, nav, hidden, showOnly, checked, noWrapProps } from './panel-ui.js';
 
 /** The form's fields the service takes: what AdminJS posts also carries the record's other columns. */
@@ -72,10 +73,8 @@ export function webhookEndpointResource(ctx: AppContext, components: PanelCompon
         secret: { isVisible: hidden },
         secret_state: { type: 'string', isVisible: showOnly },
         url: { description: 'https:// address that receives a signed POST for each event.' },
-        events: {
-          isArray: true,
-          availableValues: WEBHOOK_EVENTS.map((v) => ({ value: v, label: v })),
-        },
+        // in words from the locale's labels.events (admin/components/value-list.tsx)
+        events: { isArray: true, availableValues: WEBHOOK_EVENTS.map((value) => ({ value, label: value })) },
         active: { description: 'Ticking it again re-enables an endpoint that was disabled after failing.' },
       },
       actions: {
