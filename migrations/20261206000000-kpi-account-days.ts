@@ -1,5 +1,5 @@
 import type { Migration } from '../src/db/migrator.js';
-import { DIMENSIONS, FOLD_FUNCTIONS, FOLD_LOCK, MARK_FUNCTIONS, ROWS_FUNCTION } from './20261129000000-kpi-daily.js';
+import { FOLD_FUNCTIONS, FOLD_LOCK, MARK_FUNCTIONS, ROWS_FUNCTION } from './20261129000000-kpi-daily.js';
 
 /**
  * The KPI rollup's days become the account's days (issue 32, docs/decisions.md "Time zones"): a lead counts on the day
@@ -21,7 +21,7 @@ export const up: Migration = async ({ context: db }) => {
   await db.query(`
     ${localRowsFunction()}
     ${MARK_LEADS}
-    ${FOLD}
+    ${localFoldFunction()}
     DROP FUNCTION kpi_rebuild();
     ${REBUILD}
   `);
@@ -41,7 +41,7 @@ export const down: Migration = async ({ context: db }) => {
 
 /** `text` with `from` replaced by `to`, refusing when `from` is not there (the previous definition changed). */
 function swap(text: string, from: string, to: string): string {
-  if (!text.includes(from)) throw new Error(`kpi_rows no longer holds: ${from}`);
+  if (!text.includes(from)) throw new Error(`the previous definition no longer holds: ${from}`);
   return text.replaceAll(from, to);
 }
 
@@ -82,32 +82,18 @@ const MARK_LEADS = `
       RETURN NULL;
     END $$;`;
 
-const FOLD = `
-    CREATE OR REPLACE FUNCTION kpi_fold() RETURNS integer LANGUAGE plpgsql AS $$
-    DECLARE
-      accounts integer[];
-      days date[];
-    BEGIN
-      PERFORM pg_advisory_xact_lock(${FOLD_LOCK});
-      WITH marks AS (DELETE FROM kpi_dirty RETURNING account_id, day, lead_ids, first_id, last_id),
-        ids AS (SELECT DISTINCT unnest(lead_ids) AS id FROM marks WHERE lead_ids IS NOT NULL),
-        marked AS (
-          SELECT account_id, day FROM marks WHERE day IS NOT NULL
-          UNION
-          SELECT l.account_id, (l.created_at AT TIME ZONE z.time_zone)::date
-            FROM leads l JOIN accounts z ON z.id = l.account_id WHERE l.id IN (SELECT id FROM ids)
-          UNION
-          SELECT l.account_id, (l.created_at AT TIME ZONE z.time_zone)::date
-            FROM marks m JOIN leads l ON l.id BETWEEN m.first_id AND m.last_id AND l.account_id = m.account_id
-            JOIN accounts z ON z.id = l.account_id
-           WHERE m.first_id IS NOT NULL)
-      SELECT coalesce(array_agg(account_id), '{}'), coalesce(array_agg(day), '{}') INTO accounts, days FROM marked;
-      DELETE FROM kpi_daily k USING unnest(accounts, days) AS d(account_id, day)
-       WHERE k.account_id = d.account_id AND k.dimension IN (${DIMENSIONS}) AND k.day = d.day;
-      INSERT INTO kpi_daily SELECT * FROM kpi_rows(accounts, days);
-      UPDATE kpi_state SET folded_at = now();
-      RETURN cardinality(days);
-    END $$;`;
+/** kpi_fold of migration 20261129000000 resolving marked leads to their account's days. */
+function localFoldFunction(): string {
+  const fold = FOLD_FUNCTIONS.slice(0, FOLD_FUNCTIONS.indexOf('CREATE FUNCTION kpi_rebuild'));
+  let sql = swap(fold, 'CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION');
+  sql = swap(sql, 'FROM leads l WHERE l.id IN', 'FROM leads l JOIN accounts z ON z.id = l.account_id WHERE l.id IN');
+  sql = swap(
+    sql,
+    'AND l.account_id = m.account_id',
+    'AND l.account_id = m.account_id JOIN accounts z ON z.id = l.account_id',
+  );
+  return swap(sql, "(l.created_at AT TIME ZONE 'UTC')::date", '(l.created_at AT TIME ZONE z.time_zone)::date');
+}
 
 /** With an account, its rows alone (its marks go too: the rebuild covers them); without, every account's. */
 const REBUILD = `
