@@ -7,6 +7,9 @@ export const FOLD_LOCK = 2026112900;
 export const DIMENSIONS = "'status', 'product', 'city', 'source', 'agent'";
 
 /**
+ * (Its days are the account's local days since migration 20261206000000, which replaces kpi_rows, the leads trigger,
+ * the fold and the rebuild on the definitions exported here.)
+ *
  * The KPI dashboard's daily rollup (src/stats/kpi.service.ts): per account, UTC creation day and dimension (lead status,
  * product sku, city, utm_source, the agent who last changed the status), the number of leads of that day's cohort, how
  * many of them are confirmed and how many have a delivered order. The KPI page sums a few thousand of these rows
