@@ -16,13 +16,15 @@ export const BREAKDOWNS = ['product', 'city', 'source', 'agent'] as const;
 /** The page opens on the last 30 days. */
 export const DEFAULT_PERIOD: Exclude<Period, 'custom'> = 'last30';
 
-/** The last `days` UTC days, today included, as ISO dates (YYYY-MM-DD, never a US-format date). */
-export function lastDays(days: number): { from: string; to: string } {
-  const to = new Date();
-  const from = new Date(to.getTime() - (days - 1) * 86_400_000);
-  return { from: from.toISOString().slice(0, 10), to: to.toISOString().slice(0, 10) };
+/**
+ * The last `days` days up to `today` (the account zone's date, from the server), as ISO dates (YYYY-MM-DD, never a
+ * US-format date); the browser's own clock and zone do not decide which day it is.
+ */
+export function lastDays(days: number, today: string): { from: string; to: string } {
+  const from = new Date(Date.parse(`${today}T00:00:00Z`) - (days - 1) * 86_400_000);
+  return { from: from.toISOString().slice(0, 10), to: today };
 }
-export const periodDates = (period: Exclude<Period, 'custom'>) => lastDays(DAYS[period]);
+export const periodDates = (period: Exclude<Period, 'custom'>, today: string) => lastDays(DAYS[period], today);
 
 /** An ISO day as the picker's local midnight, and back: the picker works in local time, the KPI days are dates. */
 const asLocalDay = (iso: string) => (iso ? new Date(`${iso}T00:00:00`) : undefined);
@@ -89,6 +91,8 @@ interface ControlsProps {
   query: KpiQuery;
   period: Period;
   accounts?: { id: number; name: string }[];
+  /** The period the last answer covered and today's date in its zone (before the first answer: none). */
+  shown?: { from: string; to: string; today: string };
   set(query: KpiQuery, period: Period): void;
 }
 
@@ -96,7 +100,7 @@ interface ControlsProps {
  * The KPI page's controls in the panel's design system: the period as a row of buttons with the active one selected
  * (today, 7, 30 or 90 days, or custom dates picked in ISO form), the breakdown and, for an admin, the account.
  */
-export function KpiControls({ query, period, accounts, set }: ControlsProps) {
+export function KpiControls({ query, period, accounts, shown, set }: ControlsProps) {
   const { translateComponent: tc } = useTranslation();
   const periods: Period[] = ['today', 'last7', 'last30', 'last90', 'custom'];
   const byOptions = BREAKDOWNS.map((value) => ({ value, label: tc(`kpi.by.${value}`) }));
@@ -104,7 +108,16 @@ export function KpiControls({ query, period, accounts, set }: ControlsProps) {
     { value: '', label: tc('kpi.allAccounts') },
     ...(accounts ?? []).map((a) => ({ value: String(a.id), label: a.name })),
   ];
-  const pick = (p: Period) => set(p === 'custom' ? query : { ...query, ...periodDates(p) }, p);
+  const pick = (p: Period) => {
+    if (!shown) return;
+    const { from, to, today } = shown;
+    set(
+      p === 'custom'
+        ? { ...query, from: query.from || from, to: query.to || to }
+        : { ...query, ...periodDates(p, today) },
+      p,
+    );
+  };
   return (
     <Box flex flexWrap="wrap" alignItems="flex-end" mb="xl" style={{ gap: 16 }} data-testid="kpi-controls">
       <FormGroup mb="0">

@@ -1,13 +1,16 @@
 import React, { useEffect, useState } from 'react';
 import { Box, H2, H5 } from '@adminjs/design-system';
 import { ApiClient, useTranslation } from 'adminjs';
-import { BREAKDOWNS, DEFAULT_PERIOD, KpiControls, periodDates, type KpiQuery, type Period } from './kpi-controls.js';
+import { BREAKDOWNS, DEFAULT_PERIOD, KpiControls, type KpiQuery, type Period } from './kpi-controls.js';
 import { BreakdownChart, RatesChart, StatusDaysChart, type KpiFigures, type KpiReport } from './kpi-charts.js';
 
 interface Answer {
   report?: KpiReport;
   accounts?: { id: number; name: string }[];
   refusal?: string;
+  /** The last fold's time written in the report's zone, and today's date there (admin/pages/kpi-page.ts). */
+  as_of_text?: string;
+  today?: string;
 }
 
 const api = new ApiClient();
@@ -87,7 +90,8 @@ function BreakdownTable({ report }: { report: KpiReport }) {
 export default function KpiPage() {
   const { translateComponent: tc } = useTranslation();
   const [{ query, period }, setChoice] = useState<{ query: KpiQuery; period: Period }>({
-    query: { ...periodDates(DEFAULT_PERIOD), by: BREAKDOWNS[0], account_id: '' },
+    // no dates: the server answers the default period (30 days) ending today in the account's zone
+    query: { from: '', to: '', by: BREAKDOWNS[0], account_id: '' },
     period: DEFAULT_PERIOD,
   });
   const [answer, setAnswer] = useState<Answer | null>(null);
@@ -111,6 +115,7 @@ export default function KpiPage() {
         query={query}
         period={period}
         accounts={answer?.accounts}
+        shown={report && answer?.today ? { from: report.from, to: report.to, today: answer.today } : undefined}
         set={(q, p) => setChoice({ query: q, period: p })}
       />
       {answer?.refusal && (
@@ -123,7 +128,7 @@ export default function KpiPage() {
         <div style={{ display: 'grid', gap: 20 }}>
           <Totals totals={report.totals} />
           <div style={card}>
-            <H5 mb="default">{tc('kpi.leadsPerDay', { from: report.from, to: report.to })}</H5>
+            <H5 mb="default">{tc('kpi.leadsPerDay', { from: report.from, to: report.to, zone: report.time_zone })}</H5>
             <StatusDaysChart report={report} />
           </div>
           <div style={card}>
@@ -135,9 +140,7 @@ export default function KpiPage() {
             <BreakdownChart report={report} />
             <BreakdownTable report={report} />
           </div>
-          <small style={{ color: '#6b7280' }}>
-            {tc('kpi.asOf', { when: report.as_of.replace('T', ' ').slice(0, 16) })}
-          </small>
+          <small style={{ color: '#6b7280' }}>{tc('kpi.asOf', { when: answer?.as_of_text ?? report.as_of })}</small>
         </div>
       )}
     </Box>

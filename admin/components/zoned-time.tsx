@@ -115,6 +115,18 @@ export default function ZonedTime(props: BasePropertyProps) {
     shownTimes(record).times[property.path]?.text ??
     formatInZone(raw, zoneOf(record, resource.id, viewer.zone), viewer.language);
   const text = <span style={{ whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>{shown}</span>;
+  if (where === 'list') {
+    // in a table the zone goes under the time, so a list of several time columns still fits 1280 px
+    const at = shown.lastIndexOf(' (');
+    if (at < 0) return text;
+    return (
+      <span style={{ fontVariantNumeric: 'tabular-nums' }}>
+        <span style={{ whiteSpace: 'nowrap' }}>{shown.slice(0, at)}</span>
+        <br />
+        <small style={{ color: '#6b7280', whiteSpace: 'nowrap' }}>{shown.slice(at + 1)}</small>
+      </span>
+    );
+  }
   if (where !== 'show') return text;
   return <ValueGroup label={translateProperty(property.label, resource.id)}>{text}</ValueGroup>;
 }

@@ -4,6 +4,7 @@ import { makeAccount, makeAdmin, type TestAccount } from '../factories.js';
 import { startTestServer } from '../helpers.js';
 import { claimsOf, seedQueue } from '../queue-fixtures.js';
 import { login, sessionClient, type SessionClient } from '../session.js';
+import { formatInZone, wallTime } from '../../src/time-zones.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 type Json = Record<string, any>;
@@ -138,6 +139,12 @@ describe('admin panel pages: the work queue and the KPI handlers', function () {
     const c = await login(web.url, admin.email, admin.password);
     const kpi = await page(c, 'GET', `kpi?account_id=${b.id}`);
     expect(kpi.body.report.account_id).to.equal(b.id);
+    // "as of" and the presets' day in the chosen account's zone, written by the one formatter
+    const zone = (await getCtx().models.Account.findByPk(b.id))!.time_zone;
+    expect(kpi.body.report.time_zone).to.equal(zone);
+    expect(kpi.body.as_of_text).to.equal(formatInZone(kpi.body.report.as_of, zone));
+    expect(kpi.body.as_of_text).to.match(new RegExp(`\\(${zone}\\)$`));
+    expect(kpi.body.today).to.equal(wallTime(new Date(), zone).slice(0, 10));
     expect(kpi.body.accounts.map((x: { id: number }) => x.id)).to.include.members([a.id, b.id]);
     const all = await page(c, 'GET', 'kpi');
     expect(all.body.report.account_id).to.equal(null);
