@@ -13,6 +13,7 @@ import { dropRemoteFonts, knownActions, panelJsonBodies, panelSession, sameOrigi
 import { panelCsp, patchedPanelAsset } from './panel-csp.js';
 import { panelLocale } from './panel-locale.js';
 import { PANEL_STYLESHEET, panelDirection, panelStylesheet } from './panel-rtl.js';
+import { accountPageHandler } from './pages/account-page.js';
 import { kpiPageHandler } from './pages/kpi-page.js';
 import { queuePageHandler } from './pages/queue-page.js';
 import { accountResource } from './resources/account.resource.js';
@@ -25,7 +26,8 @@ import { leadResource } from './resources/lead.resource.js';
 import { orderHistoryResource } from './resources/order-history.resource.js';
 import { orderResource } from './resources/order.resource.js';
 import { actorOf, lockDown } from './resources/panel-kit.js';
-import type { PanelComponents } from './resources/panel-ui.js';
+import { presentable, type PanelComponents } from './resources/panel-ui.js';
+import { zonedTimes } from './resources/panel-times.js';
 import { productResource } from './resources/product.resource.js';
 import { ScopedResource } from './resources/scoped-resource.js';
 import { shippingCompanyResource } from './resources/shipping-company.resource.js';
@@ -87,6 +89,9 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       recordDetails: component('RecordDetails'),
       progressBar: component('ProgressBar'),
       productsEditor: component('ProductsEditor'),
+      zonedTime: component('ZonedTime'),
+      valueList: component('ValueList'),
+      bulkDelete: component('BulkDelete'),
     };
     const admin = new AdminJS({
       rootPath: '/admin',
@@ -99,11 +104,13 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       pages: {
         queue: { component: component('QueuePage'), icon: 'PhoneCall', handler: queuePageHandler(ctx) },
         kpi: { component: component('KpiPage'), icon: 'BarChart2', handler: kpiPageHandler(ctx) },
+        // the signed-in user's own account settings and profile (docs/operations.md promises sellers the path)
+        account: { component: component('AccountPage'), icon: 'Settings', handler: accountPageHandler },
       },
       loginPath: '/login',
       // the top bar's Log out navigates here; GET /logout ends the session when the click came from this site
       logoutPath: '/logout',
-      resources: lockDown(resources(ctx, components)),
+      resources: lockDown(zonedTimes(presentable(resources(ctx, components), components), components.zonedTime)),
       branding: { companyName: 'LeadFlow', withMadeWithLove: false, logo: false },
       // each user's language (admin/panel-guards.ts puts it on currentAdmin)
       locale: (currentAdmin) => panelLocale(currentAdmin),

@@ -15,6 +15,12 @@ export const COMPONENT_SOURCES = {
   KpiPage: 'kpi-page.tsx',
   ProgressBar: 'progress-bar.tsx',
   ProductsEditor: 'products-editor.tsx',
+  ZonedTime: 'zoned-time.tsx',
+  AdminChoice: 'admin-choice.tsx',
+  CreateForm: 'create-form.tsx',
+  AccountPage: 'account-page.tsx',
+  ValueList: 'value-list.tsx',
+  BulkDelete: 'bulk-delete.tsx',
 } as const;
 export type ComponentName = keyof typeof COMPONENT_SOURCES;
 

@@ -3,6 +3,7 @@ import express, { type RequestHandler } from 'express';
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../src/errors.js';
 import { setOwn } from '../src/validation.js';
 import { requestLanguage } from './locale-text.js';
+import { FALLBACK_ZONE } from '../src/time-zones.js';
 import type { PanelAdmin } from './resources/panel-kit.js';
 
 const PANEL_API = new RegExp(
@@ -46,6 +47,7 @@ export const panelSession: RequestHandler = (req, res, next) => {
     title: req.user.name,
     role: req.user.role,
     accountId: req.user.account_id,
+    timeZone: req.user.time_zone ?? FALLBACK_ZONE,
     sessionId: req.session.id,
     language: requestLanguage(req),
     languageChosen: req.user.language ?? null,

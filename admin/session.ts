@@ -25,6 +25,8 @@ export interface SessionUser {
   email: string;
   /** The panel language the user chose; null follows the browser (admin/locale-text.ts, requestLanguage). */
   language?: Language | null;
+  /** The time zone of the user's account (src/time-zones.ts): the panel's times where a record names no account. */
+  time_zone?: string;
   /** At login only: the password-change mark read with the password that was checked. */
   credentials_changed_at?: Date | null;
 }
@@ -72,16 +74,22 @@ function createPassport(ctx: AppContext): passport.PassportStatic {
   );
   auth.serializeUser((user, done) => done(null, (user as SessionUser).id));
   auth.deserializeUser((id: number, done) => {
-    ctx.models.User.findOne({ where: { id, active: true } }).then(
-      (u) =>
-        done(
-          null,
-          u
-            ? { id: u.id, account_id: u.account_id, role: u.role, name: u.name, email: u.email, language: u.language }
-            : false,
-        ),
-      done,
-    );
+    const { Account, User } = ctx.models;
+    const include = [{ model: Account, attributes: ['time_zone'] }];
+    User.findOne({ where: { id, active: true }, include }).then((u) => {
+      if (!u) return done(null, false);
+      const time_zone = (u as unknown as { Account?: { time_zone: string } }).Account?.time_zone;
+      const { language } = u;
+      done(null, {
+        id: u.id,
+        account_id: u.account_id,
+        role: u.role,
+        name: u.name,
+        email: u.email,
+        time_zone,
+        language,
+      });
+    }, done);
   });
   return auth;
 }

@@ -8,8 +8,9 @@ import { kpiAccount, secs, triggerCost, type KpiAccount } from './kpi-fill.js';
  * The KPI dashboard at `total` leads in one account (default 1,000,000, spread over 365 days; kpi-fill.ts): the
  * service call the KPI page makes (`services.kpi.kpi`) for each breakdown over 30, 90 and 365 days, p50 and p99 of
  * RUNS calls after warm-ups; beside it the same figures computed live from the source tables without the rollup
- * (fewer runs: they take seconds). Then one fold of a dirty day, the rebuild of the whole rollup, and what the
- * rollup's triggers cost a 5,000-lead insert statement.
+ * (fewer runs: they take seconds). Then one fold of a dirty day, the rebuild of the whole rollup, a change of the
+ * account's time zone (its rows rebuilt in the change) and what the rollup's triggers cost a 5,000-lead insert
+ * statement.
  * Own embedded database under BENCH_DATA_DIR (default ./data/bench), or BENCH_DATABASE_URL.
  */
 const RUNS = 50;
@@ -172,4 +173,17 @@ async function foldAndRebuild(ctx: Ctx, raw: pg.Client, acc: KpiAccount) {
   const t0 = performance.now();
   const days = await ctx.services.kpi.rebuild();
   process.stdout.write(`rebuild of the whole rollup (${days} account-days, every account): ${secs(t0)}\n`);
+  await zoneChange(ctx, raw, acc);
+}
+
+/** A change of the account's zone, which rebuilds its rollup rows in its transaction, and back to the zone it had. */
+async function zoneChange(ctx: Ctx, raw: pg.Client, acc: KpiAccount) {
+  const { rows } = await raw.query<{ z: string }>('SELECT time_zone AS z FROM accounts WHERE id = $1', [acc.accountId]);
+  const times: string[] = [];
+  for (const zone of [rows[0].z === 'Europe/Paris' ? 'UTC' : 'Europe/Paris', rows[0].z]) {
+    const t = performance.now();
+    await ctx.services.accounts.updateAccount(acc.seller, acc.accountId, { time_zone: zone });
+    times.push(`${zone} ${secs(t)}`);
+  }
+  process.stdout.write(`zone change of the account (its days rebuilt in the change): ${times.join(', back to ')}\n`);
 }

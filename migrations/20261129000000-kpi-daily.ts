@@ -1,12 +1,15 @@
 import type { Migration } from '../src/db/migrator.js';
 
 /** The advisory lock key folds and rebuilds of the rollup take (one at a time, whatever the process). */
-const FOLD_LOCK = 2026112900;
+export const FOLD_LOCK = 2026112900;
 
 /** The breakdowns kept per day besides the lead status. */
-const DIMENSIONS = "'status', 'product', 'city', 'source', 'agent'";
+export const DIMENSIONS = "'status', 'product', 'city', 'source', 'agent'";
 
 /**
+ * (Its days are the account's local days since migration 20261206000000, which replaces kpi_rows, the leads trigger,
+ * the fold and the rebuild on the definitions exported here.)
+ *
  * The KPI dashboard's daily rollup (src/stats/kpi.service.ts): per account, UTC creation day and dimension (lead status,
  * product sku, city, utm_source, the agent who last changed the status), the number of leads of that day's cohort, how
  * many of them are confirmed and how many have a delivered order. The KPI page sums a few thousand of these rows
@@ -87,7 +90,7 @@ export const up: Migration = async ({ context: db }) => {
  * in any case ("(none)"), and the user id of its latest history entry made by a user ("(nobody)"); it is delivered
  * when its order is.
  */
-const ROWS_FUNCTION = `
+export const ROWS_FUNCTION = `
     CREATE FUNCTION kpi_rows(accounts integer[], days date[])
     RETURNS TABLE (account_id integer, dimension text, day date, key text, leads integer, confirmed integer,
                    delivered integer)
@@ -172,7 +175,7 @@ const markFunction = (name: string, rows: { insert: string; delete: string; upda
  * even then: it is written by the statement that inserts its lead (src/leads/lead-batch.repository.ts), whose own
  * mark covers it, so an import pays nothing here. An order matters only when it is or was delivered.
  */
-const MARK_FUNCTIONS = `
+export const MARK_FUNCTIONS = `
     CREATE FUNCTION kpi_mark_leads() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF TG_OP = 'INSERT' THEN
@@ -228,7 +231,7 @@ const MARK_FUNCTIONS = `
  * (a second waits for the first and then finds the marks gone). Marks appended by writes that commit meanwhile stay
  * for the next fold. Readers keep reading the previous rows until the fold commits.
  */
-const FOLD_FUNCTIONS = `
+export const FOLD_FUNCTIONS = `
     CREATE FUNCTION kpi_fold() RETURNS integer LANGUAGE plpgsql AS $$
     DECLARE
       accounts integer[];

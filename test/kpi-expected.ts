@@ -3,7 +3,8 @@ import type { AppContext } from '../src/context.js';
 
 /**
  * The KPI report computed the plain way for tests: every source row of the accounts read as it is, and the figures
- * counted in JavaScript from the definitions (issue 20 contracts), without the rollup or any of its SQL.
+ * counted in JavaScript from the definitions (issue 20 contracts), without the rollup or any of its SQL. A lead's day
+ * is its creation day in its account's time zone, read by Intl (the rollup's by PostgreSQL's zone table).
  */
 const STATUSES = ['new', 'confirmed', 'wrong', 'call_later', 'no_answer', 'duplicate', 'canceled'];
 
@@ -20,6 +21,7 @@ interface Source {
   orders: { lead_id: string | null; status: string }[];
   users: { id: number; name: string }[];
   catalogue: { id: number; account_id: number; sku: string; name: string }[];
+  zones: { id: number; time_zone: string }[];
 }
 
 /** The rows of a lead belong to the lead's account, whatever account_id they carry. */
@@ -31,7 +33,7 @@ async function readSource(ctx: AppContext, accountId: number | null): Promise<So
       bind: accountId && sql.includes('$ACCOUNT') ? [accountId] : [],
       type: QueryTypes.SELECT,
     });
-  const [leads, products, histories, orders, users, catalogue] = await Promise.all([
+  const [leads, products, histories, orders, users, catalogue, zones] = await Promise.all([
     q<Source['leads'][number]>('SELECT id, account_id, status, city, data, created_at FROM leads WHERE $ACCOUNT'),
     q<Source['products'][number]>(`SELECT lead_id, sku FROM lead_products WHERE ${OF_LEADS}`),
     q<Source['histories'][number]>(
@@ -40,8 +42,9 @@ async function readSource(ctx: AppContext, accountId: number | null): Promise<So
     q<Source['orders'][number]>(`SELECT lead_id, status FROM orders WHERE ${OF_LEADS}`),
     q<Source['users'][number]>('SELECT id, name FROM users'),
     q<Source['catalogue'][number]>('SELECT id, account_id, sku, name FROM products'),
+    q<Source['zones'][number]>('SELECT id, time_zone FROM accounts'),
   ]);
-  return { leads, products, histories, orders, users, catalogue };
+  return { leads, products, histories, orders, users, catalogue, zones };
 }
 
 const figures = (leads: number, confirmed: number, delivered: number) => ({
@@ -100,7 +103,13 @@ function latestAgents(src: Source): Map<string, number> {
   return new Map([...best].map(([lead, h]) => [lead, h.changed_by_user_id!]));
 }
 
-/** The report (without as_of) for an account (null: every account) over [from, to], by the given breakdown. */
+/** The day (`YYYY-MM-DD`) an instant falls on in `zone`. */
+export const dayIn = (when: Date | string, zone: string) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    new Date(when),
+  );
+
+/** The report (without as_of and time_zone) for an account (null: every account) over [from, to], by the given breakdown. */
 export async function expectedReport(
   ctx: AppContext,
   q: { accountId: number | null; from: string; to: string; by: string },
@@ -123,12 +132,13 @@ export async function expectedReport(
       delivered: 0,
     });
   const dayByDate = new Map(days.map((d) => [d.day, d]));
+  const zoneOf = new Map(src.zones.map((z) => [z.id, z.time_zone]));
   const groups = new Map<string, { leads: number; confirmed: number; delivered: number }>();
   let leads = 0;
   let confirmed = 0;
   let deliveredCount = 0;
   for (const lead of src.leads) {
-    const day = dayByDate.get(new Date(lead.created_at).toISOString().slice(0, 10));
+    const day = dayByDate.get(dayIn(lead.created_at, zoneOf.get(lead.account_id)!));
     if (!day) continue;
     const isConfirmed = lead.status === 'confirmed' ? 1 : 0;
     const isDelivered = delivered.has(String(lead.id)) ? 1 : 0;

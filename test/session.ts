@@ -80,3 +80,19 @@ export async function formLogin(
     body: new URLSearchParams(fields).toString(),
   });
 }
+
+/** An AdminJS API call of the panel (`/admin/api/resources/<path>`) from a page of `origin`, as the panel makes it. */
+export async function panelApi(
+  c: SessionClient,
+  origin: string,
+  method: string,
+  path: string,
+  json?: unknown,
+): Promise<{ status: number; text: string; body: any }> {
+  const r = await c.fetch(`/admin/api/resources/${path}`, {
+    method,
+    headers: { origin },
+    ...(json !== undefined ? { json } : {}),
+  });
+  return { status: r.status, text: await r.clone().text(), body: await r.json().catch(() => null) };
+}

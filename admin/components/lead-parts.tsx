@@ -9,6 +9,8 @@ export interface HistoryEntry {
   new_status: string;
   changed_by: string;
   changed_at: string;
+  /** When, written by the server in the record's account zone with the zone (src/time-zones.ts). */
+  when_text?: string;
   note?: string | null;
 }
 
@@ -23,8 +25,8 @@ const money = (n: number) => n.toFixed(2);
 const cell = { padding: '6px 10px', borderBottom: '1px solid #e5e7eb', textAlign: 'start' as const };
 const num = { ...cell, textAlign: 'end' as const, whiteSpace: 'nowrap' as const, fontVariantNumeric: 'tabular-nums' };
 
-/** `2026-11-28T13:05:09.000Z` → `2026-11-28 13:05 UTC` (the panel's users sit in several time zones). */
-export const utcTime = (iso: string) => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
+/** A stored time as the viewer reads it: in the record's account zone, with the zone (src/time-zones.ts). */
+export type TimeText = (iso: string | null | undefined) => string;
 
 /** The products of a lead or an order: quantity, unit price, line total and the grand total. */
 export function ProductsTable({ lines, total }: { lines: ProductLine[]; total?: number | string | null }) {
@@ -71,7 +73,7 @@ export function ProductsTable({ lines, total }: { lines: ProductLine[]; total?: 
 }
 
 /** The history as a timeline, newest first: the move in status words and colours, who, when and the note. */
-export function Timeline({ kind, entries }: { kind: StatusKind; entries: HistoryEntry[] }) {
+export function Timeline({ kind, entries, when }: { kind: StatusKind; entries: HistoryEntry[]; when: TimeText }) {
   const { translateComponent } = useTranslation();
   if (!entries.length) return <span>{translateComponent('records.noHistory')}</span>;
   const newestFirst = [...entries].sort((a, b) => b.changed_at.localeCompare(a.changed_at));
@@ -93,7 +95,7 @@ export function Timeline({ kind, entries }: { kind: StatusKind; entries: History
           </div>
           <div style={{ color: '#4b5563', fontSize: 13, marginTop: 4 }}>
             {translateComponent('records.by')} <strong>{h.changed_by}</strong> ·{' '}
-            <bdi dir="ltr">{utcTime(h.changed_at)}</bdi>
+            <bdi dir="ltr">{h.when_text ?? when(h.changed_at)}</bdi>
           </div>
           {h.note && <div style={{ fontStyle: 'italic', marginTop: 2 }}>“{h.note}”</div>}
         </li>

@@ -46,9 +46,12 @@ export default function ProductsEditor({ record, onChange, resource }: EditPrope
   const [choices, setChoices] = useState<Choice[]>([]);
   const [rows, setRows] = useState<Row[]>([]);
   const id = record?.id;
+  // a new lead's products are those of the account an admin chose on the form (the server ignores it for tenants)
+  const account = id ? undefined : (record?.params?.account_id as string | undefined);
   useEffect(() => {
+    const params = id ? { id } : account ? { account_id: account } : {};
     api
-      .resourceAction({ resourceId: resource.id, actionName: 'productChoices', params: id ? { id } : {} })
+      .resourceAction({ resourceId: resource.id, actionName: 'productChoices', params })
       .then(({ data }) => {
         const d = data as { products?: Choice[]; lines?: { sku: string; quantity: number; price: number }[] };
         setChoices(d.products ?? []);
@@ -61,8 +64,8 @@ export default function ProductsEditor({ record, onChange, resource }: EditPrope
         if (lines.length) onChange('products', lines);
       })
       .catch(() => setChoices([]));
-    // once per record: the rows are the form's from then on
-  }, [id]);
+    // once per record (and chosen account): the rows are the form's from then on
+  }, [id, account]);
   const update = (next: Row[]) => {
     setRows(next);
     onChange('products', next);

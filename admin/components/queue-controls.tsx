@@ -79,13 +79,20 @@ export function WorkFields(props: {
   setNote: (v: string) => void;
   callAt: string;
   setCallAt: (v: string) => void;
+  zone: string;
 }) {
   const { translateComponent } = useTranslation();
   return (
     <div style={{ display: 'flex', flexWrap: 'wrap', gap: 16, marginBottom: 20 }}>
       <label>
         {translateComponent('queue.callBackField')}{' '}
-        <input type="datetime-local" value={props.callAt} onChange={(e) => props.setCallAt(e.target.value)} />
+        <input
+          type="datetime-local"
+          data-testid="queue-call-at"
+          value={props.callAt}
+          onChange={(e) => props.setCallAt(e.target.value)}
+        />{' '}
+        <span data-testid="queue-zone">{props.zone}</span>
       </label>
       <label style={{ flex: '1 1 320px', display: 'flex', gap: 8, alignItems: 'center' }}>
         {translateComponent('queue.note')}

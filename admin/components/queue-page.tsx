@@ -3,8 +3,9 @@ import { Box, H2, Text } from '@adminjs/design-system';
 import { ApiClient, useTranslation } from 'adminjs';
 import { useStatusWord } from './status-badge.js';
 import { statusColour } from './status-palette.js';
-import { Banner, CountTiles, inAnHour, LeadCard, type QueueCounts, type QueueLead } from './queue-parts.js';
+import { Banner, CountTiles, LeadCard, type QueueCounts, type QueueLead } from './queue-parts.js';
 import { NextButton, OutcomeBar, OUTCOMES, WorkFields } from './queue-controls.js';
+import { FALLBACK_ZONE } from '../../src/time-zones.js';
 
 interface Answer {
   counts?: QueueCounts;
@@ -12,6 +13,10 @@ interface Answer {
   done?: { reference: string; status: string; order_reference: string | null };
   accounts?: { id: number; name: string }[];
   refusal?: string;
+  /** The account's zone: times are written in it, the call-back time is typed in it (the server reads it so). */
+  time_zone?: string;
+  /** The picker's first value, a wall time of that zone (an hour ahead), from the server. */
+  call_at?: string;
 }
 
 const api = new ApiClient();
@@ -31,7 +36,7 @@ function useQueue() {
   const [asked, setAsked] = useState(false);
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState('');
-  const [callAt, setCallAt] = useState(inAnHour());
+  const [callAt, setCallAt] = useState('');
   const [accountId, setAccountId] = useState('');
   const busyRef = useRef(false);
 
@@ -49,7 +54,7 @@ function useQueue() {
           setLead(next.lead ?? null);
           setAsked(true);
           setNote('');
-          setCallAt(inAnHour());
+          setCallAt(next.call_at ?? '');
         }
       } catch {
         setAnswer({ refusal: words.current('queue.unreachable') });
@@ -63,7 +68,8 @@ function useQueue() {
   const outcome = useCallback(
     (status: string) => {
       if (!lead) return;
-      const action_date = status === 'call_later' && callAt ? new Date(callAt).toISOString() : undefined;
+      // a wall time of the account's zone, as typed: the page's handler reads it in that zone
+      const action_date = status === 'call_later' && callAt ? callAt : undefined;
       void send({ op: 'outcome', lead_id: lead.id, status, note, action_date });
     },
     [lead, note, callAt, send],
@@ -179,8 +185,14 @@ export default function QueuePage() {
       {lead && (
         <>
           <OutcomeBar busy={busy} onOutcome={q.outcome} onSkip={() => void q.send({ op: 'skip', lead_id: lead.id })} />
-          <WorkFields note={q.note} setNote={q.setNote} callAt={q.callAt} setCallAt={q.setCallAt} />
-          <LeadCard lead={lead} />
+          <WorkFields
+            note={q.note}
+            setNote={q.setNote}
+            callAt={q.callAt}
+            setCallAt={q.setCallAt}
+            zone={answer.time_zone ?? FALLBACK_ZONE}
+          />
+          <LeadCard lead={lead} zone={answer.time_zone ?? FALLBACK_ZONE} />
         </>
       )}
     </Box>

@@ -1,7 +1,9 @@
 import React from 'react';
 import { useTranslation } from 'adminjs';
 import { StatusPill } from './status-badge.js';
-import { CustomData, ProductsTable, Timeline, utcTime, type HistoryEntry, type ProductLine } from './lead-parts.js';
+import { CustomData, ProductsTable, Timeline, type HistoryEntry, type ProductLine } from './lead-parts.js';
+import { useViewer } from './zoned-time.js';
+import { formatInZone } from '../../src/time-zones.js';
 import { statusColour } from './status-palette.js';
 
 /** A lead as the queue hands it out (services.leads.show plus the claim's end). */
@@ -21,6 +23,8 @@ export interface QueueLead {
   total: number;
   history: HistoryEntry[];
   claim_expires_at: string;
+  /** Its times written by the server in the account's zone (admin/pages/queue-page.ts). */
+  times?: { created_at: string; action_date: string; claim: string };
 }
 
 export interface QueueCounts {
@@ -71,7 +75,14 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
 }
 
 /** The claimed lead: who to call and what they ordered, its history and custom data. */
-export function LeadCard({ lead }: { lead: QueueLead }) {
+export function LeadCard({ lead, zone }: { lead: QueueLead; zone: string }) {
+  const { language } = useViewer();
+  const when = (iso: string | null | undefined) => formatInZone(iso, zone, language);
+  const times = lead.times ?? {
+    created_at: when(lead.created_at),
+    action_date: when(lead.action_date),
+    claim: when(lead.claim_expires_at),
+  };
   const { translateComponent } = useTranslation();
   return (
     <div data-testid="queue-lead" data-reference={lead.reference} style={{ display: 'grid', gap: 16 }}>
@@ -102,15 +113,15 @@ export function LeadCard({ lead }: { lead: QueueLead }) {
           <StatusPill kind="lead" status={lead.status} />
           {lead.action_date && (
             <span style={{ marginInlineStart: 8 }}>
-              {translateComponent('queue.callBackAt', { time: utcTime(lead.action_date) })}
+              {translateComponent('queue.callBackAt', { time: times.action_date })}
             </span>
           )}
         </Field>
         <Field label={translateComponent('queue.created')}>
-          <bdi dir="ltr">{utcTime(lead.created_at)}</bdi>
+          <bdi dir="ltr">{times.created_at}</bdi>
         </Field>
         <Field label={translateComponent('queue.yoursUntil')}>
-          <bdi dir="ltr">{utcTime(lead.claim_expires_at)}</bdi>
+          <bdi dir="ltr">{times.claim}</bdi>
         </Field>
       </div>
       <div style={card}>
@@ -120,7 +131,7 @@ export function LeadCard({ lead }: { lead: QueueLead }) {
       <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(300px, 1fr))', gap: 16 }}>
         <div style={card}>
           <h4 style={{ margin: '0 0 10px' }}>{translateComponent('queue.history')}</h4>
-          <Timeline kind="lead" entries={lead.history} />
+          <Timeline kind="lead" entries={lead.history} when={when} />
         </div>
         <div style={card}>
           <h4 style={{ margin: '0 0 10px' }}>{translateComponent('queue.customData')}</h4>
@@ -148,12 +159,4 @@ export function Banner({ tone, children }: { tone: 'done' | 'refused'; children:
       {children}
     </div>
   );
-}
-
-/** `datetime-local` text for a time one hour from now (the call-back time an agent usually picks). */
-export function inAnHour(now = new Date()): string {
-  const d = new Date(now.getTime() + 3600_000);
-  d.setMinutes(0, 0, 0);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }

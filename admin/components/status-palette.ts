@@ -32,9 +32,18 @@ export const DELIVERY_STATE_COLOURS = {
   failed: '#b91c1c',
 } as const;
 
+/** Import and export runs: waiting blue, working amber, done green, failed red, expired grey. */
+export const RUN_STATUS_COLOURS = {
+  queued: '#1d4ed8',
+  running: '#b45309',
+  completed: '#15803d',
+  failed: '#b91c1c',
+  expired: '#4b5563',
+} as const;
+
 export type LeadStatusName = keyof typeof LEAD_STATUS_COLOURS;
 export type OrderStatusName = keyof typeof ORDER_STATUS_COLOURS;
-export type StatusKind = 'lead' | 'order' | 'delivery';
+export type StatusKind = 'lead' | 'order' | 'delivery' | 'run';
 
 /** Status words as people read them. */
 const LABELS: Record<string, string> = {
@@ -51,6 +60,10 @@ const LABELS: Record<string, string> = {
   returned: 'Returned',
   pending: 'Pending',
   failed: 'Failed',
+  queued: 'Queued',
+  running: 'Running',
+  completed: 'Completed',
+  expired: 'Expired',
 };
 
 /** The colour of a status nobody planned for (a value added to the database before the palette). */
@@ -65,28 +78,28 @@ export function statusLabel(status: string | null | undefined): string {
   return LABELS[status] ?? status.charAt(0).toUpperCase() + status.slice(1).replace(/_/g, ' ');
 }
 
-/** The colour of a lead's or an order's status. */
+const PALETTES: Record<StatusKind, Record<string, string>> = {
+  lead: LEAD_STATUS_COLOURS,
+  order: ORDER_STATUS_COLOURS,
+  delivery: DELIVERY_STATE_COLOURS,
+  run: RUN_STATUS_COLOURS,
+};
+
+/** The colour of a status of a kind (a lead's, an order's, a delivery's, a run's). */
 export function statusColour(kind: StatusKind, status: string | null | undefined): string {
-  const colours: Record<string, string> =
-    kind === 'order' ? ORDER_STATUS_COLOURS : kind === 'delivery' ? DELIVERY_STATE_COLOURS : LEAD_STATUS_COLOURS;
-  return (status && colours[status]) || UNKNOWN_COLOUR;
+  return (status && PALETTES[kind][status]) || UNKNOWN_COLOUR;
 }
 
 /** Which palette a panel resource's statuses use (orders and their histories: the order one). */
 export function statusKindOf(resourceId: string | undefined): StatusKind {
   if (resourceId === 'webhook_deliveries') return 'delivery';
+  if (resourceId === 'import_runs' || resourceId === 'export_runs') return 'run';
   return resourceId === 'orders' || resourceId === 'order_histories' ? 'order' : 'lead';
 }
 
 /** A `<select>`-ready list of a kind's statuses with their words (AdminJS availableValues). */
 export function statusOptions(kind: StatusKind): { value: string; label: string }[] {
-  const order =
-    kind === 'order'
-      ? ORDER_STATUS_ORDER
-      : kind === 'delivery'
-        ? Object.keys(DELIVERY_STATE_COLOURS)
-        : LEAD_STATUS_ORDER;
-  return order.map((value) => ({
+  return Object.keys(PALETTES[kind]).map((value) => ({
     value,
     label: statusLabel(value),
   }));

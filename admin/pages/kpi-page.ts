@@ -1,6 +1,9 @@
 import type { PageHandler } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { isSystemWide } from '../../src/policy.js';
+import { todayIn } from '../../src/stats/kpi.schemas.js';
+import { formatInZone } from '../../src/time-zones.js';
+import { viewerOf } from '../resources/panel-times.js';
 import { pageActor, refusalOf } from './page-kit.js';
 
 /** The query keys the KPI service reads; other keys in the address are left out (the service refuses unknown ones). */
@@ -9,7 +12,9 @@ const KPI_KEYS = ['from', 'to', 'by', 'account_id'] as const;
 /**
  * The KPI dashboard page (admin/components/kpi-page.tsx): GET `?from&to&by&account_id` → ctx.services.kpi.kpi with
  * the session's user, which scopes a seller or an agent to their account whatever `account_id` says; an admin also
- * gets the accounts to pick from. A refused query (a bad date, a period too long) answers its words.
+ * gets the accounts to pick from. The report's days are days of its `time_zone` (the account's); `as_of_text` is the
+ * last fold's time written in that zone by the one formatter ("1 Dec 2026, 14:30 (Africa/Casablanca)"), and `today`
+ * the zone's day, which the period's presets end on. A refused query (a bad date, a period too long) answers its words.
  */
 export function kpiPageHandler(ctx: AppContext): PageHandler {
   const { kpi, accounts } = ctx.services;
@@ -25,7 +30,9 @@ export function kpiPageHandler(ctx: AppContext): PageHandler {
       ? { accounts: (await accounts.listAccounts(actor)).map(({ id, name }) => ({ id, name })) }
       : {};
     try {
-      return { report: await kpi.kpi(actor, query), ...extra };
+      const report = await kpi.kpi(actor, query);
+      const as_of_text = formatInZone(report.as_of, report.time_zone, viewerOf(context).language);
+      return { report, as_of_text, today: todayIn(report.time_zone), ...extra };
     } catch (err) {
       return { ...refusalOf(err, 'Nothing to show.'), ...extra };
     }

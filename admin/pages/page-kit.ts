@@ -2,6 +2,7 @@ import type { ActionContext, PageContext } from 'adminjs';
 import type { Actor } from '../../src/actor.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
 import { actorOf } from '../resources/panel-kit.js';
+import { fieldMessage, knownMessage, pageWords } from '../panel-form-errors.js';
 
 /** What a page answers when a service refused: a sentence to show, and the fields it names. */
 export interface Refusal {
@@ -40,8 +41,14 @@ export function inWords(message: string): string {
  * A service's typed refusal as words for the page (AdminJS pages have no notices of their own); anything else is a
  * real failure and goes on to the app's error handler.
  */
-export function refusalOf(err: unknown, notFound: string): Refusal {
-  if (err instanceof ValidationError) return { refusal: inWords(err.message), fields: err.errors };
+export function refusalOf(err: unknown, notFound: string, language = 'en'): Refusal {
+  if (err instanceof ValidationError) {
+    // the forms' words (admin/panel-form-errors.ts) where a rule knows the sentence, else the field names in words
+    const words = pageWords(language);
+    const say = (m: string) => (knownMessage(m) ? fieldMessage(m, words) : inWords(m));
+    const fields = Object.fromEntries(Object.entries(err.errors).map(([k, ms]) => [k, ms.map(say)]));
+    return { refusal: Object.values(fields).flat().join(' '), fields };
+  }
   if (err instanceof NotFoundError) return { refusal: notFound };
   if (err instanceof ConflictError || err instanceof ForbiddenError) return { refusal: err.message };
   throw err;

@@ -1,7 +1,9 @@
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { PHONE_COUNTRIES } from '../../src/leads/phone.js';
-import { serviceActions, tenantReadActions } from './panel-kit.js';
+import { timeZoneNames } from '../../src/time-zones.js';
+import { tenantReadActions } from './panel-kit.js';
+import { serviceActions } from './service-actions.js';
 import { nav, text } from './panel-ui.js';
 
 export function accountResource(ctx: AppContext): ResourceWithOptions {
@@ -10,11 +12,13 @@ export function accountResource(ctx: AppContext): ResourceWithOptions {
     resource: ctx.models.Account,
     options: {
       navigation: nav.settings,
-      listProperties: ['id', 'name', 'phone_country', 'created_at'],
-      editProperties: ['name', 'phone_country'],
+      listProperties: ['id', 'name', 'phone_country', 'time_zone', 'created_at'],
+      editProperties: ['name', 'phone_country', 'time_zone'],
       properties: {
         // the country of national numbers typed without +; new accounts start from DEFAULT_COUNTRY
         phone_country: { availableValues: PHONE_COUNTRIES.map((c) => ({ value: c, label: c })) },
+        // the zone its times are shown and typed in; left empty on creation, the phone country's zone
+        time_zone: { availableValues: timeZoneNames().map((z) => ({ value: z, label: z })) },
       },
       actions: {
         ...tenantReadActions('account'),
@@ -23,11 +27,13 @@ export function accountResource(ctx: AppContext): ResourceWithOptions {
             services.accounts.createAccount(actor, {
               name: text(p.name),
               ...(p.phone_country ? { phone_country: text(p.phone_country) } : {}),
+              ...(p.time_zone ? { time_zone: text(p.time_zone) } : {}),
             }),
           update: (actor, id, p) =>
             services.accounts.updateAccount(actor, id, {
               ...(p.name !== undefined ? { name: text(p.name) } : {}),
               ...(p.phone_country !== undefined ? { phone_country: text(p.phone_country) } : {}),
+              ...(p.time_zone !== undefined ? { time_zone: text(p.time_zone) } : {}),
             }),
         }),
       },

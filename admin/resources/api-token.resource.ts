@@ -1,8 +1,10 @@
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { SCOPES } from '../../src/actor.js';
-import { serviceActions, tenantReadActions } from './panel-kit.js';
-import { accountProp, nav, hidden, text } from './panel-ui.js';
+import { tenantReadActions } from './panel-kit.js';
+import { serviceActions } from './service-actions.js';
+import { nav, hidden, text } from './panel-ui.js';
+import { accountChoiceProp, chosen, ownerChoiceProp } from './account-choice.js';
 
 export function apiTokenResource(ctx: AppContext): ResourceWithOptions {
   const { services } = ctx;
@@ -12,9 +14,10 @@ export function apiTokenResource(ctx: AppContext): ResourceWithOptions {
       navigation: nav.settings,
       listProperties: ['name', 'scopes', 'last_used_at', 'expires_at', 'created_at', 'account_id'],
       showProperties: ['name', 'scopes', 'last_used_at', 'expires_at', 'created_at', 'user_id', 'account_id'],
-      editProperties: ['name', 'scopes', 'expires_at'],
+      editProperties: ['account_id', 'user_id', 'name', 'scopes', 'expires_at'],
       properties: {
-        ...accountProp,
+        ...accountChoiceProp,
+        ...ownerChoiceProp,
         token_hash: { isVisible: hidden },
         scopes: { isArray: true, availableValues: SCOPES.map((v) => ({ value: v, label: v })) },
         expires_at: { type: 'string', description: 'descriptions.expiresAt' },
@@ -24,12 +27,15 @@ export function apiTokenResource(ctx: AppContext): ResourceWithOptions {
         ...serviceActions('token', {
           create: (actor, p) =>
             services.tokens.createToken(actor, {
+              ...chosen(actor, p, ['account_id', 'user_id']),
               name: text(p.name),
               scopes: (p.scopes as never[]) ?? [],
               ...(p.expires_at ? { expires_at: String(p.expires_at) } : {}),
             }),
           remove: (actor, ids) => services.tokens.revokeTokens(actor, ids),
-          createdNotice: (token, t) => t('messages.apiKeyOnce', { token: String(token.token) }),
+          // the key itself only in the answer's dialog (admin/components/create-form.tsx), never in a notice
+          createdNotice: (_token, t) => t('messages.apiKeyCreated'),
+          createdSecret: (t) => ({ kind: 'apiKey', value: String(t.token) }),
         }),
       },
     },

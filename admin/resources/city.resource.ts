@@ -1,6 +1,7 @@
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
-import { allow, serviceActions } from './panel-kit.js';
+import { tenantReadActions } from './panel-kit.js';
+import { serviceActions } from './service-actions.js';
 import { nav, text } from './panel-ui.js';
 
 export function cityResource(ctx: AppContext): ResourceWithOptions {
@@ -12,8 +13,8 @@ export function cityResource(ctx: AppContext): ResourceWithOptions {
       listProperties: ['name'],
       editProperties: ['name'],
       actions: {
-        list: { isAccessible: allow('city', 'viewAny') },
-        show: { isAccessible: allow('city', 'view') },
+        // search too (the city select of the lead form): every action through the policy
+        ...tenantReadActions('city'),
         ...serviceActions('city', { create: (actor, p) => services.catalogue.createCity(actor, text(p.name)) }),
       },
     },

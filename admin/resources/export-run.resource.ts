@@ -1,7 +1,8 @@
 import type { ActionResponse } from 'adminjs';
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
-import { allow, serviceActions, tenantReadActions } from './panel-kit.js';
+import { allow, tenantReadActions } from './panel-kit.js';
+import { serviceActions } from './service-actions.js';
 import { accountProp, type PanelComponents, nav, hidden, virtualText, leavePanel } from './panel-ui.js';
 
 /** An export's list filters as text on its show page (the panel cannot show the JSON column itself). */

@@ -2,6 +2,7 @@ import { Op, type WhereOptions } from 'sequelize';
 import { phoneSearchDigits } from '../../src/leads/phone.js';
 import { likeContains } from '../../src/search-clause.js';
 import { isCalendarDate } from '../../src/validation.js';
+import { wallTimeToUtc } from '../../src/time-zones.js';
 
 /*
  * The panel's filter values, parsed by column type for the scoped adapter (scoped-resource.ts): a value that does not
@@ -29,6 +30,27 @@ export function intValue(value: unknown, typeKey: string): string | null {
 /** A real calendar date within the app's range (the one rule, src/validation.ts), else null: matches nothing. */
 export function dateValue(value: unknown): Date | null {
   return typeof value === 'string' && isCalendarDate(value) ? new Date(value) : null;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A date filter `{from, to}` as conditions: a day (`2026-12-01`, what the panel's date filter sends) is bounded in
+ * `zone` (the viewer's account zone), from its midnight to the next day's; a date-time is taken as it is. Null when
+ * neither end parses (matches nothing).
+ */
+export function dateRange(value: unknown, zone: string): Record<symbol, Date> | null {
+  const range = (value && typeof value === 'object' ? value : {}) as { from?: unknown; to?: unknown };
+  const from = dateValue(range.from);
+  const to = dateValue(range.to);
+  if (!from && !to) return null;
+  const out: Record<symbol, Date> = {};
+  if (from) out[Op.gte] = DAY.test(String(range.from)) ? wallTimeToUtc(String(range.from), zone)! : from;
+  if (to && DAY.test(String(range.to))) {
+    const next = new Date(Date.parse(`${String(range.to)}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    out[Op.lt] = wallTimeToUtc(next, zone)!;
+  } else if (to) out[Op.lte] = to;
+  return out;
 }
 
 export function likePattern(value: unknown): string | null {

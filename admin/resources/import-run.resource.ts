@@ -1,6 +1,7 @@
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
-import { allow, serviceActions, tenantReadActions } from './panel-kit.js';
+import { allow, tenantReadActions } from './panel-kit.js';
+import { serviceActions } from './service-actions.js';
 import { accountProp, type PanelComponents, nav, hidden, leavePanel } from './panel-ui.js';
 
 export function importRunResource(ctx: AppContext, components: PanelComponents): ResourceWithOptions {

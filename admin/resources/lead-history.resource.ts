@@ -1,6 +1,7 @@
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
-import { serviceActions, tenantReadActions } from './panel-kit.js';
+import { tenantReadActions } from './panel-kit.js';
+import { serviceActions } from './service-actions.js';
 import { accountProp, nav, hidden, noWrapProps, statusBadgeProps, type PanelComponents } from './panel-ui.js';
 
 export function leadHistoryResource(ctx: AppContext, components: PanelComponents): ResourceWithOptions {

@@ -2,11 +2,13 @@ import type { ActionContext, ActionRequest, PropertyOptions, ResourceWithOptions
 import type { AppContext } from '../../src/context.js';
 import { LEAD_STATUSES } from '../../src/leads/lead.model.js';
 import { targetAccount } from '../../src/policy.js';
+import { isRowId } from '../../src/query.js';
 import type { ProductLineInput } from '../../src/leads/lead.schemas.js';
-import { actorOf, allow, guarded, panelText, serviceActions, tenantReadActions, toActionDate } from './panel-kit.js';
+import { actorOf, allow, guarded, panelText, tenantReadActions, toActionDate } from './panel-kit.js';
+import { serviceActions } from './service-actions.js';
 import { statusOptions } from '../components/status-palette.js';
+import { accountChoiceProp, chosen } from './account-choice.js';
 import {
-  accountProp,
   type PanelComponents,
   nav,
   hidden,
@@ -61,8 +63,11 @@ function productChoices(ctx: AppContext) {
     handler: async (request: ActionRequest, _response: unknown, context: ActionContext) => {
       const actor = actorOf(context);
       const id = Number(request.query?.id);
+      // a new lead's: the account an admin chose on the form (a tenant's own, whatever the query says)
+      const asked = Number(request.query?.account_id);
       const lead = id > 0 ? await guarded(() => ctx.services.leads.show(actor, { id })) : null;
-      const catalogue = await ctx.services.leads.activeProducts(lead?.account_id ?? targetAccount(actor));
+      const account = lead?.account_id ?? targetAccount(actor, isRowId(asked) ? asked : undefined);
+      const catalogue = await ctx.services.leads.activeProducts(account);
       const products = [...catalogue.values()]
         .map(({ sku, name, price }) => ({ sku, name, price }))
         .sort((a, b) => a.sku.localeCompare(b.sku));
@@ -75,7 +80,8 @@ function productChoices(ctx: AppContext) {
 const LEAD_LAYOUT = {
   titleProperty: 'full_name',
   listProperties: ['reference', 'full_name', 'phone', 'city', 'status', 'created_at', 'account_id'],
-  filterProperties: ['reference', 'phone', 'full_name', 'city', 'status', 'city_id', 'created_at', 'account_id'],
+  // one City filter: the city chosen from the list, the one an export takes along (city_id)
+  filterProperties: ['reference', 'phone', 'full_name', 'status', 'city_id', 'created_at', 'account_id'],
   showProperties: [
     'reference',
     'status',
@@ -93,17 +99,26 @@ const LEAD_LAYOUT = {
     'updated_at',
     'account_id',
   ],
-  editProperties: ['phone', 'full_name', 'status', 'action_date', 'city_id', 'area', 'address', 'products'],
+  editProperties: [
+    'account_id',
+    'phone',
+    'full_name',
+    'status',
+    'action_date',
+    'city_id',
+    'area',
+    'address',
+    'products',
+  ],
 };
 
 const leadProperties = (components: PanelComponents): Record<string, PropertyOptions> => ({
-  ...accountProp,
+  ...accountChoiceProp,
   ...contactRecordProps(components),
   status: {
     availableValues: statusOptions('lead').filter((o) => (LEAD_STATUSES as readonly string[]).includes(o.value)),
     components: { list: components.statusBadge, show: components.statusBadge },
   },
-  action_date: { type: 'string', description: 'descriptions.actionDate' },
   custom_data: { ...virtualText, components: { show: components.recordDetails } },
   // not a column: the lead's product lines, edited by admin/components/products-editor.tsx
   products: {
@@ -137,6 +152,7 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
         ...serviceActions('lead', {
           create: async (actor, p) =>
             services.leads.createOne(actor, {
+              ...chosen(actor, p),
               name: text(p.phone),
               status: String(p.status ?? 'new'),
               full_name: p.full_name as string,
@@ -158,6 +174,7 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
               products: p.products as ProductLineInput[] | undefined,
             }),
           remove: (actor, ids) => services.leads.deleteMany(actor, { ids }, 'ids'),
+          aliases: { name: 'phone' },
           createdNotice: (l, t) => t('messages.leadCreated', { reference: String(l.reference) }),
         }),
         productChoices: productChoices(ctx),

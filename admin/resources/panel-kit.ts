@@ -6,16 +6,15 @@ import {
   type ActionContext,
   type ActionRequest,
   type ActionResponse,
-  type BaseRecord,
   type CurrentAdmin,
+  type ResourceJSON,
   type ResourceOptions,
   type ResourceWithOptions,
 } from 'adminjs';
 import { userActor, type Actor, type Role } from '../../src/actor.js';
 import type { Language } from '../../src/accounts/languages.js';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../src/errors.js';
-import { can, type Ability, type Resource } from '../../src/policy.js';
-import { addError, isPrototypeName } from '../../src/validation.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
+import { can, isSystemWide, type Ability, type Resource } from '../../src/policy.js';
 import { translate } from '../locale-text.js';
 
 /** The panel's currentAdmin, filled from the dashboard session (one login for the whole dashboard). */
@@ -26,6 +25,8 @@ export interface PanelAdmin extends CurrentAdmin {
   title: string;
   role: Role;
   accountId: number;
+  /** The user's account's time zone: times of records without an account (and pages) are written in it. */
+  timeZone: string;
   /** The dashboard session (a password changed in it ends the user's other sessions only). */
   sessionId?: string;
   /** The language the panel speaks to this user: their choice, else their browser's (admin/locale-text.ts). */
@@ -40,6 +41,22 @@ export function actorOf(context: ActionContext): Actor {
     { id: a.userId, account_id: a.accountId, role: a.role, name: a.title, language: a.language },
     a.sessionId,
   );
+}
+
+/**
+ * The resource as one viewer's panel describes it: a user of one account (a seller, an agent) is not shown the
+ * account column or filter, since every row is theirs; an admin, who sees every account, is. The scope itself is
+ * the adapter's (scoped-resource.ts); this only decides what is shown.
+ */
+export function asSeenBy(json: ResourceJSON, currentAdmin: CurrentAdmin | undefined): ResourceJSON {
+  if (currentAdmin && isSystemWide(actorOf({ currentAdmin } as ActionContext))) return json;
+  const tenantless = (props: ResourceJSON['listProperties']) => props.filter((p) => p.propertyPath !== 'account_id');
+  return {
+    ...json,
+    listProperties: tenantless(json.listProperties),
+    filterProperties: tenantless(json.filterProperties),
+    showProperties: tenantless(json.showProperties),
+  };
 }
 
 /** Service errors shown where the panel shows them: field errors under the fields, the rest as the action's error. */
@@ -64,15 +81,20 @@ export function panelText(context: ActionContext, key: string, params?: Record<s
 /** panelText bound to one action's user. */
 export type PanelText = (key: string, params?: Record<string, string | number>) => string;
 
-export function guarded<T>(fn: () => Promise<T>): Promise<T> {
-  return fn().catch((err) => {
+export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn(); // a throw before the first await (input read by the panel) is mapped too
+  } catch (err) {
     throw toAdminError(err);
-  });
+  }
 }
 
-/** isAccessible from the one policy module (buttons hidden; the services still enforce). */
+/**
+ * isAccessible from the one policy module (buttons hidden; the services still enforce). The function names its rule
+ * (`policy`), so a test walks every action of the built panel against src/policy.ts.
+ */
 export function allow(resource: Resource, ability: Ability) {
-  return ({ currentAdmin, record }: ActionContext) => {
+  const check = ({ currentAdmin, record }: ActionContext) => {
     if (!currentAdmin) return false;
     const actor = actorOf({ currentAdmin } as ActionContext);
     const accountId = record?.param('account_id');
@@ -83,6 +105,7 @@ export function allow(resource: Resource, ability: Ability) {
       accountId !== undefined && accountId !== null ? { account_id: Number(accountId) } : undefined,
     );
   };
+  return Object.assign(check, { policy: { resource, ability } });
 }
 
 /** Read and list actions of a tenant resource; the account scope itself is applied by ScopedResource. */
@@ -102,7 +125,7 @@ const READ_ACTIONS = new Set(['list', 'search', 'show', 'productChoices']);
 /** AdminJS's built-in writes go through the adapter, which refuses: a resource opts in with serviceActions. */
 const BUILT_IN_WRITES = ['new', 'edit', 'delete', 'bulkDelete'];
 
-type Handler = NonNullable<Action<ActionResponse>['handler']>;
+export type Handler = NonNullable<Action<ActionResponse>['handler']>;
 
 /** What a GET of a state-changing action answers: the records it would act on (its confirmation page), nothing done. */
 function confirmationOf(context: ActionContext): ActionResponse {
@@ -154,133 +177,6 @@ export function lockDown(resources: ResourceWithOptions[]): ResourceWithOptions[
 function defaultHandler(name: string): Handler {
   return async () => {
     throw new AdminForbiddenError(`The ${name} action is not available here.`);
-  };
-}
-
-/**
- * Flattened AdminJS payload → plain object (empty strings dropped; `a.0` keys become arrays, `a.0.b` arrays of objects,
- * a row whose fields are all empty an empty object). A key with a segment named like a prototype member is refused by
- * name: assigned, `__proto__.0` wrote to Object.prototype.
- */
-export function payloadOf(request: ActionRequest): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const errors: FieldErrors = {};
-  for (const [k, v] of Object.entries(request.payload ?? {})) {
-    const m = /^(\w+)\.(\d+)(?:\.(\w+))?$/.exec(k);
-    if (k.split('.').some(isPrototypeName)) addError(errors, k, `The ${k} field is not allowed.`);
-    else if (m?.[3]) {
-      const row = (((out[m[1]] ??= []) as Record<string, unknown>[])[Number(m[2])] ??= {});
-      if (v !== '' && v !== undefined) row[m[3]] = v;
-    } else if (v === '' || v === undefined) continue;
-    else if (m) ((out[m[1]] ??= []) as unknown[])[Number(m[2])] = v;
-    else out[k] = v;
-  }
-  if (Object.keys(errors).length) throw new ValidationError(errors);
-  return out;
-}
-
-export async function recordJson(
-  context: ActionContext,
-  id: number | string,
-): Promise<ReturnType<BaseRecord['toJSON']>> {
-  const record = await context.resource.findOne(String(id), context);
-  if (!record) throw new AdminNotFoundError('The record is gone.', 'panel');
-  return record.toJSON(context.currentAdmin);
-}
-
-type ServiceOps = {
-  create?: (actor: Actor, payload: Record<string, unknown>) => Promise<{ id: number }>;
-  update?: (actor: Actor, id: number, payload: Record<string, unknown>) => Promise<unknown>;
-  remove?: (actor: Actor, ids: number[]) => Promise<unknown>;
-  /** The notice after a create, in the user's words (`t`: panelText for this action). */
-  createdNotice?: (created: { id: number } & Record<string, unknown>, t: PanelText) => string;
-};
-
-/** The answer that shows a record's page after a write. */
-export async function showRecord(context: ActionContext, id: number, message: string): Promise<ActionResponse> {
-  return {
-    record: await recordJson(context, id),
-    redirectUrl: context.h.recordActionUrl({
-      resourceId: context.resource.id(),
-      recordId: String(id),
-      actionName: 'show',
-    }),
-    notice: { message, type: 'success' },
-  };
-}
-
-function createHandler(ops: ServiceOps, create: NonNullable<ServiceOps['create']>): Handler {
-  return async (request, _response, context) => {
-    const created = (await guarded(() => create(actorOf(context), payloadOf(request)))) as {
-      id: number;
-    } & Record<string, unknown>;
-    const t: PanelText = (key, params) => panelText(context, key, params);
-    return showRecord(context, created.id, ops.createdNotice?.(created, t) ?? t('messages.successfullyCreated'));
-  };
-}
-
-function editHandler(update: NonNullable<ServiceOps['update']>): Handler {
-  return async (request, _response, context) => {
-    const id = Number(context.record!.id());
-    await guarded(() => update(actorOf(context), id, payloadOf(request)));
-    return showRecord(context, id, panelText(context, 'messages.successfullyUpdated'));
-  };
-}
-
-function deleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
-  return async (_request, _response, context) => {
-    const record = context.record!;
-    await guarded(() => remove(actorOf(context), [Number(record.id())]));
-    return {
-      record: record.toJSON(context.currentAdmin),
-      redirectUrl: context.h.resourceUrl({ resourceId: context.resource.id() }),
-      notice: { message: panelText(context, 'messages.successfullyDeleted'), type: 'success' },
-    };
-  };
-}
-
-function bulkDeleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
-  return async (_request, _response, context) => {
-    const records = context.records ?? [];
-    const json = records.map((r) => r.toJSON(context.currentAdmin));
-    try {
-      await remove(
-        actorOf(context),
-        records.map((r) => Number(r.id())),
-      );
-    } catch (err) {
-      if (!(err instanceof ValidationError)) throw toAdminError(err);
-      // Bulk results are shown as a notice: the whole batch was refused and nothing was deleted.
-      const reasons = Object.values(err.errors).flat().join(' ');
-      const message = panelText(context, 'messages.nothingDeleted', { reasons });
-      return { records: json, notice: { message, type: 'error' } };
-    }
-    return {
-      records: json,
-      redirectUrl: context.h.resourceUrl({ resourceId: context.resource.id() }),
-      notice: { message: panelText(context, 'messages.deletedCount', { count: records.length }), type: 'success' },
-    };
-  };
-}
-
-/**
- * new / edit / delete / bulkDelete handlers that call a service instead of writing through the adapter, so the
- * panel obeys exactly the rules of the REST API and the dashboard routes.
- */
-export function serviceActions(resource: Resource, ops: ServiceOps): NonNullable<ResourceOptions['actions']> {
-  return {
-    new: ops.create
-      ? { isAccessible: allow(resource, 'create'), handler: createHandler(ops, ops.create) }
-      : { isAccessible: false },
-    edit: ops.update
-      ? { isAccessible: allow(resource, 'update'), handler: editHandler(ops.update) }
-      : { isAccessible: false },
-    delete: ops.remove
-      ? { isAccessible: allow(resource, 'delete'), handler: deleteHandler(ops.remove) }
-      : { isAccessible: false },
-    bulkDelete: ops.remove
-      ? { isAccessible: allow(resource, 'delete'), handler: bulkDeleteHandler(ops.remove) }
-      : { isAccessible: false },
   };
 }
 

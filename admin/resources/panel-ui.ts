@@ -1,7 +1,9 @@
-import type { ActionContext, ActionRequest, ActionResponse } from 'adminjs';
+import type { ActionContext, ActionRequest, ActionResponse, PropertyOptions, ResourceWithOptions } from 'adminjs';
 import type { ComponentName } from '../panel-components.js';
 import type { AppContext } from '../../src/context.js';
 import { actorOf, allow } from './panel-kit.js';
+import { viewerOf, zoneOfJson } from './panel-times.js';
+import { formatInZone } from '../../src/time-zones.js';
 
 /** Component ids of admin/components, as the panel's ComponentLoader registered them. */
 export interface PanelComponents {
@@ -12,6 +14,10 @@ export interface PanelComponents {
   recordDetails: string;
   progressBar: string;
   productsEditor: string;
+  /** Every date-time property (admin/resources/panel-times.ts applies it to all resources). */
+  zonedTime: string;
+  valueList: string;
+  bulkDelete: string;
 }
 
 /** The sidebar's groups; each name is a key of `labels` in admin/locales/*.json (AdminJS translates it). */
@@ -58,6 +64,8 @@ export function timelineAfter(kind: 'lead' | 'order', ctx: AppContext) {
     const full =
       kind === 'lead' ? await ctx.services.leads.show(actor, { id }) : await ctx.services.orders.show(actor, { id });
     const params = response.record.params;
+    const viewer = viewerOf(context);
+    const zone = zoneOfJson(response.record, `${kind}s`, viewer.zone);
     params.products_table = JSON.stringify(full.products);
     params.history_timeline = JSON.stringify(
       full.history.map((h) => ({
@@ -65,6 +73,7 @@ export function timelineAfter(kind: 'lead' | 'order', ctx: AppContext) {
         new_status: h.new_status,
         changed_by: h.changed_by,
         changed_at: h.changed_at,
+        when_text: formatInZone(h.changed_at, zone, viewer.language),
         note: 'note' in h ? (h.note ?? null) : null,
       })),
     );
@@ -117,4 +126,55 @@ export function leavePanel(
     handler: async (_req: ActionRequest, _res: ActionResponse, c: ActionContext) =>
       c.record ? { record: c.record.toJSON(c.currentAdmin) } : {},
   };
+}
+
+/** Columns that point at a record of another panel resource, by name: shown as that record's title, linked to it. */
+const REFERENCES: Record<string, string> = {
+  account_id: 'accounts',
+  user_id: 'users',
+  city_id: 'cities',
+  product_id: 'products',
+  endpoint_id: 'webhook_endpoints',
+  lead_id: 'leads',
+  order_id: 'orders',
+};
+/** Columns that hold a status: a badge in the palette's colour and words wherever they are shown. */
+const STATUS_COLUMNS = new Set(['status', 'state', 'old_status', 'new_status']);
+/** Text columns of a list: one line cut with an ellipsis, whole on hover (a long error wrapped letter by letter). */
+const TEXT_TYPES = new Set(['STRING', 'TEXT', 'CHAR', 'CITEXT']);
+
+type Attrs = Record<string, { type: { key: string } }>;
+
+/** How one property of a model is shown unless its resource says otherwise (what it declares always wins). */
+function shownAs(name: string, typeKey: string, declared: PropertyOptions, components: PanelComponents) {
+  const reference = declared.reference ?? REFERENCES[name];
+  let views: PropertyOptions['components'] = {};
+  if (typeKey === 'ARRAY' || declared.isArray) views = { list: components.valueList, show: components.valueList };
+  else if (STATUS_COLUMNS.has(name)) views = { list: components.statusBadge, show: components.statusBadge };
+  else if (reference || TEXT_TYPES.has(typeKey)) views = { list: components.noWrap };
+  return {
+    ...declared,
+    ...(reference ? { reference } : {}),
+    ...(typeKey === 'ARRAY' ? { isArray: true } : {}),
+    components: { ...views, ...declared.components },
+  };
+}
+
+/**
+ * Applied to the whole resource list (admin/admin.ts), so a resource or column added later reads in words by
+ * construction: every array column is a list of its values in words (no "Length: 2"), every `<thing>_id` column a
+ * reference shown as the record's title (no "User 2"), every status column a badge of the one palette, every text
+ * column one line with an ellipsis, and the bulk delete drawer says what happened after a refusal.
+ */
+export function presentable(resources: ResourceWithOptions[], components: PanelComponents): ResourceWithOptions[] {
+  return resources.map(({ resource, options }) => {
+    const attrs = (resource as { getAttributes(): Attrs }).getAttributes();
+    const properties: Record<string, PropertyOptions> = { ...(options.properties ?? {}) };
+    for (const [name, attr] of Object.entries(attrs)) {
+      properties[name] = shownAs(name, attr.type.key, properties[name] ?? {}, components);
+    }
+    const actions = { ...(options.actions ?? {}) };
+    if (actions.bulkDelete) actions.bulkDelete = { component: components.bulkDelete, ...actions.bulkDelete };
+    return { resource, options: { ...options, properties, actions } };
+  });
 }

@@ -1,7 +1,9 @@
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
-import { serviceActions, tenantReadActions } from './panel-kit.js';
-import { accountProp, checked, nav, optional, text } from './panel-ui.js';
+import { tenantReadActions } from './panel-kit.js';
+import { serviceActions } from './service-actions.js';
+import { checked, nav, optional, text } from './panel-ui.js';
+import { accountChoiceProp, chosen } from './account-choice.js';
 
 export function productResource(ctx: AppContext): ResourceWithOptions {
   const { services } = ctx;
@@ -10,13 +12,14 @@ export function productResource(ctx: AppContext): ResourceWithOptions {
     options: {
       navigation: nav.catalogue,
       listProperties: ['sku', 'name', 'price', 'active', 'account_id'],
-      editProperties: ['sku', 'name', 'price', 'active'],
-      properties: { ...accountProp },
+      editProperties: ['account_id', 'sku', 'name', 'price', 'active'],
+      properties: { ...accountChoiceProp },
       actions: {
         ...tenantReadActions('product'),
         ...serviceActions('product', {
           create: (actor, p) =>
             services.catalogue.createProduct(actor, {
+              ...chosen(actor, p),
               sku: text(p.sku),
               name: text(p.name),
               price: Number(p.price),

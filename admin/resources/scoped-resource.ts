@@ -2,8 +2,9 @@ import { Resource as SequelizeResource } from '@adminjs/sequelize';
 import { BaseRecord, ForbiddenError as AdminForbiddenError, type ActionContext, type Filter } from 'adminjs';
 import { Op, literal, type FindAttributeOptions, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
 import { accountScope } from '../../src/policy.js';
-import { actorOf } from './panel-kit.js';
-import { dateValue, intValue, isIntType, likePattern, phoneCondition } from './filter-values.js';
+import { actorOf, asSeenBy, type PanelAdmin } from './panel-kit.js';
+import { FALLBACK_ZONE } from '../../src/time-zones.js';
+import { dateRange, intValue, isIntType, likePattern, phoneCondition } from './filter-values.js';
 
 /** Columns the panel never reads: hashes, secrets, keys and server paths (matched by name, so new ones are covered). */
 const WITHHELD = /password|hash|secret|api_key|file_path/;
@@ -56,6 +57,14 @@ export class ScopedResource extends SequelizeResource {
     };
   }
 
+  /** What AdminJS sends a page about this resource is cut to its viewer (asSeenBy), for every resource at once. */
+  assignDecorator(...args: Parameters<SequelizeResource['assignDecorator']>): void {
+    super.assignDecorator(...args);
+    const decorated = this.decorate();
+    const toJSON = decorated.toJSON.bind(decorated);
+    decorated.toJSON = (currentAdmin) => asSeenBy(toJSON(currentAdmin), currentAdmin);
+  }
+
   static isAdapterFor(raw: unknown): boolean {
     return SequelizeResource.isAdapterFor(raw);
   }
@@ -89,19 +98,25 @@ export class ScopedResource extends SequelizeResource {
    * list, a bad date) matches nothing rather than being dropped, so a bad filter never widens the answer; filters on
    * properties that are not allowed (hidden columns, unknown keys) are ignored.
    */
-  private conditions(filter: Filter | undefined): WhereOptions[] {
+  private conditions(filter: Filter | undefined, zone: string): WhereOptions[] {
     const allowed = this.filterable();
     const out: WhereOptions[] = [];
     for (const { path, value } of Object.values(filter?.filters ?? {})) {
       const rule = allowed.get(path);
       const attr = this.attrs[path];
       if (!rule || !attr) continue;
-      out.push(this.condition(path, attr.type.key, rule.values, value) ?? literal('FALSE'));
+      out.push(this.condition(path, attr.type.key, rule.values, value, zone) ?? literal('FALSE'));
     }
     return out;
   }
 
-  private condition(path: string, typeKey: string, values: string[] | null, value: unknown): WhereOptions | null {
+  private condition(
+    path: string,
+    typeKey: string,
+    values: string[] | null,
+    value: unknown,
+    zone: string,
+  ): WhereOptions | null {
     if (values) return typeof value === 'string' && values.includes(value) ? { [path]: value } : null;
     if (path === 'phone' && this.attrs.phone_normalized) return phoneCondition(value);
     if (isIntType(typeKey)) {
@@ -110,11 +125,8 @@ export class ScopedResource extends SequelizeResource {
     }
     if (typeKey === 'BOOLEAN') return value === 'true' || value === 'false' ? { [path]: value === 'true' } : null;
     if (typeKey === 'DATE' || typeKey === 'DATEONLY') {
-      const range = (value && typeof value === 'object' ? value : {}) as { from?: unknown; to?: unknown };
-      const from = dateValue(range.from);
-      const to = dateValue(range.to);
-      if (!from && !to) return null;
-      return { [path]: { ...(from ? { [Op.gte]: from } : {}), ...(to ? { [Op.lte]: to } : {}) } };
+      const range = dateRange(value, zone);
+      return range && { [path]: range };
     }
     if (typeKey === 'DECIMAL' || typeKey === 'FLOAT' || typeKey === 'DOUBLE') {
       return typeof value === 'string' && /^-?\d{1,12}(\.\d{1,4})?$/.test(value) ? { [path]: value } : null;
@@ -127,7 +139,9 @@ export class ScopedResource extends SequelizeResource {
   }
 
   private where(filter: Filter | undefined, context?: ActionContext): WhereOptions {
-    return { [Op.and]: [this.scopeOf(context), ...this.conditions(filter)] };
+    // days of a date filter are the viewer's account's days (src/time-zones.ts)
+    const zone = (context?.currentAdmin as PanelAdmin | undefined)?.timeZone ?? FALLBACK_ZONE;
+    return { [Op.and]: [this.scopeOf(context), ...this.conditions(filter, zone)] };
   }
 
   /** Sorting only by what the list shows (or the id / the resource's default), in one of the two directions. */

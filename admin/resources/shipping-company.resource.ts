@@ -1,7 +1,10 @@
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
-import { serviceActions, tenantReadActions } from './panel-kit.js';
-import { accountProp, nav, showOnly, checked } from './panel-ui.js';
+import { CARRIER_TIMEOUT_MS } from '../../src/shipping/shipping.service.js';
+import { tenantReadActions } from './panel-kit.js';
+import { serviceActions } from './service-actions.js';
+import { nav, showOnly, checked } from './panel-ui.js';
+import { accountChoiceProp, chosen } from './account-choice.js';
 
 const COMPANY_FIELDS = ['code', 'name', 'endpoint_url', 'api_key', 'hmac_secret', 'timeout_ms', 'active'];
 
@@ -35,28 +38,39 @@ export function shippingCompanyResource(ctx: AppContext): ResourceWithOptions {
         'hmac_secret_state',
         'account_id',
       ],
-      editProperties: ['code', 'name', 'endpoint_url', 'api_key', 'hmac_secret', 'timeout_ms', 'active'],
+      editProperties: ['account_id', 'code', 'name', 'endpoint_url', 'api_key', 'hmac_secret', 'timeout_ms', 'active'],
       properties: {
-        ...accountProp,
+        ...accountChoiceProp,
         hmac_secret: {
           type: 'password',
           description: 'descriptions.hmacSecret',
+          isRequired: false,
         },
-        api_key: { type: 'password', description: 'descriptions.apiKey' },
+        api_key: { type: 'password', isRequired: false, description: 'descriptions.apiKey' },
         api_key_state: { type: 'string', isVisible: showOnly },
+        // optional: the service fills them in (the new form shows the defaults); only code, name and URL are required
+        timeout_ms: { isRequired: false, description: `Optional, ${CARRIER_TIMEOUT_MS} when left empty.` },
+        active: { isRequired: false },
+        code: { isRequired: true },
+        name: { isRequired: true },
+        endpoint_url: { isRequired: true },
         hmac_secret_state: { type: 'string', isVisible: showOnly },
       },
       actions: {
         ...tenantReadActions('shippingCompany'),
         ...serviceActions('shippingCompany', {
           create: (actor, p) =>
-            services.shipping.createCompany(actor, { ...pick(p, COMPANY_FIELDS), ...companyValues(p) } as never),
+            services.shipping.createCompany(actor, {
+              ...chosen(actor, p),
+              ...pick(p, COMPANY_FIELDS),
+              ...companyValues(p),
+            } as never),
           update: (actor, id, p) =>
             services.shipping.updateCompany(actor, id, { ...pick(p, COMPANY_FIELDS), ...companyValues(p) } as never),
-          createdNotice: (c, t) =>
-            c.hmac_secret
-              ? t('messages.hmacSecretOnce', { secret: String(c.hmac_secret) })
-              : t('messages.successfullyCreated'),
+          createdNotice: (c, t) => t(c.hmac_secret ? 'messages.hmacSecretCreated' : 'messages.successfullyCreated'),
+          createdSecret: (c) => (c.hmac_secret ? { kind: 'hmacSecret', value: String(c.hmac_secret) } : null),
+          // the service's defaults, shown filled in on the new form
+          defaults: { timeout_ms: String(CARRIER_TIMEOUT_MS), active: 'true' },
         }),
       },
     },

@@ -10,9 +10,10 @@ import type { Actor } from '../../src/actor.js';
 import { isTenantActor } from '../../src/accounts/add-login.js';
 import type { UserCreateInput } from '../../src/accounts/account.schemas.js';
 import type { AppContext } from '../../src/context.js';
-import { isSystemWide } from '../../src/policy.js';
-import { actorOf, guarded, payloadOf, serviceActions, tenantReadActions } from './panel-kit.js';
-import { accountProp, nav, hidden, text, checked } from './panel-ui.js';
+import { actorOf, guarded, tenantReadActions } from './panel-kit.js';
+import { payloadOf, serviceActions } from './service-actions.js';
+import { nav, hidden, text, checked } from './panel-ui.js';
+import { accountChoiceProp, chosen } from './account-choice.js';
 
 type Handler = ActionHandler<ActionResponse>;
 type Actions = NonNullable<ResourceOptions['actions']>;
@@ -20,7 +21,7 @@ type Actions = NonNullable<ResourceOptions['actions']>;
 /** The new login of the panel's form; a seller's always in the seller's account. */
 function newLogin(actor: Actor, p: Record<string, unknown>): UserCreateInput {
   return {
-    account_id: isSystemWide(actor) && p.account_id ? Number(p.account_id) : (actor.accountId as number),
+    account_id: (chosen(actor, p).account_id as number | undefined) ?? (actor.accountId as number),
     role: p.role as 'agent',
     email: text(p.email),
     password: text(p.password),
@@ -55,10 +56,12 @@ export function userResource(ctx: AppContext): ResourceWithOptions {
     resource: ctx.models.User,
     options: {
       navigation: nav.settings,
+      // a reference to a user (a key's owner, a run's user) reads as the user's name
+      titleProperty: 'name',
       listProperties: ['name', 'email', 'role', 'active', 'account_id'],
-      editProperties: ['name', 'email', 'role', 'password', 'active'],
+      editProperties: ['account_id', 'name', 'email', 'role', 'password', 'active'],
       properties: {
-        ...accountProp,
+        ...accountChoiceProp,
         password_hash: { isVisible: hidden },
         password: {
           type: 'password',

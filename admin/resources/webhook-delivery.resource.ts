@@ -2,7 +2,8 @@ import type { ActionContext, ActionRequest, ActionResponse, ResourceWithOptions 
 import type { AppContext } from '../../src/context.js';
 import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook.schemas.js';
 import { statusOptions } from '../components/status-palette.js';
-import { actorOf, allow, guarded, serviceActions, showRecord, tenantReadActions } from './panel-kit.js';
+import { actorOf, allow, guarded, tenantReadActions } from './panel-kit.js';
+import { serviceActions, showRecord } from './service-actions.js';
 import { accountProp, type PanelComponents, nav, hidden, virtualText, noWrapProps } from './panel-ui.js';
 
 /** The body a delivery sends, as one JSON text on its show page (AdminJS would flatten the column into keys). */
@@ -39,18 +40,8 @@ export function webhookDeliveryResource(ctx: AppContext, components: PanelCompon
     options: {
       navigation: nav.webhooks,
       titleProperty: 'event',
-      listProperties: [
-        'id',
-        'event',
-        'state',
-        'response_code',
-        'duration_ms',
-        'attempts',
-        'next_try_at',
-        'last_error',
-        'created_at',
-        'endpoint_id',
-      ],
+      // fits 1280 px: duration and next try are on the show page, the last error is cut (whole on hover)
+      listProperties: ['id', 'event', 'state', 'response_code', 'attempts', 'last_error', 'created_at', 'endpoint_id'],
       filterProperties: ['event', 'state', 'endpoint_id', 'response_code', 'created_at', 'account_id'],
       showProperties: [
         'id',

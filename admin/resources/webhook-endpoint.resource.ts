@@ -1,10 +1,10 @@
 import type { ActionContext, ActionResponse, ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook.schemas.js';
-import { actorOf, allow, guarded, panelText, serviceActions, showRecord, tenantReadActions } from './panel-kit.js';
-import { accountProp, type PanelComponents, nav, hidden, showOnly, checked, noWrapProps } from './panel-ui.js';
-
-/** What the panel shows beside a secret it will not show again. */
+import { accountChoiceProp, chosen } from './account-choice.js';
+import { actorOf, allow, guarded, panelText, tenantReadActions } from './panel-kit.js';
+import { serviceActions, showRecord, type ShownOnce } from './service-actions.js';
+import { type PanelComponents, nav, hidden, showOnly, checked, noWrapProps } from './panel-ui.js';
 
 /** The form's fields the service takes: what AdminJS posts also carries the record's other columns. */
 function endpointBody(p: Record<string, unknown>): Record<string, unknown> {
@@ -15,7 +15,10 @@ function endpointBody(p: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
-/** "Rotate secret": a new signing secret, shown once in the notice; the old one signs beside it for a grace period. */
+/**
+ * "Rotate secret": a new signing secret, shown once in a dialog (admin/components/confirm-action.tsx); the old one
+ * signs beside it for a grace period.
+ */
 function rotateSecretAction(ctx: AppContext, components: PanelComponents) {
   return {
     actionType: 'record' as const,
@@ -29,14 +32,16 @@ function rotateSecretAction(ctx: AppContext, components: PanelComponents) {
     handler: async (_request: unknown, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
       const id = Number(context.record!.id());
       const { secret } = await guarded(() => ctx.services.webhooks.rotateSecret(actorOf(context), id));
-      return showRecord(context, id, panelText(context, 'messages.newSecretOnce', { secret }));
+      const shown: ShownOnce = { kind: 'webhookSecret', value: secret };
+      const notice = panelText(context, 'messages.webhookSecretRotated');
+      return { ...(await showRecord(context, id, notice)), secret: shown };
     },
   };
 }
 
 /**
  * Webhook endpoints of an account: URL, events, active flag. Writes are services.webhooks calls; the secret is a
- * withheld column (the scoped adapter never selects it; show reads `secret_state`), so it appears only in the notice
+ * withheld column (the scoped adapter never selects it; show reads `secret_state`), so it appears only in the dialog
  * of the create and rotate answers.
  */
 export function webhookEndpointResource(ctx: AppContext, components: PanelComponents): ResourceWithOptions {
@@ -61,33 +66,34 @@ export function webhookEndpointResource(ctx: AppContext, components: PanelCompon
         'updated_at',
         'account_id',
       ],
-      editProperties: ['url', 'events', 'active'],
+      editProperties: ['account_id', 'url', 'events', 'active'],
       sort: { sortBy: 'created_at', direction: 'desc' },
       properties: {
-        ...accountProp,
+        ...accountChoiceProp,
         ...noWrapProps(components.noWrap, ['url']),
         secret: { isVisible: hidden },
         secret_state: { type: 'string', isVisible: showOnly },
         url: { description: 'descriptions.webhookUrl' },
-        events: {
-          isArray: true,
-          availableValues: WEBHOOK_EVENTS.map((v) => ({ value: v, label: v })),
-        },
+        // in words from the locale's labels.events (admin/components/value-list.tsx)
+        events: { isArray: true, availableValues: WEBHOOK_EVENTS.map((value) => ({ value, label: value })) },
         active: { description: 'descriptions.webhookActive' },
       },
       actions: {
         ...tenantReadActions('webhook'),
         ...serviceActions('webhook', {
           create: async (actor, p) => {
-            const { endpoint, secret } = await services.webhooks.create(actor, endpointBody(p));
+            const { endpoint, secret } = await services.webhooks.create(actor, {
+              ...chosen(actor, p),
+              ...endpointBody(p),
+            });
             return { ...endpoint, id: Number(endpoint.id), secret };
           },
           update: (actor, id, p) => services.webhooks.update(actor, id, endpointBody(p)),
           remove: async (actor, ids) => {
             for (const id of ids) await services.webhooks.remove(actor, id);
           },
-          createdNotice: (created, t) =>
-            `${t('messages.successfullyCreated')} ${t('messages.secretOnce', { secret: String(created.secret) })}`,
+          createdNotice: (_created, t) => t('messages.webhookSecretCreated'),
+          createdSecret: (created) => ({ kind: 'webhookSecret', value: String(created.secret) }),
         }),
         // One endpoint at a time: a bulk delete through a per-id service call could stop half-way.
         bulkDelete: { isAccessible: false },

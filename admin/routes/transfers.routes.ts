@@ -4,12 +4,14 @@ import express, { type Router } from 'express';
 import multer from 'multer';
 import type { AppContext } from '../../src/context.js';
 import { ValidationError } from '../../src/errors.js';
+import { isSystemWide } from '../../src/policy.js';
 import { privateDirSync } from '../../src/private-files.js';
 import { importRunView } from '../../src/transfers/import.service.js';
 import { escapeCell } from '../../src/transfers/spreadsheet.js';
 import { route } from '../../http/async.js';
+import { sendErrorPage } from '../../http/errors.js';
 import { requestLanguage } from '../locale-text.js';
-import { importPage } from '../views/pages.js';
+import { importPage, notAllowedPage } from '../views/pages.js';
 import { respond } from './respond.js';
 
 /** POST /leads/import and /leads/export of the spec, and the runs they create (status, progress, report, download). */
@@ -20,9 +22,21 @@ export function createTransferRoutes(ctx: AppContext): Router {
   const upload = multer({ dest: tmp, limits: uploadLimits(ctx.config.importMaxBytes) }).single('file');
   const r = express.Router();
 
-  r.get('/leads/import', (req, res) => {
-    res.type('html').send(importPage({ lang: requestLanguage(req) }));
-  });
+  // refused up front to a role that may not import (an agent): no form to fill in and then be refused
+  r.get(
+    '/leads/import',
+    route(async (req, res) => {
+      try {
+        imports.authorizeStart(req.actor!);
+      } catch (refusal) {
+        sendErrorPage(res, refusal, notAllowedPage('site.import.title', { lang: requestLanguage(req) }));
+        return;
+      }
+      const accounts = isSystemWide(req.actor!) ? await ctx.services.accounts.listAccounts(req.actor!) : undefined;
+      const choices = accounts?.map(({ id, name }) => ({ id, name }));
+      res.type('html').send(importPage({ lang: requestLanguage(req), accounts: choices }));
+    }),
+  );
 
   r.post(
     '/leads/import',
@@ -36,7 +50,7 @@ export function createTransferRoutes(ctx: AppContext): Router {
     },
     route(async (req, res) => {
       if (!req.file) throw ValidationError.single('file', 'The file field is required.');
-      const run = await imports.start(req.actor!, req.file);
+      const run = await imports.start(req.actor!, req.file, { account_id: req.body?.account_id });
       respond(req, res, 202, { message: 'Import queued.', id: run.id, data: run }, '/admin');
     }),
   );

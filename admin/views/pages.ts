@@ -41,7 +41,7 @@ font:15px/1.5 system-ui,-apple-system,"Segoe UI",Tahoma,sans-serif;color:#1c2430
 main{width:min(380px,92vw);background:#fff;border-radius:12px;box-shadow:0 8px 30px rgba(20,40,80,.08);padding:2rem}
 h1{margin:0 0 .25rem;font-size:1.35rem}.brand{font-weight:700;color:#3040d6;letter-spacing:.02em;margin-bottom:1.25rem}
 label{display:block;margin:.9rem 0 .3rem;font-weight:600;font-size:.9rem}
-input{width:100%;padding:.65rem .75rem;border:1px solid #cfd7e3;border-radius:8px;font:inherit}
+input,select{width:100%;padding:.65rem .75rem;border:1px solid #cfd7e3;border-radius:8px;font:inherit}
 input:focus{outline:2px solid #3040d6;border-color:transparent}
 button{margin-top:1.25rem;width:100%;padding:.7rem;border:0;border-radius:8px;background:#3040d6;color:#fff;
 font:inherit;font-weight:600;cursor:pointer}
@@ -160,18 +160,37 @@ name="password_confirmation" type="password" minlength="8" required>
   );
 }
 
+/** A page the signed-in user's role may not use, refused before any form is shown (`title`: a key of site.*). */
+export function notAllowedPage(title: string, o: Lang = {}): string {
+  const w = wordsOf(o.lang);
+  return layout(
+    o.lang,
+    w(title),
+    `<h1>${w(title)}</h1>${message(translator(o.lang ?? 'en')('site.notAllowed.message'))}
+<div class="links"><a href="/admin">${w('site.notAllowed.back')}</a></div>`,
+  );
+}
+
+/** An admin's choice of the account the leads go to (sellers import into their own and see no choice). */
+const accountSelect = (accounts: { id: number; name: string }[], w: ReturnType<typeof wordsOf>) =>
+  `<label for="account_id">${w('site.import.account')}</label><select id="account_id" name="account_id" required>
+<option value="">${w('site.import.chooseAccount')}</option>${accounts
+    .map((a) => `<option value="${esc(a.id)}">${esc(a.name)} (#${esc(a.id)})</option>`)
+    .join('')}</select>`;
+
 /**
  * The panel's "Import file" page: posts the file with the CSRF header and shows the queued run. The script is the
  * same in every language (the policy allows it by its hash): its words come from the page's data attributes.
  */
-export function importPage(o: Lang = {}): string {
+export function importPage(o: Lang & { accounts?: { id: number; name: string }[] } = {}): string {
   const w = wordsOf(o.lang);
   return layout(
     o.lang,
     w('site.import.title'),
     `<h1>${w('site.import.title')}</h1><p class="note">${w('site.import.intro')}
 ${w('site.import.columns')}</p>
-<form id="f"><label for="file">${w('site.import.file')}</label><input id="file" name="file" type="file"
+<form id="f">${o.accounts ? accountSelect(o.accounts, w) : ''}
+<label for="file">${w('site.import.file')}</label><input id="file" name="file" type="file"
 accept=".csv,.xlsx" required>
 <button type="submit">${w('site.import.submit')}</button></form>
 <div id="out" data-queued="${w('site.import.queued')}" data-failed="${w('site.import.failed')}"></div>

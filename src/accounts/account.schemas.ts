@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { ROLES, type Role } from '../actor.js';
 import { PHONE_COUNTRIES } from '../leads/phone.js';
+import { timeZoneNames } from '../time-zones.js';
 
 /** ISO 3166 alpha-2, one libphonenumber knows ("ma" is read as MA). */
 const phoneCountry = Joi.string()
@@ -9,19 +10,29 @@ const phoneCountry = Joi.string()
   .valid(...PHONE_COUNTRIES)
   .messages({ 'any.only': 'The {{#label}} must be a country code such as MA or FR.' });
 
+/** An IANA time zone name the runtime knows (Intl.supportedValuesOf('timeZone'), and UTC). */
+const timeZone = Joi.string()
+  .trim()
+  .valid(...timeZoneNames())
+  .messages({ 'any.only': 'The {{#label}} must be a time zone such as Africa/Casablanca or Europe/Paris.' });
+
 export const accountCreateSchema = Joi.object({
   name: Joi.string().trim().min(2).max(100).required(),
   phone_country: phoneCountry,
+  time_zone: timeZone,
 });
 export interface AccountCreateInput {
   name: string;
   /** Default: DEFAULT_COUNTRY. */
   phone_country?: string;
+  /** Default: the phone country's zone (src/time-zones.ts). */
+  time_zone?: string;
 }
 
 export const accountUpdateSchema = Joi.object({
   name: Joi.string().trim().min(2).max(100),
   phone_country: phoneCountry,
+  time_zone: timeZone,
 });
 export type AccountUpdateInput = Partial<Required<AccountCreateInput>>;
 

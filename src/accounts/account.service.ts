@@ -10,6 +10,7 @@ import { deleteUserClaims } from '../queue/queue.repository.js';
 import { TOKENS_CHANGED } from '../tokens/token-auth.js';
 import { credentialsCurrent, endCredentials } from '../auth/credentials.js';
 import { validate } from '../validation.js';
+import { createKpiRepository } from '../stats/kpi.repository.js';
 import {
   accountCreateSchema,
   accountUpdateSchema,
@@ -165,12 +166,14 @@ const accountView = (a: Account) => ({
   id: a.id,
   name: a.name,
   phone_country: a.phone_country,
+  time_zone: a.time_zone,
   created_at: a.created_at.toISOString(),
 });
 
 /**
- * Renames an account or changes the country its national phone numbers are read in (sellers their own account, admins
- * any). Phones already stored keep their E.164 form: a new country applies to what is written from now on.
+ * Renames an account, changes the country its national phone numbers are read in, or its time zone (sellers their own
+ * account, admins any). Phones already stored keep their E.164 form: a new country applies to what is written from now
+ * on. A new zone rebuilds the account's KPI days in the same transaction (saveZone).
  */
 async function updateAccount(core: Core, actor: Actor, id: number, input: AccountUpdateInput) {
   const { Account } = core.models;
@@ -187,8 +190,23 @@ async function updateAccount(core: Core, actor: Actor, id: number, input: Accoun
   ) {
     throw ValidationError.single('name', 'The name has already been taken.');
   }
-  await a.update(v);
+  if (v.time_zone && v.time_zone !== a.time_zone) await saveZone(core, a, v);
+  else await a.update(v);
   return accountView(a);
+}
+
+/**
+ * Saves an account with a new zone and rebuilds its KPI rollup rows, whose days are the account's days, in one
+ * transaction: the reports read the old days until it commits, the new ones after. The account's row is held FOR
+ * UPDATE meanwhile, which lead writes of the account wait for (their KPI marks are days of the zone; migration
+ * 20261206000000): a rebuild takes ≈ 13 s per million leads (docs/performance.md, "KPI dashboard").
+ */
+async function saveZone(core: Core, a: Account, v: AccountUpdateInput): Promise<void> {
+  await core.db.sequelize.transaction(async (transaction) => {
+    await a.reload({ transaction, lock: transaction.LOCK.UPDATE });
+    await a.update(v, { transaction });
+    await createKpiRepository(core.db.sequelize).rebuildAccount(a.id, transaction);
+  });
 }
 
 /** The account filter on the accounts table itself (its `id` is the account). */
@@ -218,7 +236,11 @@ export function createAccountService(core: Core) {
       if (await Account.findOne({ where: { name: { [Op.iLike]: likeExact(v.name) } } })) {
         throw ValidationError.single('name', 'The name has already been taken.');
       }
-      const a = await Account.create({ name: v.name, phone_country: v.phone_country ?? core.config.defaultCountry });
+      const a = await Account.create({
+        name: v.name,
+        phone_country: v.phone_country ?? core.config.defaultCountry,
+        time_zone: v.time_zone, // absent: the phone country's zone (account.model.ts)
+      });
       return accountView(a);
     },
     updateAccount: (actor: Actor, id: number, input: AccountUpdateInput) => updateAccount(core, actor, id, input),
@@ -237,6 +259,7 @@ export function createAccountService(core: Core) {
         name: a.name,
         users: byAccount.get(a.id) ?? 0,
         phone_country: a.phone_country,
+        time_zone: a.time_zone,
         created_at: a.created_at.toISOString(),
       }));
     },

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { Op } from 'sequelize';
+import { newRowAccount } from '../accounts/chosen-account.js';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
@@ -35,20 +36,10 @@ export function productView(p: Product) {
 export function createCatalogueService(core: Core) {
   const { Product, City } = core.models;
 
-  /** Admins name the account; everyone else writes into their own. */
-  function targetAccount(actor: Actor, requested?: number): number {
-    const id =
-      actor.kind === 'system' || (actor.kind === 'user' && actor.role === 'admin')
-        ? (requested ?? actor.accountId)
-        : actor.accountId;
-    if (!id) throw ValidationError.single('account_id', 'The account_id field is required.');
-    return id;
-  }
-
   return {
     async createProduct(actor: Actor, input: ProductInput) {
       const v = validate<ProductInput>(productCreateSchema, input);
-      const account_id = targetAccount(actor, v.account_id);
+      const account_id = await newRowAccount(core.db.sequelize, actor, v.account_id);
       authorize(actor, 'create', 'product', { account_id });
       if (await Product.findOne({ where: { account_id, sku: v.sku } })) {
         throw ValidationError.single('sku', 'The sku has already been taken.');

@@ -21,6 +21,7 @@ export const EXPORT_COLUMNS = [
   'data',
   'action_date',
   'created_at',
+  'time_zone',
 ];
 
 /**
@@ -29,7 +30,16 @@ export const EXPORT_COLUMNS = [
  */
 const FORMULA_CODES = [...FORMULA_CHARS].map((c) => c.codePointAt(0)).join(', ');
 const esc = (x: string) => `CASE WHEN ascii(${x}) IN (${FORMULA_CODES}) THEN '''' || ${x} ELSE ${x} END`;
-const iso = (x: string) => `to_char(${x} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/**
+ * A time as ISO 8601 in its lead's account zone with that moment's offset (`2026-12-01T14:30:00+01:00`;
+ * docs/decisions.md "Time zones"): the wall time a spreadsheet shows, and still one instant.
+ */
+const zonedIso = (x: string) => {
+  const minutes = `(extract(epoch FROM (${x} AT TIME ZONE za.time_zone) - (${x} AT TIME ZONE 'UTC')) / 60)::int`;
+  const offset = `CASE WHEN ${minutes} < 0 THEN '-' ELSE '+' END || lpad((abs(${minutes}) / 60)::text, 2, '0')
+                  || ':' || lpad((abs(${minutes}) % 60)::text, 2, '0')`;
+  return `to_char(${x} AT TIME ZONE za.time_zone, 'YYYY-MM-DD"T"HH24:MI:SS') || ${offset}`;
+};
 const EXPORT_CELLS = [
   esc('l.reference'),
   'l.status',
@@ -44,8 +54,9 @@ const EXPORT_CELLS = [
   esc('p.products'),
   'trim_scale(l.total)',
   `CASE WHEN jsonb_array_length(l.data) > 0 THEN ${esc('l.data::text')} ELSE '' END`,
-  iso('l.action_date'),
-  iso('l.created_at'),
+  zonedIso('l.action_date'),
+  zonedIso('l.created_at'),
+  'za.time_zone',
 ];
 
 /** The part of an export's rows by created_at: all of them, those after a moment, or those up to it. */
@@ -74,7 +85,7 @@ export function leadExport(actor: Actor, f: LeadFilters) {
     rows: (s: ExportSlice) =>
       inlineParams(
         `SELECT ${EXPORT_CELLS.map((c, i) => `${c} AS ${EXPORT_COLUMNS[i]}`).join(', ')}
-           FROM leads l LEFT JOIN LATERAL (
+           FROM leads l JOIN accounts za ON za.id = l.account_id LEFT JOIN LATERAL (
              SELECT (array_agg(lp.sku ORDER BY lp.position))[1] AS sku,
                     (array_agg(lp.quantity ORDER BY lp.position))[1] AS quantity,
                     (array_agg(lp.price ORDER BY lp.position))[1] AS price,

@@ -12,6 +12,19 @@ export const actionDate = Joi.string()
   .custom((v: string, h) => (isCalendarDate(v) ? v : h.error('date.range')))
   .messages({ 'string.pattern.name': 'The {{#label}} field must match the format Y-m-d\\TH:i:sP.' });
 
+/**
+ * A call-back time is required when the status is call_later (shared/spec/decisions.md): the one rule of every entry
+ * point (REST, dashboard, panel, work queue), refused as Laravel's required_if says it.
+ */
+export const requiredForCallLater = (schema: Joi.Schema) =>
+  schema.when('status', {
+    is: 'call_later',
+    // null and '' count as absent here: one error, not "required" beside "must be a string"
+    then: Joi.required()
+      .empty(Joi.valid(null, ''))
+      .messages({ 'any.required': 'The {{#label}} field is required when status is call_later.' }),
+  });
+
 /** The bounds of a product line's quantity and price (spec Lead table). */
 export const LINE_BOUNDS = { quantity: { min: 1, max: 999 }, price: { min: 1, max: 999_999 } } as const;
 const quantity = Joi.number().integer().min(LINE_BOUNDS.quantity.min).max(LINE_BOUNDS.quantity.max);
@@ -86,7 +99,7 @@ export const updateBodySchema = Joi.object({
     Joi.object({
       reference: Joi.string().trim().max(12).required(),
       status: leadStatus.required(),
-      action_date: actionDate.when('status', { is: 'call_later', then: Joi.required() }),
+      action_date: requiredForCallLater(actionDate),
     }),
   ),
 });
@@ -148,7 +161,7 @@ export const dashboardCreateSchema = Joi.object({
   city_id: Joi.number().integer().positive(),
   area: Joi.string().trim().min(3).max(100),
   address: Joi.string().trim().min(5).max(100),
-  action_date: actionDate.when('status', { is: 'call_later', then: Joi.required() }),
+  action_date: requiredForCallLater(actionDate),
   account_id: Joi.number().integer().positive(),
   products: productLines(false),
 });
@@ -171,7 +184,7 @@ export const dashboardUpdateSchema = Joi.object({
   city_id: Joi.number().integer().positive().allow(null, ''),
   area: Joi.string().trim().min(3).max(100).allow(null, ''),
   address: Joi.string().trim().min(5).max(100).allow(null, ''),
-  action_date: actionDate.allow(null, '').when('status', { is: 'call_later', then: Joi.required().invalid(null, '') }),
+  action_date: requiredForCallLater(actionDate.allow(null, '')),
   /** When present, the lead's product lines become these (an empty list removes them). */
   products: productLines(false),
 });

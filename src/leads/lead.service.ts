@@ -33,6 +33,7 @@ import {
   type StatusMove,
 } from './lead-writes.js';
 import { phoneCountryOf } from '../accounts/phone-country.js';
+import { newRowAccount } from '../accounts/chosen-account.js';
 
 export type { Catalogue, CatalogueProduct, PreparedLead } from './lead.check.js';
 export { PROTECTED_LEAD_STATUSES } from './lead-writes.js';
@@ -120,7 +121,7 @@ async function createMany(core: LeadCore, actor: Actor, body: unknown): Promise<
 async function createOne(core: LeadCore, actor: Actor, input: DashboardCreateInput) {
   authorize(actor, 'create', 'lead');
   const v = validate<DashboardCreateInput>(dashboardCreateSchema, input);
-  const accountId = targetAccount(actor, v.account_id);
+  const accountId = await newRowAccount(core.db.sequelize, actor, v.account_id);
   authorize(actor, 'create', 'lead', { account_id: accountId });
   const country = await phoneCountryOf(core, accountId);
   // an uncallable phone is created `wrong` (leadPhone); without an E.164 form it is never "taken"

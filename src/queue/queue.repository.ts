@@ -174,9 +174,3 @@ export async function countQueue(sequelize: Sequelize, accountId: number): Promi
   const { call_later, ...counts } = row;
   return { ...counts, scheduled_call_later: Math.max(0, call_later - counts.due_call_later) };
 }
-
-/** Whether the account exists (an admin names one). */
-export async function accountExists(sequelize: Sequelize, accountId: number): Promise<boolean> {
-  const rows = await select(sequelize, 'SELECT 1 FROM accounts WHERE id = $1', [accountId]);
-  return rows.length > 0;
-}

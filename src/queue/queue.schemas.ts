@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { isCalendarDate } from '../validation.js';
+import { requiredForCallLater } from '../leads/lead.schemas.js';
 
 /** The outcomes an agent sets on a lead taken from the queue. */
 export const OUTCOME_STATUSES = ['confirmed', 'no_answer', 'wrong', 'call_later', 'canceled'] as const;
@@ -44,7 +45,7 @@ export const outcomeSchema = Joi.object({
     .valid(...OUTCOME_STATUSES)
     .required(),
   note: Joi.string().trim().max(NOTE_MAX).allow('', null),
-  action_date: callBackAt.when('status', { is: 'call_later', then: Joi.required() }),
+  action_date: requiredForCallLater(callBackAt),
 });
 export interface OutcomeInput {
   status: OutcomeStatus;

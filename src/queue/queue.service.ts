@@ -1,4 +1,5 @@
 import type { Transaction } from 'sequelize';
+import { accountExists } from '../accounts/chosen-account.js';
 import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
@@ -8,7 +9,6 @@ import { accountScope, authorize, authorizeQueueWork, isSystemWide, targetAccoun
 import { findInScope, isRowId, lockByKeys } from '../query.js';
 import { validate } from '../validation.js';
 import {
-  accountExists,
   countQueue,
   deleteClaim,
   deleteStaleClaims,

@@ -1,13 +1,17 @@
 import crypto from 'node:crypto';
 import Joi from 'joi';
+import { newRowAccount } from '../accounts/chosen-account.js';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import { accountScope, authorize, targetAccount } from '../policy.js';
+import { accountScope, authorize } from '../policy.js';
 import { isRowId } from '../query.js';
 import { validate } from '../validation.js';
 import { checkEndpointUrl } from './carrier-client.js';
 import type { ShippingCompany } from './shipping-company.model.js';
+
+/** A carrier's answer time when none is given (the create form shows it filled in). */
+export const CARRIER_TIMEOUT_MS = 5000;
 
 const companySchema = Joi.object({
   account_id: Joi.number().integer().positive(),
@@ -23,7 +27,7 @@ const companySchema = Joi.object({
     .required(),
   api_key: Joi.string().max(255).allow(null, ''),
   hmac_secret: Joi.string().min(16).max(255).allow(null, ''),
-  timeout_ms: Joi.number().integer().min(100).max(120_000).default(5000),
+  timeout_ms: Joi.number().integer().min(100).max(120_000).default(CARRIER_TIMEOUT_MS),
   active: Joi.boolean().default(true),
 });
 /** A change names only what changes: no field is required and no default (timeout, active) is filled in. */
@@ -90,7 +94,7 @@ async function createCompany(
   const v = validate<ShippingCompanyInput>(companySchema, input);
   await assertEndpoint(core, v.endpoint_url);
   const { ShippingCompany } = core.models;
-  const account_id = targetAccount(actor, v.account_id);
+  const account_id = await newRowAccount(core.db.sequelize, actor, v.account_id);
   authorize(actor, 'create', 'shippingCompany', { account_id });
   if (await ShippingCompany.findOne({ where: { account_id, code: v.code } }))
     throw ValidationError.single('code', 'The code has already been taken.');

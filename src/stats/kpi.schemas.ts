@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { ValidationError } from '../errors.js';
 import type { LeadStatus } from '../leads/lead.model.js';
 import { isCalendarDate, validate } from '../validation.js';
+import { FALLBACK_ZONE, wallTime } from '../time-zones.js';
 
 /** The breakdowns of the KPI report; `product` unless asked. */
 export const KPI_BREAKDOWNS = ['product', 'city', 'source', 'agent'] as const;
@@ -16,7 +17,7 @@ export const KPI_BREAKDOWN_ROWS = 50;
 
 const DAY_MS = 86_400_000;
 
-/** A UTC calendar day written `YYYY-MM-DD`. */
+/** A calendar day written `YYYY-MM-DD` (a day of the account's time zone). */
 const day = () =>
   Joi.string().custom((v: string, h) => (/^\d{4}-\d{2}-\d{2}$/.test(v) && isCalendarDate(v) ? v : h.error('day')));
 
@@ -51,7 +52,7 @@ export interface KpiFigures {
 
 export interface KpiDay {
   day: string;
-  /** Leads created that day (UTC) by their current status. */
+  /** Leads created that day (in the account's time zone) by their current status. */
   counts: Record<LeadStatus, number>;
   /** Leads created that day whose order is delivered. */
   delivered: number;
@@ -62,6 +63,11 @@ export interface KpiReport {
   to: string;
   /** The scope used: an account, or null for every account (an admin's). */
   account_id: number | null;
+  /**
+   * The IANA zone whose days these are: the account's. For every account, each account's leads count on its own
+   * days, and this is the viewer's account zone, which sets "today".
+   */
+  time_zone: string;
   /** When the rollup was last folded: writes made since may not be counted yet (about a minute). */
   as_of: string;
   days: KpiDay[];
@@ -73,13 +79,18 @@ export interface KpiReport {
 export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export const msOf = (d: string) => Date.parse(`${d}T00:00:00Z`);
 
+/** The day it is in `zone` at `now`. */
+export const todayIn = (zone: string, now = Date.now()) => wallTime(new Date(now), zone).slice(0, 10);
+
+/** The query as asked, checked: unknown keys, bad days and breakdowns are a ValidationError naming the field. */
+export const kpiQueryInput = (input: unknown) => validate<Partial<KpiQuery>>(kpiQuerySchema, input ?? {});
+
 /**
- * The query checked and completed: `to` defaults to today (UTC), `from` to the 30 days ending on `to`; `from` must not
- * be after `to`, and the period at most 366 days. Errors name the field, like every 422 of the app.
+ * The query completed: `to` defaults to today in `zone`, `from` to the 30 days ending on `to`; `from` must not be after
+ * `to`, and the period at most 366 days. Errors name the field, like every 422 of the app.
  */
-export function kpiQuery(input: unknown, now = Date.now()): KpiQuery {
-  const v = validate<Partial<KpiQuery>>(kpiQuerySchema, input ?? {});
-  const to = v.to ?? dayOf(now);
+export function kpiQuery(v: Partial<KpiQuery>, zone = FALLBACK_ZONE, now = Date.now()): KpiQuery {
+  const to = v.to ?? todayIn(zone, now);
   const from = v.from ?? dayOf(msOf(to) - (KPI_DEFAULT_DAYS - 1) * DAY_MS);
   if (msOf(from) > msOf(to))
     throw v.to

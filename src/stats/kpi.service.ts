@@ -3,7 +3,8 @@ import type { Core } from '../context.js';
 import { LEAD_STATUSES, type LeadStatus } from '../leads/lead.model.js';
 import { accountScope, authorize } from '../policy.js';
 import { createKpiRepository, type KpiStatusDay } from './kpi.repository.js';
-import { daysOf, figures, kpiQuery, type KpiDay, type KpiReport } from './kpi.schemas.js';
+import { timeZoneOf } from '../accounts/time-zone.js';
+import { daysOf, figures, kpiQuery, kpiQueryInput, type KpiDay, type KpiReport } from './kpi.schemas.js';
 
 /** Every day of the period with its counts per status, zeros included, and the totals over the period. */
 function dayFigures(days: string[], rows: KpiStatusDay[]): { days: KpiDay[]; totals: KpiReport['totals'] } {
@@ -37,15 +38,18 @@ export function createKpiService(core: Core) {
   const repo = createKpiRepository(core.db.sequelize);
   return {
     /**
-     * The report of a period (inclusive UTC days, default the last 30, at most 366) for the actor's account, or for an
-     * admin the account named by `account_id` or every account. Cohorts are by creation day: a lead counts on the
-     * day it was created, under its current status. Figures lag writes by up to a fold (about a minute): `as_of`.
-     * Bad input is a ValidationError naming the field.
+     * The report of a period (inclusive days of the account's time zone, default the last 30 up to its today, at most
+     * 366) for the actor's account, or for an admin the account named by `account_id` or every account (each account's
+     * leads on its own days; today is the admin's account's). Cohorts are by creation day: a lead counts on the
+     * account's day it was created, under its current status. Figures lag writes by up to a fold (about a minute):
+     * `as_of`. Bad input is a ValidationError naming the field.
      */
     async kpi(actor: Actor, query: unknown): Promise<KpiReport> {
       authorize(actor, 'viewAny', 'lead');
-      const q = kpiQuery(query);
-      const accountId = accountScope(actor, q.account_id).account_id;
+      const input = kpiQueryInput(query);
+      const accountId = accountScope(actor, input.account_id).account_id;
+      const zone = await timeZoneOf(core, accountId ?? actor.accountId);
+      const q = kpiQuery(input, zone);
       const range = { accountId, from: q.from, to: q.to };
       const [statusDays, breakdown, foldedAt] = await Promise.all([
         repo.statusDays(range),
@@ -56,6 +60,7 @@ export function createKpiService(core: Core) {
         from: q.from,
         to: q.to,
         account_id: accountId ?? null,
+        time_zone: zone,
         as_of: new Date(foldedAt).toISOString(),
         ...dayFigures(daysOf(q.from, q.to), statusDays),
         by: q.by,

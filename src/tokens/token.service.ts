@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import Joi from 'joi';
 import { Op, QueryTypes } from 'sequelize';
+import { newRowAccount } from '../accounts/chosen-account.js';
 import { SCOPES, type Actor, type Scope } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, UnauthenticatedError, ValidationError } from '../errors.js';
@@ -22,6 +23,8 @@ export const tokenCreateSchema = Joi.object({
   // the app's calendar rule (2026-02-31 is refused, not rolled over), then in the future
   expires_at: isoDate({ future: true }).allow(null),
   user_id: Joi.number().integer().positive(),
+  // an admin's chosen account: the owner must be one of its users (a tenant's is their own, whatever it names)
+  account_id: Joi.number().integer().positive(),
 });
 export interface TokenCreateInput {
   name: string;
@@ -29,6 +32,7 @@ export interface TokenCreateInput {
   /** An ISO 8601 date in the future (validated into a Date). */
   expires_at?: string | null;
   user_id?: number;
+  account_id?: number;
 }
 
 export function tokenView(t: ApiToken) {
@@ -79,6 +83,8 @@ async function createToken(core: Core, actor: Actor, input: TokenCreateInput) {
   const ownerId = v.user_id ?? (actor.kind === 'system' ? undefined : actor.userId);
   const owner = ownerId ? await User.findOne({ where: { id: ownerId, ...accountScope(actor) } }) : null;
   if (!owner) throw ValidationError.single('user_id', 'The selected user_id is invalid.');
+  if (v.account_id !== undefined && owner.account_id !== (await newRowAccount(core.db.sequelize, actor, v.account_id)))
+    throw ValidationError.single('user_id', 'The selected user_id is not a user of the chosen account.');
   authorize(actor, 'create', 'token', { account_id: owner.account_id, role: owner.role });
   const secret = crypto.randomBytes(30).toString('base64url').slice(0, 40);
   const t = await core.db.sequelize.transaction(async (transaction) => {

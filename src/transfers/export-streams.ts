@@ -130,15 +130,29 @@ export function copyTextRows(): Transform {
 
 /** Export columns written as numbers in xlsx. */
 const NUMERIC = new Set(['quantity', 'price', 'total'].map((c) => EXPORT_COLUMNS.indexOf(c)));
+/** Export columns written as date cells in xlsx: the wall time of the lead's account zone (named in `time_zone`). */
+const DATES = new Set(['action_date', 'created_at'].map((c) => EXPORT_COLUMNS.indexOf(c)));
+const DATE_FORMAT = 'yyyy-mm-dd hh:mm:ss';
+
+/** An xlsx cell's value: a number, a date (`2026-12-01T14:30:00+01:00` → the date cell 2026-12-01 14:30), text. */
+function xlsxValue(v: string | null, column: number): string | number | Date | undefined {
+  if (v === null || v === '') return undefined;
+  if (NUMERIC.has(column)) return Number(v);
+  // exceljs writes a Date's UTC fields: the wall time goes in as UTC, so the cell reads the zone's clock
+  if (DATES.has(column)) return new Date(`${v.slice(0, 19)}Z`);
+  return v;
+}
 
 /**
- * exceljs's streaming writer: no shared strings, no styles; empty cells left out, amounts as numbers. Its sheet
- * stream pushes into the zip's deflate stream without backpressure, so rows wait while more than 1 MB of sheet XML
- * is queued there (memory stays flat).
+ * exceljs's streaming writer: no shared strings; empty cells left out, amounts as numbers, times as date cells.
+ * Its sheet stream pushes into the zip's deflate stream without backpressure, so rows wait while more than 1 MB of
+ * sheet XML is queued there (memory stays flat).
  */
 function xlsxSink(excel: typeof ExcelJS, file: string, progress: { rows: number }): Writable {
-  const wb = new excel.stream.xlsx.WorkbookWriter({ filename: file, useSharedStrings: false, useStyles: false });
+  // styles on: a date cell needs its number format
+  const wb = new excel.stream.xlsx.WorkbookWriter({ filename: file, useSharedStrings: false, useStyles: true });
   const ws = wb.addWorksheet('Leads');
+  for (const column of DATES) ws.getColumn(column + 1).width = 20;
   ws.addRow(EXPORT_COLUMNS).commit();
   const backlog = () => {
     const dest = (
@@ -150,7 +164,9 @@ function xlsxSink(excel: typeof ExcelJS, file: string, progress: { rows: number 
     objectMode: true,
     write(rows: (string | null)[][], _enc, done) {
       for (const row of rows) {
-        ws.addRow(row.map((v, i) => (v === null || v === '' ? undefined : NUMERIC.has(i) ? Number(v) : v))).commit();
+        const added = ws.addRow(row.map(xlsxValue));
+        for (const column of DATES) added.getCell(column + 1).numFmt = DATE_FORMAT;
+        added.commit();
       }
       progress.rows += rows.length;
       const dest = backlog();

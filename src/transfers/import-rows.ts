@@ -2,7 +2,16 @@ import { lineDefaults, type Catalogue } from '../leads/lead.check.js';
 import { unescapeCell } from './spreadsheet.js';
 
 /** Columns the export writes that describe a lead's state rather than the lead to create; import ignores them. */
-const IGNORED = new Set(['reference', 'status', 'total', 'created_at', 'updated_at', 'action_date', 'order_reference']);
+const IGNORED = new Set([
+  'reference',
+  'status',
+  'total',
+  'created_at',
+  'updated_at',
+  'action_date',
+  'order_reference',
+  'time_zone',
+]);
 const FIELDS = ['phone', 'sku', 'full_name', 'city', 'area', 'address', 'quantity', 'price', 'products', 'data'];
 
 type Line = { sku: string; quantity: number; price: number };

@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import Joi from 'joi';
+import { newRowAccount } from '../accounts/chosen-account.js';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';
@@ -8,6 +10,7 @@ import type { LeadService } from '../leads/lead.service.js';
 import { accountScope, authorize } from '../policy.js';
 import { PRIVATE_FILE_MODE, privateDir } from '../private-files.js';
 import { findInScope } from '../query.js';
+import { validate } from '../validation.js';
 import type { ImportRun } from './import-run.model.js';
 import { runImport } from './import-run.js';
 import { csvRowsFromSample } from './import-total.js';
@@ -15,6 +18,9 @@ import { importProgress } from './import-progress.js';
 import { readHead, sniffType, workbookExpansionProblem, type ExpansionLimits, type SheetType } from './spreadsheet.js';
 
 export const IMPORT_JOB = 'import-leads';
+
+/** The upload's other field: the account an admin imports into (a tenant's go to their own, whatever it names). */
+const importOptionsSchema = Joi.object({ account_id: Joi.number().integer().positive().empty('') });
 
 export function importRunView(r: ImportRun) {
   return {
@@ -49,9 +55,16 @@ const expansionLimits = (config: Core['config']): ExpansionLimits => ({
  * Checks the upload (type by content, size), keeps it under DATA_DIR/uploads and queues the import (IMPORTANT).
  * The temporary upload is removed whatever happens, a refusal included.
  */
-async function start(core: Core, actor: Actor, file: { path: string; originalname: string; size: number }) {
+async function start(
+  core: Core,
+  actor: Actor,
+  file: { path: string; originalname: string; size: number },
+  options: unknown = {},
+) {
   try {
     authorize(actor, 'import', 'lead');
+    const { account_id } = validate<{ account_id?: number }>(importOptionsSchema, options);
+    const accountId = await newRowAccount(core.db.sequelize, actor, account_id);
     const ext = path.extname(file.originalname).slice(1).toLowerCase();
     if (ext !== 'xlsx' && ext !== 'csv')
       throw ValidationError.single('file', 'The file must be a file of type: xlsx, csv.');
@@ -65,7 +78,7 @@ async function start(core: Core, actor: Actor, file: { path: string; originalnam
     if (type !== ext) throw ValidationError.single('file', `The file content is not a valid .${ext} spreadsheet.`);
     const bomb = type === 'xlsx' ? await workbookExpansionProblem(file.path, expansionLimits(core.config)) : null;
     if (bomb) throw ValidationError.single('file', bomb);
-    const dir = path.join(core.config.dataDir, 'uploads', String(actor.accountId));
+    const dir = path.join(core.config.dataDir, 'uploads', String(accountId));
     await privateDir(dir);
     const stored = path.join(dir, `${crypto.randomUUID()}.${ext}`);
     await fs.promises.rename(file.path, stored).catch(async () => {
@@ -76,7 +89,7 @@ async function start(core: Core, actor: Actor, file: { path: string; originalnam
     const run = await core.db.sequelize.transaction(async (transaction) => {
       const created = await core.models.ImportRun.create(
         {
-          account_id: actor.accountId,
+          account_id: accountId,
           user_id: actor.kind === 'system' ? null : actor.userId,
           file_name: file.originalname.slice(0, 255),
           file_path: stored,
@@ -105,7 +118,8 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
     authorizeStart(actor: Actor) {
       authorize(actor, 'import', 'lead');
     },
-    start: (actor: Actor, file: { path: string; originalname: string; size: number }) => start(core, actor, file),
+    start: (actor: Actor, file: { path: string; originalname: string; size: number }, options?: unknown) =>
+      start(core, actor, file, options),
     async list(actor: Actor) {
       authorize(actor, 'viewAny', 'importRun');
       return (

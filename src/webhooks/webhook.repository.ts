@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Models } from '../db/models.js';
-import { isRowId } from '../query.js';
 import type { WebhookDelivery, WebhookEndpoint } from './webhook-endpoint.model.js';
 import type { DeliveryState } from './webhook.schemas.js';
 
@@ -9,10 +8,6 @@ import type { DeliveryState } from './webhook.schemas.js';
 function rowId(id: unknown, max = 2_147_483_647): number | null {
   const n = typeof id === 'string' && /^[0-9]{1,19}$/.test(id) ? Number(id) : typeof id === 'number' ? id : NaN;
   return Number.isSafeInteger(n) && n > 0 && n <= max ? n : null;
-}
-
-export async function accountExists(models: Models, id: number): Promise<boolean> {
-  return isRowId(id) && (await models.Account.count({ where: { id } })) === 1;
 }
 
 /** An endpoint by id within `accountId` (none: any account); null when unknown. */

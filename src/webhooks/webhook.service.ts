@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { accountExists } from '../accounts/chosen-account.js';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
@@ -16,7 +17,6 @@ import {
   endpointPage,
   findDelivery,
   findEndpoint,
-  accountExists,
   createEndpointCapped,
   removeFinishedBefore,
   restartPending,
@@ -131,7 +131,7 @@ async function create(core: Core, actor: Actor, body: unknown): Promise<{ endpoi
   // another account is refused like an unknown one; an admin's must exist
   if (v.account_id !== undefined) scopeOf(actor, v.account_id);
   const account_id = targetAccount(actor, v.account_id);
-  if (v.account_id !== undefined && !(await accountExists(core.models, account_id)))
+  if (v.account_id !== undefined && !(await accountExists(core.db.sequelize, account_id)))
     throw ValidationError.single('account_id', 'The selected account_id is invalid.');
   authorize(actor, 'create', 'webhook', { account_id });
   await assertUrl(core, v.url);

@@ -121,7 +121,7 @@ describe('admin panel pages in Chromium: work queue, lead pages, KPI dashboard',
     await p1.click('h2');
     await p1.keyboard.press('l');
     const refusal = await p1.waitForSelector('[data-testid=queue-refusal]');
-    expect(await refusal.textContent()).to.equal('The call-back time field is required.');
+    expect(await refusal.textContent()).to.equal('Call back at is required for Call later');
     expect(await heldReference(p1)).to.equal(r1);
   });
 
@@ -150,7 +150,9 @@ describe('admin panel pages in Chromium: work queue, lead pages, KPI dashboard',
     });
     expect(painted).to.equal(true);
     expect(await p.textContent('[data-testid=kpi-totals]')).to.match(/Leads\s*4/);
-    await p.selectOption('[data-testid=kpi-by]', 'city');
+    // the breakdown is the design system's select: typed into and picked with Enter
+    await p.locator('[data-testid=kpi-by] input').fill('City');
+    await p.keyboard.press('Enter');
     await p.waitForSelector('[data-testid=kpi-breakdown] >> th >> text=City');
     await p.click('[data-testid=kpi-last-7]');
     await p.waitForLoadState('networkidle');
@@ -158,6 +160,32 @@ describe('admin panel pages in Chromium: work queue, lead pages, KPI dashboard',
     const origin = new URL(app.url).origin;
     const foreign = requests.filter((u) => !u.startsWith('data:') && new URL(u).origin !== origin);
     expect(foreign, 'requests to other origins').to.deep.equal([]);
+  });
+
+  it("the KPI controls are the design system's, the active period is the selected button and dates are ISO", async () => {
+    const p = await pageOf((await makeAccount(getCtx())).seller);
+    await p.goto(`${app.url}/admin/pages/kpi`);
+    await p.waitForSelector('[data-testid=kpi-totals]');
+    const pressed = () => p.locator('[data-testid=kpi-controls] button[aria-pressed=true]').allTextContents();
+    expect(await pressed(), 'the page opens on the last 30 days').to.deep.equal(['Last 30 days']);
+    // no unstyled native controls: the period is buttons, the breakdown and account selects, dates a picker
+    expect(
+      await p.locator('[data-testid=kpi-controls] select, [data-testid=kpi-controls] input[type=date]').count(),
+    ).to.equal(0);
+    await p.click('[data-testid=kpi-today]');
+    expect(await pressed()).to.deep.equal(['Today']);
+    await p.click('[data-testid=kpi-custom]');
+    expect(await pressed()).to.deep.equal(['Custom']);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await p.inputValue('[data-testid=kpi-from] input')).to.equal(today);
+    expect(await p.inputValue('[data-testid=kpi-to] input')).to.equal(today);
+    await p.click('[data-testid=kpi-last-7]');
+    expect(await pressed()).to.deep.equal(['Last 7 days']);
+    expect(await p.locator('[data-testid=kpi-from]').count(), 'the dates show for a custom period').to.equal(0);
+    await p.click('[data-testid=kpi-custom]');
+    await p.mouse.move(0, 0);
+    await p.waitForTimeout(300); // the buttons' colour transition (0.1 s)
+    await shot(p, 'kpi-custom-period', { fullPage: false });
   });
 
   it('the KPI page shows the period asked last, even when the answer for an earlier one comes late', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ValidationError } from '../../src/errors.js';
-import { payloadOf } from '../../admin/resources/panel-kit.js';
+import { payloadOf } from '../../admin/resources/service-actions.js';
 import { makeAccount, type TestAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';
 import { useTestServer } from '../helpers.js';

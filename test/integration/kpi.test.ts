@@ -3,23 +3,35 @@ import { QueryTypes } from 'sequelize';
 import { ValidationError } from '../../src/errors.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, makeAdmin, makeUser, uid, type TestAccount, type TestUser } from '../factories.js';
-import { expectedReport } from '../kpi-expected.js';
+import { dayIn, expectedReport } from '../kpi-expected.js';
 import * as migration from '../../migrations/20261129000000-kpi-daily.js';
+import * as localDays from '../../migrations/20261206000000-kpi-account-days.js';
 import { jobDefinitions } from '../../jobs/index.js';
+import { wallTimeToUtc } from '../../src/time-zones.js';
 
 const DAY = 86_400_000;
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const today = () => dayOf(Date.now());
-/** Midnight UTC `n` days ago, plus `ms`. */
-const daysAgo = (n: number, ms = 0) => new Date(Date.parse(`${today()}T00:00:00Z`) - n * DAY + ms);
+/** The shops' zones: a lead's day is its account's day (Casablanca UTC+1, UTC+0 in Ramadan; Paris +1, +2 in summer). */
+const SHOP_ZONE = 'Africa/Casablanca';
+const OTHER_ZONE = 'Europe/Paris';
+/** The calendar day `n` days before `day`. */
+const minusDays = (day: string, n: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) - n * DAY).toISOString().slice(0, 10);
+/** Today in the zone, or `n` days before. */
+const dayOf = (zone: string, n = 0) => minusDays(dayIn(new Date(), zone), n);
+const today = () => dayOf(SHOP_ZONE);
+/** The zone's midnight `n` days ago, plus `ms`. */
+const daysAgo = (n: number, ms = 0, zone = SHOP_ZONE) => new Date(wallTimeToUtc(dayOf(zone, n), zone)!.getTime() + ms);
 
 const sql = <T extends object>(text: string, bind: unknown[] = []) =>
   getCtx().db.sequelize.query<T>(text, { bind, type: QueryTypes.SELECT });
 
-const withoutAsOf = <T extends { as_of?: string }>(r: T) => {
-  const { as_of: _asOf, ...rest } = r;
+const withoutAsOf = <T extends { as_of?: string; time_zone?: string }>(r: T) => {
+  const { as_of: _asOf, time_zone: _zone, ...rest } = r;
   return rest;
 };
+
+const zoneOf = async (accountId: number) =>
+  (await sql<{ z: string }>('SELECT time_zone AS z FROM accounts WHERE id = $1', [accountId]))[0].z;
 
 interface Shop {
   acc: TestAccount;
@@ -58,10 +70,11 @@ async function createLeads(acc: TestAccount, actor: TestUser, n: number): Promis
   return (await getCtx().services.leads.createMany(actor.actor, { leads })).references;
 }
 
-/** Leads over several days, statuses set by several agents, orders delivered, the cohort edges at UTC midnight. */
-async function buildShop(): Promise<Shop> {
+/** Leads over several days, statuses set by several agents, orders delivered, the cohort edges at local midnight. */
+async function buildShop(zone: string): Promise<Shop> {
   const ctx = getCtx();
   const acc = await makeAccount(ctx);
+  await ctx.services.accounts.updateAccount(acc.seller.actor, acc.id, { time_zone: zone });
   const agents = [acc.agent, await makeUser(ctx, acc.id, 'agent'), await makeUser(ctx, acc.id, 'agent')];
   const refs = await createLeads(acc, acc.seller, 30);
   const statuses = ['confirmed', 'wrong', 'no_answer', 'canceled', 'confirmed', 'call_later'];
@@ -74,15 +87,15 @@ async function buildShop(): Promise<Shop> {
   }
   // a second change by another agent: the latest one counts
   await ctx.services.leads.updateStatuses(agents[2].actor, { leads: [{ reference: refs[1], status: 'no_answer' }] });
-  // spread over days; two leads on each side of a UTC midnight
+  // spread over days; two leads on each side of the account's midnight
   for (const [i, ref] of refs.entries())
     await sql('UPDATE leads SET created_at = $2 WHERE reference = $1 AND account_id = $3', [
       ref,
-      daysAgo(i % 6, (i * 3_600_000) % DAY),
+      daysAgo(i % 6, (i * 3_600_000) % DAY, zone),
       acc.id,
     ]);
-  await sql('UPDATE leads SET created_at = $2 WHERE reference = $1', [refs[2], daysAgo(2, -1)]);
-  await sql('UPDATE leads SET created_at = $2 WHERE reference = $1', [refs[3], daysAgo(2)]);
+  await sql('UPDATE leads SET created_at = $2 WHERE reference = $1', [refs[2], daysAgo(2, -1, zone)]);
+  await sql('UPDATE leads SET created_at = $2 WHERE reference = $1', [refs[3], daysAgo(2, 0, zone)]);
   await sql(
     `UPDATE orders SET status = 'delivered' WHERE account_id = $1
         AND lead_reference = ANY(SELECT reference FROM leads WHERE account_id = $1 AND id % 2 = 0)`,
@@ -94,8 +107,11 @@ async function buildShop(): Promise<Shop> {
 async function expectReport(actor: TestUser, query: Record<string, unknown>, accountId: number | null) {
   const ctx = getCtx();
   const report = await ctx.services.kpi.kpi(actor.actor, query);
-  const from = (query.from as string) ?? dayOf(Date.now() - 29 * DAY);
-  const to = (query.to as string) ?? today();
+  // the days of the account's zone; of every account, each on its own, "today" the viewer's account's
+  const zone = await zoneOf(accountId ?? (actor.actor as { accountId: number }).accountId);
+  expect(report.time_zone).to.equal(zone);
+  const to = (query.to as string) ?? dayOf(zone);
+  const from = (query.from as string) ?? minusDays(to, 29);
   const by = (query.by as string) ?? 'product';
   expect(withoutAsOf(report), `${by} ${from}..${to}`).to.deep.equal(
     await expectedReport(ctx, { accountId, from, to, by }),
@@ -110,15 +126,15 @@ describe('KPI dashboard (daily rollup)', function () {
   let admin: TestUser;
 
   before(async () => {
-    shop = await buildShop();
-    other = await buildShop();
+    shop = await buildShop(SHOP_ZONE);
+    other = await buildShop(OTHER_ZONE);
     admin = await makeAdmin(getCtx());
     await getCtx().services.kpi.fold();
   });
 
   it('When folded, Then every figure (days × statuses, totals, each breakdown, rates) matches the rows', async () => {
     for (const by of ['product', 'city', 'source', 'agent'])
-      for (const period of [{}, { from: dayOf(Date.now() - 3 * DAY), to: today() }, { from: today(), to: today() }]) {
+      for (const period of [{}, { from: dayOf(SHOP_ZONE, 3), to: today() }, { from: today(), to: today() }]) {
         await expectReport(shop.acc.seller, { by, ...period }, shop.acc.id);
       }
     const r = await getCtx().services.kpi.kpi(shop.acc.seller.actor, { by: 'source' });
@@ -133,13 +149,13 @@ describe('KPI dashboard (daily rollup)', function () {
     expect(agents.breakdown.map((b) => b.label)).not.to.include(shop.acc.seller.name);
   });
 
-  it('When a lead was created either side of a UTC midnight, Then it counts on its own UTC day', async () => {
-    // buildShop puts five leads on each of these days: refs[2] 1 ms before the midnight that starts day -2 (so on day
-    // -3), refs[3] exactly at that midnight (day -2)
+  it("When a lead was created either side of the account's midnight, Then it counts on the account's day", async () => {
+    // buildShop puts five leads on each of these days: refs[2] 1 ms before the (Casablanca) midnight that starts day
+    // -2 (so on day -3), refs[3] exactly at that midnight (day -2)
     for (const n of [2, 3]) {
       const r = await getCtx().services.kpi.kpi(shop.acc.seller.actor, {
-        from: dayOf(daysAgo(n).getTime()),
-        to: dayOf(daysAgo(n).getTime()),
+        from: dayOf(SHOP_ZONE, n),
+        to: dayOf(SHOP_ZONE, n),
       });
       expect(r.days).to.have.length(1);
       expect(r.totals.leads, `day -${n}`).to.equal(5);
@@ -260,7 +276,7 @@ describe('KPI dashboard (daily rollup)', function () {
       [{ by: 'status' }, 'by'],
       [{ by: "product'; --" }, 'by'],
       [{ from: '2026-03-02', to: '2026-03-01' }, 'to'],
-      [{ from: dayOf(Date.now() + 2 * DAY) }, 'from'],
+      [{ from: minusDays(today(), -2) }, 'from'],
       [{ from: '2025-01-01', to: '2026-01-02' }, 'from'],
       [{ account_id: 'x' }, 'account_id'],
       [{ account_id: 99_999_999_999 }, 'account_id'],
@@ -283,13 +299,15 @@ describe('KPI dashboard (daily rollup)', function () {
 
   it('When the migration is reverted and applied again, Then it builds the rollup of the rows already there', async () => {
     const context = getCtx().db.sequelize;
+    await localDays.down({ name: 'kpi-account-days', context });
     await migration.down({ name: 'kpi-daily', context });
     const [gone] = await sql<{ t: string | null }>("SELECT to_regclass('kpi_daily')::text AS t");
     expect(gone.t).to.equal(null);
     await migration.up({ name: 'kpi-daily', context });
+    await localDays.up({ name: 'kpi-account-days', context });
     for (const by of ['product', 'agent']) {
       await expectReport(shop.acc.seller, { by }, shop.acc.id);
-      await expectReport(admin, { by, from: dayOf(Date.now() - 9 * DAY) }, null);
+      await expectReport(admin, { by, from: dayOf(await zoneOf(admin.actor.accountId as number), 9) }, null);
     }
   });
 });

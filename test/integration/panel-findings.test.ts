@@ -7,7 +7,7 @@ import { getCtx } from '../hooks.js';
 import { makeAccount, makeAdmin, makeFilledAccount, makeUser, type FilledAccount } from '../factories.js';
 import { postCallback, startTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
-import { login, type SessionClient } from '../session.js';
+import { login, type SessionClient, panelApi } from '../session.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 const sys = systemActor();
@@ -22,13 +22,7 @@ describe('admin panel: tenancy, secrets, roles and state changes', function () {
   let agent: SessionClient;
 
   const panel = (c: SessionClient, method: string, path: string, json?: unknown) =>
-    c
-      .fetch(`/admin/api/resources/${path}`, {
-        method,
-        headers: { origin: web.url },
-        ...(json !== undefined ? { json } : {}),
-      })
-      .then(async (r) => ({ status: r.status, text: await r.clone().text(), body: await r.json().catch(() => null) }));
+    panelApi(c, web.url, method, path, json);
 
   before(async () => {
     web = await startTestServer();
@@ -109,7 +103,9 @@ describe('admin panel: tenancy, secrets, roles and state changes', function () {
         name: 'Generated',
         endpoint_url: 'http://127.0.0.1:9/g',
       });
-      const secret = /not be shown again: (\S+)/.exec(created.body.notice.message)![1];
+      expect(created.body.secret.kind).to.equal('hmacSecret');
+      const secret: string = created.body.secret.value;
+      expect(created.body.notice.message).to.not.include(secret);
       const id = created.body.record.params.id;
       expect(created.body.record.params).to.not.have.any.keys('hmac_secret');
       const shown = await panel(seller, 'GET', `shipping_companies/records/${id}/show`);

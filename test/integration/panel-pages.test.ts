@@ -4,6 +4,7 @@ import { makeAccount, makeAdmin, type TestAccount } from '../factories.js';
 import { startTestServer } from '../helpers.js';
 import { claimsOf, seedQueue } from '../queue-fixtures.js';
 import { login, sessionClient, type SessionClient } from '../session.js';
+import { formatInZone, wallTime } from '../../src/time-zones.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 type Json = Record<string, any>;
@@ -87,7 +88,7 @@ describe('admin panel pages: the work queue and the KPI handlers', function () {
     const held = (await page(agent, 'POST', 'queue', { op: 'next' })).body.lead;
     const noDate = await page(agent, 'POST', 'queue', { op: 'outcome', lead_id: held.id, status: 'call_later' });
     expect(noDate.status).to.equal(200);
-    expect(noDate.body.refusal).to.equal('The call-back time field is required.');
+    expect(noDate.body.refusal).to.equal('Call back at is required for Call later');
     expect(noDate.body).to.not.have.property('lead');
     const seller = await login(web.url, a.seller.email, a.seller.password);
     const taken = await page(seller, 'POST', 'queue', { op: 'outcome', lead_id: held.id, status: 'wrong' });
@@ -122,7 +123,7 @@ describe('admin panel pages: the work queue and the KPI handlers', function () {
         if (ans.body.lead) expect(ans.body.lead.account_id).to.equal(a.id);
         if (ans.body.report) expect(ans.body.report.account_id).to.equal(a.id);
       }
-      expect(answers[1].body.refusal).to.equal('The selected account is invalid.');
+      expect(answers[1].body.refusal).to.equal('Account is not one of the values offered');
       expect(answers[3].body.refusal).to.match(/does not exist or is not in your queue/);
       expect(answers[7].body).to.not.have.property('accounts');
       const after = (await ctx.models.Lead.findAll({ where: { account_id: b.id }, order: [['id', 'ASC']] })).map(
@@ -138,6 +139,12 @@ describe('admin panel pages: the work queue and the KPI handlers', function () {
     const c = await login(web.url, admin.email, admin.password);
     const kpi = await page(c, 'GET', `kpi?account_id=${b.id}`);
     expect(kpi.body.report.account_id).to.equal(b.id);
+    // "as of" and the presets' day in the chosen account's zone, written by the one formatter
+    const zone = (await getCtx().models.Account.findByPk(b.id))!.time_zone;
+    expect(kpi.body.report.time_zone).to.equal(zone);
+    expect(kpi.body.as_of_text).to.equal(formatInZone(kpi.body.report.as_of, zone));
+    expect(kpi.body.as_of_text).to.match(new RegExp(`\\(${zone}\\)$`));
+    expect(kpi.body.today).to.equal(wallTime(new Date(), zone).slice(0, 10));
     expect(kpi.body.accounts.map((x: { id: number }) => x.id)).to.include.members([a.id, b.id]);
     const all = await page(c, 'GET', 'kpi');
     expect(all.body.report.account_id).to.equal(null);

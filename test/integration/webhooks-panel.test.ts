@@ -2,11 +2,10 @@ import { expect } from 'chai';
 import { getCtx } from '../hooks.js';
 import { makeAccount, makeAdmin, type TestAccount } from '../factories.js';
 import { useTestServer } from '../helpers.js';
-import { login, type SessionClient } from '../session.js';
+import { login, type SessionClient, panelApi } from '../session.js';
 
 type Answer = { status: number; text: string; body: any };
 const EVENTS = ['lead.created', 'lead.status_changed'];
-const ONCE = /not be shown again:? (\S+)/;
 
 /** The stored secret of an endpoint, read straight from the table (no entry point answers it). */
 async function storedSecret(id: number): Promise<string> {
@@ -43,13 +42,7 @@ describe('webhooks in the panel and the dashboard routes', function () {
   let foreignDelivery: number;
 
   const panel = (c: SessionClient, method: string, path: string, json?: unknown): Promise<Answer> =>
-    c
-      .fetch(`/admin/api/resources/${path}`, {
-        method,
-        headers: { origin: web.url },
-        ...(json !== undefined ? { json } : {}),
-      })
-      .then(async (r) => ({ status: r.status, text: await r.clone().text(), body: await r.json().catch(() => null) }));
+    panelApi(c, web.url, method, path, json);
 
   const dash = async (c: SessionClient, method: string, path: string, body?: unknown): Promise<Answer> => {
     const r = await c.fetch(path, { method, ...(body !== undefined ? { json: body } : {}) });
@@ -90,11 +83,13 @@ describe('webhooks in the panel and the dashboard routes', function () {
   });
 
   describe('the panel', () => {
-    it('When a seller creates an endpoint, Then the secret is in the notice once and never in list, show or edit', async () => {
+    it('When a seller creates an endpoint, Then the secret is in the answer for its dialog once, never in its notice, list, show or edit', async () => {
       const created = await newEndpoint(seller, 'http://127.0.0.1:9/own-hook');
       expect(created.status).to.equal(200);
       expect(created.body.notice.type).to.equal('success');
-      const secret = ONCE.exec(created.body.notice.message)![1];
+      expect(created.body.secret.kind).to.equal('webhookSecret');
+      const secret: string = created.body.secret.value;
+      expect(created.body.notice.message).to.not.include(secret);
       const id = Number(created.body.record.params.id);
       expect(await storedSecret(id)).to.equal(secret);
       expect(created.body.record.params).to.not.have.any.keys('secret');
@@ -119,7 +114,8 @@ describe('webhooks in the panel and the dashboard routes', function () {
       expect(await storedSecret(id)).to.equal(first);
 
       const rotated = await panel(seller, 'POST', `webhook_endpoints/records/${id}/rotateSecret`);
-      const secret = ONCE.exec(rotated.body.notice.message)![1];
+      const secret: string = rotated.body.secret.value;
+      expect(rotated.body.notice.message).to.not.include(secret);
       expect(secret).to.not.equal(first);
       expect(await storedSecret(id)).to.equal(secret);
       expect((await panel(seller, 'GET', `webhook_endpoints/records/${id}/show`)).text).to.not.include(secret);

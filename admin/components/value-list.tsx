@@ -1,0 +1,43 @@
+import React from 'react';
+import { ValueGroup } from '@adminjs/design-system';
+import { flat, useTranslation, type BasePropertyProps } from 'adminjs';
+
+/**
+ * Any array property (webhook events, API key scopes, one added later) as a list of its values in words, from the
+ * locale's `labels.<property>.<value>`, the key AdminJS's own selects and filters use for the same values. A list
+ * cell is one line cut with an ellipsis (whole on hover); the show page lists one value a line.
+ */
+export default function ValueList({ property, record, resource, where }: BasePropertyProps) {
+  const { tl, translateProperty } = useTranslation();
+  const raw = flat.get(record?.params ?? {}, property.path) as unknown;
+  const values = (Array.isArray(raw) ? raw : []).map(String);
+  const words = values.map((v) => tl(`${property.path}.${v}`, resource.id, { defaultValue: v }));
+  const text = words.join(', ') || '—';
+  if (where !== 'show')
+    return (
+      <span
+        data-testid="value-list"
+        title={text}
+        style={{
+          display: 'inline-block',
+          maxWidth: '12em',
+          overflow: 'hidden',
+          whiteSpace: 'nowrap',
+          textOverflow: 'ellipsis',
+          verticalAlign: 'middle',
+        }}
+      >
+        {text}
+      </span>
+    );
+  return (
+    <ValueGroup label={translateProperty(property.label, resource.id)}>
+      <ul data-testid="value-list" style={{ margin: 0, paddingLeft: '1.2em', listStyle: 'disc' }}>
+        {words.map((w, i) => (
+          <li key={values[i]}>{w}</li>
+        ))}
+        {!words.length && <li style={{ listStyle: 'none' }}>—</li>}
+      </ul>
+    </ValueGroup>
+  );
+}

@@ -1,0 +1,136 @@
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { getCtx } from '../hooks.js';
+import { makeAccount, makeAdmin, type TestAccount, type TestUser } from '../factories.js';
+import { shot, useBrowser } from './browser.js';
+
+const VIEWPORT = { width: 1366, height: 800 };
+
+/** Picks an option of a searchable select (AdminJS's reference select) by typing part of its label. */
+async function choose(page: Page, testId: string, text: string): Promise<void> {
+  const input = page.locator(`[data-testid="${testId}"] input[role=combobox]`);
+  await input.click();
+  await input.fill(text);
+  await page.locator('[class*=option]', { hasText: text }).first().click();
+}
+
+const leadsOf = (accountId: number, fullName: string) =>
+  getCtx().models.Lead.count({ where: { account_id: accountId, full_name: fullName } });
+
+describe('admin panel forms in Chromium: the account choice, secrets in a dialog, what each role is offered', function () {
+  this.timeout(240_000);
+  const app = useBrowser();
+  let a: TestAccount;
+  let b: TestAccount;
+  let admin: TestUser;
+  const pageOf = (user: TestUser): Promise<Page> => app.signedIn(user, { viewport: VIEWPORT, timeout: 60_000 });
+
+  before(async () => {
+    a = await makeAccount(getCtx());
+    b = await makeAccount(getCtx());
+    admin = await makeAdmin(getCtx());
+  });
+
+  it("an admin creates a lead for another account: the form's Account select, and the lead lands there", async () => {
+    const p = await pageOf(admin);
+    await p.goto(`${app.url}/admin/resources/leads/actions/new`);
+    await choose(p, 'property-edit-account_id', b.name);
+    await p.fill('#phone', '+212611223344');
+    await p.fill('#full_name', 'Chosen Account Lead');
+    await shot(p, 'admin-lead-new-account-choice', { fullPage: false });
+    await Promise.all([p.waitForURL(/\/records\/\d+\/show/), p.click('button[type=submit]')]);
+    expect(await leadsOf(b.id, 'Chosen Account Lead')).to.equal(1);
+    expect(await leadsOf(admin.actor.accountId as number, 'Chosen Account Lead')).to.equal(0);
+    await p.waitForSelector(`text=${b.name}`);
+    await shot(p, 'admin-lead-created-in-chosen-account', { fullPage: false });
+  });
+
+  it("a seller's new lead form has no Account field, and posting another account's id changes nothing there", async () => {
+    const p = await pageOf(a.seller);
+    await p.goto(`${app.url}/admin/resources/leads/actions/new`);
+    await p.waitForSelector('#phone');
+    expect(await p.locator('[data-testid="property-edit-account_id"] input').count()).to.equal(0);
+    expect(await p.locator('form label', { hasText: /^Account/ }).count()).to.equal(0);
+    await shot(p, 'seller-lead-new-no-account', { fullPage: false });
+    const before = await getCtx().models.Lead.count({ where: { account_id: b.id } });
+    const res = await p.request.post(`${app.url}/admin/api/resources/leads/actions/new`, {
+      headers: { origin: app.url },
+      data: { phone: '+212611223355', full_name: 'Tampered Account', status: 'new', account_id: String(b.id) },
+    });
+    expect(res.status()).to.equal(200);
+    expect(await getCtx().models.Lead.count({ where: { account_id: b.id } })).to.equal(before);
+    expect(await leadsOf(a.id, 'Tampered Account')).to.equal(1);
+  });
+
+  it('a new API key stays in its dialog after 15 s, and its copy button puts it on the clipboard', async () => {
+    const p = await pageOf(a.seller);
+    await p.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+    await p.goto(`${app.url}/admin/resources/api_tokens/actions/new`);
+    await p.fill('#name', 'dialog key');
+    await p.getByRole('button', { name: /add new item/i }).click();
+    const scopes = p.locator('input[role=combobox]').first();
+    await scopes.click();
+    await scopes.fill('VIEW LEADS');
+    await p.keyboard.press('Enter');
+    await p.click('button[type=submit]');
+    const value = p.getByTestId('secret-value');
+    await value.waitFor();
+    const token = await value.inputValue();
+    expect(token).to.match(/^\d+\|[A-Za-z0-9_-]{40}$/);
+    await p.waitForTimeout(15_000);
+    expect(await p.getByTestId('secret-dialog').isVisible()).to.equal(true);
+    expect(await p.getByTestId('secret-warning').textContent()).to.match(/shown this once/);
+    // never in the address or a notice
+    expect(p.url()).to.not.include(token.split('|')[1]);
+    expect(await p.locator('[data-testid=notice-wrapper]').allTextContents()).to.not.include(token);
+    await p.getByTestId('secret-copy').click();
+    await p.waitForSelector('[data-testid=secret-copy]:has-text("Copied")');
+    expect(await p.evaluate(() => navigator.clipboard.readText())).to.equal(token);
+    await shot(p, 'api-key-secret-dialog', { fullPage: false });
+    await Promise.all([p.waitForURL(/\/records\/\d+\/show/), p.getByTestId('secret-close').click()]);
+    expect(await p.content()).to.not.include(token);
+  });
+
+  it('a webhook secret rotation shows the new secret in the dialog', async () => {
+    const { endpoint } = await getCtx().services.webhooks.create(a.seller.actor, {
+      url: 'http://127.0.0.1:9/dialog-hook',
+      events: ['lead.created'],
+    });
+    const p = await pageOf(a.seller);
+    await p.goto(`${app.url}/admin/resources/webhook_endpoints/records/${endpoint.id}/rotateSecret`);
+    await p.getByRole('button', { name: 'Confirm' }).click();
+    const secret = await p.getByTestId('secret-value').inputValue();
+    const [row] = await getCtx().db.sequelize.query<{ secret: string }>(
+      'SELECT secret FROM webhook_endpoints WHERE id = :id',
+      { replacements: { id: endpoint.id }, type: 'SELECT' as never },
+    );
+    expect(secret).to.equal(row.secret);
+    await shot(p, 'webhook-rotated-secret-dialog', { fullPage: false });
+  });
+
+  it("the agent's menu has no import, and the import page is refused up front", async () => {
+    const p = await pageOf(a.agent);
+    await p.goto(`${app.url}/admin/resources/leads`);
+    await p.waitForSelector('[data-css=sidebar]');
+    expect(await p.locator('[data-css=sidebar]').textContent()).to.not.include('Import runs');
+    expect(await p.getByRole('link', { name: 'Import file' }).count()).to.equal(0);
+    expect(await p.getByRole('button', { name: 'Import file' }).count()).to.equal(0);
+    await shot(p, 'agent-leads-no-import', { fullPage: false });
+    const res = await p.goto(`${app.url}/leads/import`);
+    expect(res!.status()).to.equal(403);
+    expect(await p.locator('input[type=file]').count()).to.equal(0);
+    await p.waitForSelector('text=You are not allowed to do this.');
+    await shot(p, 'agent-import-refused', { fullPage: false });
+  });
+
+  it('a seller reaches their own account settings and profile from the menu', async () => {
+    const p = await pageOf(a.seller);
+    await p.goto(`${app.url}/admin`);
+    await p.locator('[data-css=sidebar]').getByText('My account').click();
+    await p.waitForSelector(`[data-testid=account-page] >> text=${a.name}`);
+    await shot(p, 'seller-my-account', { fullPage: false });
+    await Promise.all([p.waitForURL(/accounts\/records\/\d+\/edit/), p.getByTestId('account-edit').click()]);
+    expect(p.url()).to.include(`/accounts/records/${a.id}/edit`);
+    await p.waitForSelector('#name');
+  });
+});

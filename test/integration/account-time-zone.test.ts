@@ -1,0 +1,126 @@
+import { expect } from 'chai';
+import { systemActor } from '../../src/actor.js';
+import { ValidationError, NotFoundError, ForbiddenError } from '../../src/errors.js';
+import { down, up } from '../../migrations/20261205000000-account-time-zone.js';
+import { getCtx } from '../hooks.js';
+import { makeAccount, uid } from '../factories.js';
+import { startTestServer } from '../helpers.js';
+import { login } from '../session.js';
+
+const sys = systemActor();
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+
+describe('account time zone (docs/decisions.md, "Time zones")', function () {
+  this.timeout(120_000);
+
+  it('When an account is created, Then its zone comes from its phone country (MA, FR; UTC for a country not listed)', async () => {
+    const { accounts } = getCtx().services;
+    const ma = await accounts.createAccount(sys, { name: `Zone MA ${uid()}` });
+    const fr = await accounts.createAccount(sys, { name: `Zone FR ${uid()}`, phone_country: 'FR' });
+    const jp = await accounts.createAccount(sys, { name: `Zone JP ${uid()}`, phone_country: 'JP' });
+    const chosen = await accounts.createAccount(sys, { name: `Zone X ${uid()}`, time_zone: 'Africa/Dakar' });
+    expect([ma.time_zone, fr.time_zone, jp.time_zone, chosen.time_zone]).to.deep.equal([
+      'Africa/Casablanca',
+      'Europe/Paris',
+      'UTC',
+      'Africa/Dakar',
+    ]);
+  });
+
+  it('When the migration runs over existing accounts, Then each gets its phone country zone and the column is NOT NULL', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    await ctx.models.Account.update({ phone_country: 'TN' }, { where: { id: acc.id } });
+    await down({ name: 'down', context: ctx.db.sequelize });
+    await up({ name: 'up', context: ctx.db.sequelize });
+    expect((await ctx.models.Account.findByPk(acc.id))!.time_zone).to.equal('Africa/Tunis');
+    const [col] = (await ctx.db.sequelize.query(
+      "SELECT is_nullable FROM information_schema.columns WHERE table_name = 'accounts' AND column_name = 'time_zone'",
+      { plain: false, raw: true },
+    )) as unknown as [{ is_nullable: string }[]];
+    expect(col[0].is_nullable).to.equal('NO');
+  });
+
+  it('When a zone is changed, Then only a known IANA name is kept, by the seller of the account (an agent or another seller is refused)', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const other = await makeAccount(ctx);
+    const { accounts } = ctx.services;
+    const updated = await accounts.updateAccount(acc.seller.actor, acc.id, { time_zone: 'Europe/Paris' });
+    expect(updated.time_zone).to.equal('Europe/Paris');
+    const bad = await refusal(accounts.updateAccount(acc.seller.actor, acc.id, { time_zone: 'Mars/Olympus' }));
+    expect(bad).to.be.instanceOf(ValidationError);
+    expect((bad as ValidationError).errors.time_zone[0]).to.match(/time zone such as Africa\/Casablanca/);
+    expect(await refusal(accounts.updateAccount(acc.agent.actor, acc.id, { time_zone: 'UTC' }))).to.be.instanceOf(
+      ForbiddenError,
+    );
+    expect(await refusal(accounts.updateAccount(acc.seller.actor, other.id, { time_zone: 'UTC' }))).to.be.instanceOf(
+      NotFoundError,
+    );
+    expect((await ctx.models.Account.findByPk(acc.id))!.time_zone).to.equal('Europe/Paris');
+    expect((await ctx.models.Account.findByPk(other.id))!.time_zone).to.equal('Africa/Casablanca');
+  });
+
+  describe('through the panel', () => {
+    let web: Awaited<ReturnType<typeof startTestServer>>;
+    before(async () => {
+      web = await startTestServer();
+    });
+    after(async () => {
+      await web.close();
+    });
+
+    it("When a seller edits the account's zone in the panel, Then it is saved; a bad one is refused under the field in words and nothing is saved", async () => {
+      const ctx = getCtx();
+      const acc = await makeAccount(ctx);
+      const c = await login(web.url, acc.seller.email, acc.seller.password);
+      const edit = async (json: Record<string, string>) => {
+        const res = await c.fetch(`/admin/api/resources/accounts/records/${acc.id}/edit`, {
+          method: 'POST',
+          json,
+          headers: { origin: web.url },
+        });
+        return { status: res.status, body: await res.json() };
+      };
+      const bad = await edit({ name: acc.name, time_zone: 'Nowhere/Land' });
+      expect(bad.body.record.errors.time_zone.message).to.equal(
+        'Time zone must be a time zone such as Africa/Casablanca or Europe/Paris.',
+      );
+      expect(bad.body.record.params, 'the stored values do not come back over the typed ones').to.deep.equal({});
+      expect((await ctx.models.Account.findByPk(acc.id))!.time_zone).to.equal('Africa/Casablanca');
+      const ok = await edit({ name: acc.name, time_zone: 'Africa/Algiers' });
+      expect(ok.body.notice.type).to.equal('success');
+      expect((await ctx.models.Account.findByPk(acc.id))!.time_zone).to.equal('Africa/Algiers');
+    });
+
+    it("When a list is filtered by days, Then the days are the account zone's (Paris: 30 Jun 22:30 UTC is 1 July)", async () => {
+      const ctx = getCtx();
+      const acc = await makeAccount(ctx);
+      await ctx.services.accounts.updateAccount(acc.seller.actor, acc.id, { time_zone: 'Europe/Paris' });
+      const { references } = await ctx.services.leads.createMany(acc.seller.actor, {
+        leads: ['Early July', 'Late July 1', 'July 2'].map((full_name, i) => ({
+          phone: `+2126700100${10 + i}`,
+          full_name,
+          products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
+        })),
+      });
+      const at = ['2026-06-30T22:30:00Z', '2026-07-01T21:30:00Z', '2026-07-01T22:30:00Z'];
+      for (const [i, reference] of references.entries())
+        await ctx.models.Lead.update({ created_at: new Date(at[i]) }, { where: { reference }, silent: true });
+      const c = await login(web.url, acc.seller.email, acc.seller.password);
+      const list = await c.json(
+        'GET',
+        '/admin/api/resources/leads/actions/list?filters.created_at~~from=2026-07-01&filters.created_at~~to=2026-07-01',
+      );
+      const names = list.body.records.map((r: { params: { full_name: string } }) => r.params.full_name).sort();
+      expect(names).to.deep.equal(['Early July', 'Late July 1']);
+      const shown = JSON.parse(list.body.records[0].params.zoned_times);
+      expect(shown.zone).to.equal('Europe/Paris');
+      expect(shown.times.created_at.text).to.match(/^(1|2) Jul 2026, \d\d:30 \(Europe\/Paris\)$/);
+    });
+  });
+});
