@@ -1,0 +1,324 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import AdminJS, { BaseRecord, locales, type BaseResource } from 'adminjs';
+import type { Browser, Page } from 'playwright-core';
+import { TRANSLATIONS } from '../../admin/panel-locale.js';
+import { getCtx } from '../hooks.js';
+import { makeAdmin, makeFilledAccount, type FilledAccount, type TestUser } from '../factories.js';
+import { startTestServer } from '../helpers.js';
+import { chromiumAvailable, CHROMIUM, launch, loginAs, shot } from './browser.js';
+import { allowCompiledFunctions, problemsOn, type ScreenFacts } from './panel-checks.js';
+
+/**
+ * The walk of issue 32: every resource and page of the built panel, as an admin, a seller and an agent, in every
+ * language the panel offers, at 1280 px. A screen fails on an array shown raw (`Length:`), a reference shown raw
+ * (`User 2`), an untranslated key or English text, a horizontal scrollbar or a table wider than its box, and a time of
+ * day without its zone. Every screen is saved to test-artifacts/ (walk-<language>-<role>-<page>.png); with
+ * UPDATE_DOCS_IMAGES=1 the seller's curated screens are written to docs/images/<language>/ (CI leaves the repo alone).
+ */
+type Language = keyof typeof TRANSLATIONS;
+type Role = 'admin' | 'seller' | 'agent';
+type Tree = { [key: string]: string | Tree };
+
+const LANGUAGES = Object.keys(TRANSLATIONS) as Language[];
+const ROLES: Role[] = ['admin', 'seller', 'agent'];
+const VIEWPORT = { width: 1280, height: 800 };
+const UPDATE_DOCS_IMAGES = process.env.UPDATE_DOCS_IMAGES === '1';
+const DOCS_IMAGES = path.resolve('docs/images');
+/** The record pages and list actions walked on each resource (where the role may use them). */
+const RESOURCE_ACTIONS = ['list', 'new', 'show', 'edit'] as const;
+
+/** The screens of docs/images/<language>/: walk page → picture name. */
+const DOCS_SET: Record<string, string> = {
+  login: 'login',
+  dashboard: 'dashboard',
+  'leads/list': 'leads-list',
+  'leads/show': 'lead-show',
+  'leads/edit': 'lead-edit',
+  'pages/queue': 'queue',
+  'pages/kpi': 'kpi',
+  'orders/list': 'orders',
+  'webhook_endpoints/list': 'webhook-endpoints',
+  'api_tokens/list': 'api-keys',
+};
+
+interface Target {
+  /** How the failure list names it: `login`, `dashboard`, `pages/queue`, `leads/show`. */
+  name: string;
+  path: string;
+  resourceId?: string;
+}
+
+/** Every string of a locale tree, by its dotted key. */
+function flatten(tree: Tree, prefix = ''): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [k, v] of Object.entries(tree)) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (typeof v === 'string') out.set(key, v);
+    else for (const [kk, vv] of flatten(v, key)) out.set(kk, vv);
+  }
+  return out;
+}
+
+/** The words the panel shows in a language: AdminJS's own texts for it (if it ships them) under the panel's locale. */
+function wordsOf(language: string): Map<string, string> {
+  const builtIn = (locales as Record<string, { translations?: Tree }>)[language]?.translations ?? {};
+  return new Map([...flatten(builtIn), ...flatten(TRANSLATIONS[language as Language] as unknown as Tree)]);
+}
+
+/** lodash's startCase, as AdminJS labels a name the locale lacks (`finished_at` → "Finished At"). */
+const startCase = (name: string) =>
+  name
+    .replace(/([a-z\d])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z\d]+/)
+    .filter(Boolean)
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join(' ');
+
+/** What the checks of one language need to know, per resource (for the start-cased fallbacks of its labels). */
+function factsFor(resources: BaseResource[], language: Language): (resourceId?: string) => ScreenFacts {
+  const words = wordsOf(language);
+  const own = new Set(words.values());
+  const english =
+    language === 'en'
+      ? []
+      : [...wordsOf('en').entries()]
+          .filter(([key, value]) => words.get(key) !== value && !own.has(value) && /\p{L}{3}/u.test(value))
+          .filter(([, value]) => !value.includes('{{'))
+          .map(([, value]) => value);
+  const labels = [...flatten(TRANSLATIONS.en.labels as unknown as Tree).values()];
+  const translatedLabels = [...flatten(TRANSLATIONS[language].labels as unknown as Tree).values()];
+  const resourceNames = [...new Set([...labels, ...translatedLabels])].flatMap((n) => [
+    n,
+    n.replace(/ies$/, 'y').replace(/s$/, ''),
+  ]);
+  const fallbacks = new Map<string, string[]>();
+  for (const resource of resources) {
+    const id = resource.id();
+    const decorated = resource.decorate();
+    const missing = (kind: string, name: string) =>
+      !words.has(`resources.${id}.${kind}.${name}`) && !words.has(`${kind}.${name}`);
+    const props = decorated
+      .getProperties({ where: 'show' })
+      .concat(
+        decorated.getProperties({ where: 'list' }),
+        decorated.getProperties({ where: 'edit' }),
+        decorated.getProperties({ where: 'filter' }),
+      );
+    fallbacks.set(id, [
+      ...new Set(
+        [
+          ...props.filter((p) => missing('properties', p.name())).map((p) => startCase(p.name())),
+          ...Object.keys(decorated.actions)
+            .filter((a) => missing('actions', a))
+            .map(startCase),
+          // a one-word name start-cased is the English word itself ("Status"); in another language it is English
+        ].filter((label) => !own.has(label) && (language !== 'en' || label.includes(' '))),
+      ),
+    ]);
+  }
+  return (resourceId) => ({
+    english: [...new Set(english)],
+    fallbacks: resourceId ? (fallbacks.get(resourceId) ?? []) : [],
+    resourceNames: [...new Set(resourceNames)],
+  });
+}
+
+/** The panel's currentAdmin for a user, as admin/panel-guards.ts builds it from the session. */
+function currentAdminOf(user: TestUser, accountId: number) {
+  return {
+    id: String(user.id),
+    userId: user.id,
+    email: user.email,
+    title: user.name,
+    role: user.role,
+    accountId,
+  };
+}
+
+/** A row of the filled account in the resource's table (its account itself, a city for shared reference data). */
+async function sampleRecord(resource: BaseResource, filled: FilledAccount): Promise<BaseRecord | null> {
+  const model = (resource as unknown as { model: { getAttributes(): object; findOne(o: object): Promise<any> } }).model;
+  const where =
+    'account_id' in model.getAttributes()
+      ? { account_id: filled.id }
+      : resource.id() === 'accounts'
+        ? { id: filled.id }
+        : {};
+  const row = await model.findOne({ where, order: [['id', 'ASC']] });
+  return row ? new BaseRecord(row.toJSON(), resource) : null;
+}
+
+/**
+ * Every screen the role may open, taken from the built panel: the home page, the custom pages, and on each resource
+ * the list, new, show and edit actions its isAccessible grants to this user (record actions on a row of the account).
+ */
+async function targetsOf(admin: AdminJS, user: TestUser, filled: FilledAccount): Promise<Target[]> {
+  const currentAdmin = currentAdminOf(user, user.role === 'admin' ? -1 : filled.id);
+  const targets: Target[] = [{ name: 'dashboard', path: '/admin' }];
+  for (const page of Object.keys(admin.options.pages ?? {}))
+    targets.push({ name: `pages/${page}`, path: `/admin/pages/${page}` });
+  for (const resource of admin.resources) {
+    const id = resource.id();
+    const actions = resource.decorate().actions;
+    const record = await sampleRecord(resource, filled);
+    for (const name of RESOURCE_ACTIONS) {
+      const action = actions[name];
+      if (!action) continue;
+      if (action.isResourceType() && action.isAccessible(currentAdmin as never))
+        targets.push({ name: `${id}/${name}`, path: `/admin/resources/${id}/actions/${name}`, resourceId: id });
+      if (action.isRecordType() && record && action.isAccessible(currentAdmin as never, record))
+        targets.push({
+          name: `${id}/${name}`,
+          path: `/admin/resources/${id}/records/${record.id()}/${name}`,
+          resourceId: id,
+        });
+    }
+  }
+  return targets;
+}
+
+/**
+ * Opens a panel address the way its own links do (AdminJS's router, without reloading the bundle), and resolves once
+ * the screen has asked for nothing for a moment (AdminJS loads a screen's records after the route changes).
+ */
+function navigator(page: Page, baseUrl: string): (address: string) => Promise<void> {
+  let pending = 0;
+  let changed = Date.now();
+  const bump = (d: number) => {
+    pending += d;
+    changed = Date.now();
+  };
+  page.on('request', () => bump(1));
+  page.on('requestfinished', () => bump(-1));
+  page.on('requestfailed', () => bump(-1));
+  return async (address) => {
+    bump(0);
+    if (address.startsWith('/admin') && page.url().startsWith(`${baseUrl}/admin`))
+      await page.evaluate((to) => {
+        history.pushState({}, '', to);
+        dispatchEvent(new PopStateEvent('popstate', { state: {} }));
+      }, address);
+    else await page.goto(`${baseUrl}${address}`);
+    const start = Date.now();
+    while ((pending > 0 || Date.now() - changed < 150) && Date.now() - start < 15_000)
+      await new Promise((r) => setTimeout(r, 20));
+  };
+}
+
+/** The panel shows `language` when its menu carries that language's words for the resources (where they differ). */
+async function showsLanguage(page: Page, language: Language): Promise<boolean> {
+  const en = flatten(TRANSLATIONS.en.labels as unknown as Tree);
+  const own = [...flatten(TRANSLATIONS[language].labels as unknown as Tree)].filter(([k, v]) => en.get(k) !== v);
+  if (!own.length) return true;
+  const menu = await page.locator('[data-css="sidebar"], nav').first().innerText();
+  return own.some(([, v]) => menu.includes(v));
+}
+
+/**
+ * Chooses the language as the panel offers it: the browser's language (the context's locale) is the default; if the
+ * panel does not follow it, AdminJS's language menu in the top bar (a button naming the current language). Adapt here
+ * if the panel moves the choice (a user setting): every check of the walk depends on it.
+ */
+async function chooseLanguage(page: Page, language: Language): Promise<void> {
+  if (await showsLanguage(page, language)) return;
+  const names = (code: string) =>
+    [
+      ...new Set(
+        LANGUAGES.concat('en' as Language).map((l) =>
+          wordsOf(l).get(`components.LanguageSelector.availableLanguages.${code}`),
+        ),
+      ),
+    ]
+      .filter((n): n is string => !!n)
+      .concat(code);
+  const any = new RegExp(`^(${LANGUAGES.flatMap(names).join('|')})$`);
+  await page.getByRole('button', { name: any }).first().click();
+  await page
+    .getByText(new RegExp(`^(${names(language).join('|')})$`))
+    .last()
+    .click();
+  expect(await showsLanguage(page, language), `the panel shows ${language} once chosen`).to.equal(true);
+}
+
+/** Texts as long as the real ones (a carrier's and a receiver's error answers), so a table that cannot hold them shows. */
+async function realisticLengths(filled: FilledAccount): Promise<void> {
+  const { models } = getCtx();
+  const error =
+    'Carrier answered 502 Bad Gateway: upstream connect error or disconnect/reset before headers. reset reason: ' +
+    'connection failure, transport failure reason: delayed connect error: 111';
+  await models.Order.update({ last_push_error: error, push_attempts: 3 }, { where: { account_id: filled.id } });
+  await models.WebhookDelivery.update(
+    { last_error: error, response_code: 502, attempts: 2, duration_ms: 1234 },
+    { where: { account_id: filled.id } },
+  );
+}
+
+describe('panel walk: every resource and page, as every role, in every language, at 1280 px', function () {
+  this.timeout(600_000);
+  let web: Awaited<ReturnType<typeof startTestServer>>;
+  let browser: Browser;
+  let filled: FilledAccount;
+  let users: Record<Role, TestUser>;
+
+  before(async function () {
+    if (!chromiumAvailable()) {
+      console.log(`      browser tests skipped: ${CHROMIUM} not found (apt-get install chromium)`);
+      this.skip();
+    }
+    [web, browser] = await Promise.all([startTestServer(), launch()]);
+    filled = await makeFilledAccount(getCtx(), 'walk');
+    await realisticLengths(filled);
+    users = { admin: await makeAdmin(getCtx()), seller: filled.seller, agent: filled.agent };
+  });
+  after(async () => {
+    await browser?.close();
+    await web?.close();
+  });
+
+  async function walk(role: Role, language: Language): Promise<string[]> {
+    const context = await browser.newContext({ viewport: VIEWPORT, locale: language });
+    try {
+      await allowCompiledFunctions(context);
+      const page = await context.newPage();
+      // the first panel page of a run may wait for AdminJS to bundle its components
+      page.setDefaultTimeout(180_000);
+      const open = navigator(page, web.url);
+      const problems: string[] = [];
+      const docs = UPDATE_DOCS_IMAGES && role === 'seller';
+      const look = async (target: Target, facts: ScreenFacts) => {
+        await open(target.path);
+        await shot(page, `walk-${language}-${role}-${target.name.replace('/', '-')}`);
+        if (docs && DOCS_SET[target.name]) {
+          fs.mkdirSync(path.join(DOCS_IMAGES, language), { recursive: true });
+          await page.screenshot({ path: path.join(DOCS_IMAGES, language, `${DOCS_SET[target.name]}.png`) });
+        }
+        for (const p of await problemsOn(page, facts)) problems.push(`${target.name} (${target.path}): ${p}`);
+      };
+
+      await look({ name: 'login', path: '/login' }, factsFor([], language)());
+      await loginAs(page, web.url, users[role].email, users[role].password);
+      await chooseLanguage(page, language);
+      const { builtPanel } = await import('../../admin/admin.js');
+      const admin = builtPanel()!;
+      const facts = factsFor(admin.resources, language);
+      for (const target of await targetsOf(admin, users[role], filled)) {
+        const t0 = Date.now();
+        await look(target, facts(target.resourceId));
+        if (process.env.WALK_TIMES) console.log(target.name, Date.now() - t0);
+      }
+      return problems;
+    } finally {
+      await context.close();
+    }
+  }
+
+  for (const language of LANGUAGES)
+    for (const role of ROLES)
+      it(`as ${role} in ${language}: no raw array or reference, untranslated text, horizontal scroll or zoneless time`, async () => {
+        const problems = await walk(role, language);
+        if (problems.length)
+          expect.fail(`${problems.length} problems as ${role} in ${language}:\n  ${problems.join('\n  ')}`);
+      });
+});
