@@ -201,18 +201,37 @@ function navigator(page: Page, baseUrl: string): (address: string) => Promise<vo
         dispatchEvent(new PopStateEvent('popstate', { state: {} }));
       }, address);
     else await page.goto(`${baseUrl}${address}`);
-    const start = Date.now();
-    while ((pending > 0 || Date.now() - changed < 150) && Date.now() - start < 15_000)
-      await new Promise((r) => setTimeout(r, 20));
+    const quiet = async () => {
+      const start = Date.now();
+      while ((pending > 0 || Date.now() - changed < 150) && Date.now() - start < 15_000)
+        await new Promise((r) => setTimeout(r, 20));
+    };
+    await quiet();
+    // then nothing still loading: AdminJS's spinner, a page's "…" placeholders (the queue's counts)
+    await page.waitForFunction(
+      (to) =>
+        location.pathname + location.search === to &&
+        !document.querySelector('.adminjs_Loader') &&
+        ![...document.querySelectorAll('body *')].some((el) => el.childElementCount === 0 && el.textContent === '…'),
+      address,
+      { timeout: 15_000 },
+    );
+    await quiet();
   };
 }
 
-/** The panel shows `language` when its menu carries that language's words for the resources (where they differ). */
+/** The panel shows `language` when its menu carries that language's words for resources and pages (where they differ). */
 async function showsLanguage(page: Page, language: Language): Promise<boolean> {
-  const en = flatten(TRANSLATIONS.en.labels as unknown as Tree);
-  const own = [...flatten(TRANSLATIONS[language].labels as unknown as Tree)].filter(([k, v]) => en.get(k) !== v);
+  const menuWords = (l: Language) =>
+    new Map([
+      ...flatten(TRANSLATIONS[l].labels as unknown as Tree),
+      ...flatten((TRANSLATIONS[l] as unknown as { pages?: Tree }).pages ?? {}),
+    ]);
+  const en = menuWords('en');
+  const own = [...menuWords(language)].filter(([k, v]) => en.get(k) !== v);
   if (!own.length) return true;
-  const menu = await page.locator('[data-css="sidebar"], nav').first().innerText();
+  // the menu is folded away at 1280 px: its words are in the document, not on screen
+  const menu = (await page.locator('body').textContent()) ?? '';
   return own.some(([, v]) => menu.includes(v));
 }
 
@@ -239,7 +258,17 @@ async function chooseLanguage(page: Page, language: Language): Promise<void> {
     .getByText(new RegExp(`^(${names(language).join('|')})$`))
     .last()
     .click();
+  await page.mouse.move(0, VIEWPORT.height - 1);
   expect(await showsLanguage(page, language), `the panel shows ${language} once chosen`).to.equal(true);
+}
+
+/** One line per problem, with the screens it is on (the menu and the top bar are on every screen). */
+function grouped(problems: { screen: string; problem: string }[]): string {
+  const screens = new Map<string, string[]>();
+  for (const { screen, problem } of problems) screens.set(problem, [...(screens.get(problem) ?? []), screen]);
+  return [...screens]
+    .map(([problem, on]) => `  ${problem}\n      on ${on.length > 6 ? `${on.length} screens: ` : ''}${on.join(', ')}`)
+    .join('\n');
 }
 
 /** Texts as long as the real ones (a carrier's and a receiver's error answers), so a table that cannot hold them shows. */
@@ -277,7 +306,7 @@ describe('panel walk: every resource and page, as every role, in every language,
     await web?.close();
   });
 
-  async function walk(role: Role, language: Language): Promise<string[]> {
+  async function walk(role: Role, language: Language): Promise<{ screen: string; problem: string }[]> {
     const context = await browser.newContext({ viewport: VIEWPORT, locale: language });
     try {
       await allowCompiledFunctions(context);
@@ -285,7 +314,7 @@ describe('panel walk: every resource and page, as every role, in every language,
       // the first panel page of a run may wait for AdminJS to bundle its components
       page.setDefaultTimeout(180_000);
       const open = navigator(page, web.url);
-      const problems: string[] = [];
+      const problems: { screen: string; problem: string }[] = [];
       const docs = UPDATE_DOCS_IMAGES && role === 'seller';
       const look = async (target: Target, facts: ScreenFacts) => {
         await open(target.path);
@@ -294,7 +323,7 @@ describe('panel walk: every resource and page, as every role, in every language,
           fs.mkdirSync(path.join(DOCS_IMAGES, language), { recursive: true });
           await page.screenshot({ path: path.join(DOCS_IMAGES, language, `${DOCS_SET[target.name]}.png`) });
         }
-        for (const p of await problemsOn(page, facts)) problems.push(`${target.name} (${target.path}): ${p}`);
+        for (const problem of await problemsOn(page, facts)) problems.push({ screen: target.name, problem });
       };
 
       await look({ name: 'login', path: '/login' }, factsFor([], language)());
@@ -318,7 +347,81 @@ describe('panel walk: every resource and page, as every role, in every language,
     for (const role of ROLES)
       it(`as ${role} in ${language}: no raw array or reference, untranslated text, horizontal scroll or zoneless time`, async () => {
         const problems = await walk(role, language);
-        if (problems.length)
-          expect.fail(`${problems.length} problems as ${role} in ${language}:\n  ${problems.join('\n  ')}`);
+        if (problems.length) expect.fail(`problems as ${role} in ${language}:\n${grouped(problems)}`);
       });
+
+  describe("the walk's checks, on pages made to fail them and on pages that are right", () => {
+    const facts: ScreenFacts = { english: ['Save'], fallbacks: ['Finished At'], resourceNames: ['User', 'Users'] };
+    async function problemsOf(html: string): Promise<string[]> {
+      const context = await browser.newContext({ viewport: VIEWPORT });
+      try {
+        await allowCompiledFunctions(context);
+        const page = await context.newPage();
+        await page.setContent(`<!doctype html><html><body style="margin:0">${html}</body></html>`);
+        return await problemsOn(page, facts);
+      } finally {
+        await context.close();
+      }
+    }
+    const cases: { check: string; wrong: string; right: string; says: RegExp }[] = [
+      {
+        check: 'an array as `Length: n`',
+        wrong: '<table><tr><td>Events</td><td>Length: 2</td></tr></table>',
+        right: '<table><tr><td>Events</td><td><ul><li>lead.created</li><li>order.created</li></ul></td></tr></table>',
+        says: /an array shown raw: "Length: 2"/,
+      },
+      {
+        check: 'a reference as `User n`',
+        wrong: '<p>Owner <a href="#">User 2</a></p>',
+        right: '<p>Owner <a href="#">Amina Benali</a>, 2 users, Users: 2</p>',
+        says: /a reference shown raw: "User 2"/,
+      },
+      {
+        check: 'a locale key',
+        wrong: '<label>properties.finished_at</label>',
+        right: '<label>Finished</label><a href="https://example.com/resources.leads">docs</a>',
+        says: /an untranslated key: "properties.finished_at"/,
+      },
+      {
+        check: 'English text in another language',
+        wrong: '<button>Save</button>',
+        right: '<button>Enregistrer</button><p>Saved by the seller</p>',
+        says: /an untranslated text \(English\): "Save"/,
+      },
+      {
+        check: 'a column name start-cased',
+        wrong: '<table><thead><tr><th>Finished At</th></tr></thead></table>',
+        right: '<table><thead><tr><th>Finished</th></tr></thead></table>',
+        says: /a column name start-cased\): "Finished At"/,
+      },
+      {
+        check: 'a horizontal scrollbar',
+        wrong: '<div style="width:1400px">wide</div>',
+        right: '<div style="width:1200px">fits</div>',
+        says: /a horizontal scrollbar: the page is 1400 px wide in 1280 px/,
+      },
+      {
+        check: 'a table wider than its box',
+        wrong:
+          '<div style="width:600px;overflow-x:auto"><table style="width:700px"><thead><tr><th>Ref</th></tr></thead></table></div>',
+        right:
+          '<div style="width:600px;overflow-x:auto"><table style="width:100%"><thead><tr><th>Ref</th></tr></thead></table></div>',
+        says: /a table wider than its box: 700 px in 600 px \(columns Ref\)/,
+      },
+      {
+        check: 'a time without its zone',
+        wrong: '<p>Created 2026-11-27 11:57</p>',
+        right:
+          '<p>2026-11-27 11:57 <small>Africa/Casablanca</small></p><p>12:57 GMT+1</p><p>11:57 UTC</p>' +
+          '<pre>"created_at": "2026-11-27T11:57:17.329+00:00"</pre><p>http://127.0.0.1:5432/x</p>',
+        says: /a time without its zone: "Created 2026-11-27 11:57"/,
+      },
+    ];
+    for (const { check, wrong, right, says } of cases)
+      it(`When a screen shows ${check}, Then the walk names it; a screen in words passes`, async () => {
+        const found = await problemsOf(wrong);
+        expect(found.join('\n')).to.match(says);
+        expect(await problemsOf(right)).to.deep.equal([]);
+      });
+  });
 });
