@@ -9,6 +9,8 @@ export interface ScreenFacts {
   english: string[];
   /** Labels AdminJS would make from a name the locale lacks (`finished_at` → "Finished At"), on this page's resource. */
   fallbacks: string[];
+  /** How AdminJS names an array's size before it (`properties.length`: "Length", in the language being checked). */
+  lengthWords: string[];
   /** Names of the panel's resources, singular and plural ("User", "Users"): `User 2` is a reference shown raw. */
   resourceNames: string[];
 }
@@ -51,11 +53,12 @@ function screenProblems(facts: ScreenFacts): string[] {
   }
   const body = document.body.innerText;
 
-  const length = /Length:\s*\d*/.exec(body);
+  const escape = (word: string) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const length = new RegExp(`(?:${facts.lengthWords.map(escape).join('|')}):\\s*\\d*`).exec(body);
   if (length) problems.push(`an array shown raw: "${length[0].trim()}"`);
 
   if (facts.resourceNames.length) {
-    const names = facts.resourceNames.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+    const names = facts.resourceNames.map(escape).join('|');
     const raw = new RegExp(`(?:^|[^\\p{L}\\p{N}_-])((?:${names}) #?\\d+)(?![\\p{L}\\p{N}_-])`, 'u').exec(body);
     if (raw) problems.push(`a reference shown raw: "${raw[1]}"`);
   }

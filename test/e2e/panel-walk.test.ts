@@ -122,6 +122,7 @@ function factsFor(resources: BaseResource[], language: Language): (resourceId?: 
     english: [...new Set(english)],
     fallbacks: resourceId ? (fallbacks.get(resourceId) ?? []) : [],
     resourceNames: [...new Set(resourceNames)],
+    lengthWords: [...new Set(['Length', words.get('properties.length') ?? 'Length'])],
   });
 }
 
@@ -361,7 +362,12 @@ describe('panel walk: every resource and page, as every role, in every language,
       });
 
   describe("the walk's checks, on pages made to fail them and on pages that are right", () => {
-    const facts: ScreenFacts = { english: ['Save'], fallbacks: ['Finished At'], resourceNames: ['User', 'Users'] };
+    const facts: ScreenFacts = {
+      english: ['Save'],
+      fallbacks: ['Finished At'],
+      resourceNames: ['User', 'Users'],
+      lengthWords: ['Length', 'Longueur'],
+    };
     async function problemsOf(html: string): Promise<string[]> {
       const context = await browser.newContext({ viewport: VIEWPORT });
       try {
@@ -376,7 +382,7 @@ describe('panel walk: every resource and page, as every role, in every language,
     const cases: { check: string; wrong: string; right: string; says: RegExp }[] = [
       {
         check: 'an array as `Length: n`',
-        wrong: '<table><tr><td>Events</td><td>Length: 2</td></tr></table>',
+        wrong: '<table><tr><td>Events</td><td>Length: 2</td></tr><tr><td>Scopes</td><td>Longueur: 9</td></tr></table>',
         right: '<table><tr><td>Events</td><td><ul><li>lead.created</li><li>order.created</li></ul></td></tr></table>',
         says: /an array shown raw: "Length: 2"/,
       },
