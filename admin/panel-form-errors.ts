@@ -41,6 +41,10 @@ const RULES: [RegExp, string, string[]][] = [
   [/^The (\S+) field must be a valid email address\.$/, 'email', ['field']],
   [/^The (\S+) field must (?:match the format|be a valid ISO 8601 date)/, 'dateTime', ['field']],
   [/^The (\S+) field must be a date after now\.$/, 'future', ['field']],
+  [/^The (\S+) field must be a date after or equal to (\S+)\.$/, 'afterOrEqual', ['field', 'other']],
+  [/^The (\S+) field must be a date before or equal to today\.$/, 'notAfterToday', ['field']],
+  [/^The (\S+) field must be a date in the format YYYY-MM-DD\.$/, 'day', ['field']],
+  [/^The (\S+) field must be at most (\d+) days before (\S+)\.$/, 'daysBefore', ['field', 'limit', 'other']],
   [/^The (\S+) has already been taken\.$/, 'taken', ['field']],
   [/^The selected (\S+) is invalid\.$/, 'invalid', ['field']],
 ];
@@ -75,8 +79,9 @@ export function fieldMessage(message: string, words: FormWords): string {
 export function pageWords(language: Language = 'en'): FormWords {
   const words = wordsOf(language);
   return {
-    label: (path) => lookup(words, ['properties', path]) ?? path,
-    valueLabel: (path, value) => (path === 'status' ? statusLabel(value) : value),
+    label: (path) => lookup(words, ['properties', path]) ?? lookup(words, ['components', 'zonedTime', path]) ?? path,
+    valueLabel: (path, value) =>
+      lookup(words, ['labels', path, value]) ?? (path === 'status' ? statusLabel(value) : value),
     language,
   };
 }
@@ -100,10 +105,13 @@ export function formWords(context: ActionContext): FormWords {
     );
   };
   const valueLabel = (path: string, value: string) =>
+    lookup(words, ['resources', resourceId, 'labels', path, value]) ??
+    lookup(words, ['labels', path, value]) ??
     decorated
       .getPropertyByKey(path)
       ?.availableValues()
-      ?.find((v) => v.value === value)?.label ?? value;
+      ?.find((v) => v.value === value)?.label ??
+    value;
   return { label, valueLabel, language };
 }
 

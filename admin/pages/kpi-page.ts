@@ -34,7 +34,7 @@ export function kpiPageHandler(ctx: AppContext): PageHandler {
       const as_of_text = formatInZone(report.as_of, report.time_zone, viewerOf(context).language);
       return { report, as_of_text, today: todayIn(report.time_zone), ...extra };
     } catch (err) {
-      return { ...refusalOf(err, 'Nothing to show.'), ...extra };
+      return { ...refusalOf(err, 'components.kpi.nothingToShow', viewerOf(context).language), ...extra };
     }
   };
 }

@@ -3,6 +3,8 @@ import type { Actor } from '../../src/actor.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
 import { actorOf } from '../resources/panel-kit.js';
 import { fieldMessage, knownMessage, pageWords } from '../panel-form-errors.js';
+import { translate } from '../locale-text.js';
+import { isLanguage, type Language } from '../../src/accounts/languages.js';
 
 /** What a page answers when a service refused: a sentence to show, and the fields it names. */
 export interface Refusal {
@@ -42,6 +44,7 @@ export function inWords(message: string): string {
  * real failure and goes on to the app's error handler.
  */
 export function refusalOf(err: unknown, notFound: string, language = 'en'): Refusal {
+  const lang = isLanguage(language) ? language : 'en';
   if (err instanceof ValidationError) {
     // the forms' words (admin/panel-form-errors.ts) where a rule knows the sentence, else the field names in words
     const words = pageWords(language);
@@ -49,9 +52,26 @@ export function refusalOf(err: unknown, notFound: string, language = 'en'): Refu
     const fields = Object.fromEntries(Object.entries(err.errors).map(([k, ms]) => [k, ms.map(say)]));
     return { refusal: Object.values(fields).flat().join(' '), fields };
   }
-  if (err instanceof NotFoundError) return { refusal: notFound };
-  if (err instanceof ConflictError || err instanceof ForbiddenError) return { refusal: err.message };
+  if (err instanceof NotFoundError) return { refusal: translate(lang, notFound) };
+  if (err instanceof ConflictError || err instanceof ForbiddenError)
+    return { refusal: serviceWords(err.message, lang) };
   throw err;
+}
+
+/** The services' refusals a page shows (src/queue/queue.service.ts) → keys of admin/locales; others as said. */
+const SERVICE_WORDS: [RegExp, string][] = [
+  [/^The queue is busy; ask again\.$/, 'components.queue.busy'],
+  [/^Another agent is working on this lead\.$/, 'components.queue.heldByAnother'],
+  [/^You do not hold this lead/, 'components.queue.notHeld'],
+  [/^Lead (?<reference>\S+) no longer waits in the queue/, 'components.queue.changedWhileHeld'],
+];
+
+function serviceWords(message: string, language: Language): string {
+  for (const [pattern, key] of SERVICE_WORDS) {
+    const m = pattern.exec(message);
+    if (m) return translate(language, key, { ...m.groups });
+  }
+  return message;
 }
 
 /** A request value as a positive whole number, or undefined (the service then refuses or ignores it). */

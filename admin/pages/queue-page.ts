@@ -39,7 +39,7 @@ const callBackAt = (value: unknown, zone: string): unknown => {
   return utc ? utc.toISOString() : value || undefined;
 };
 
-const NOT_FOUND = 'This lead does not exist or is not in your queue. Take the next one.';
+const NOT_FOUND = 'components.queue.notFound';
 
 /**
  * The agent work queue page (admin/components/queue-page.tsx). GET: what waits. POST `{op}`:
@@ -71,14 +71,14 @@ export function queuePageHandler(ctx: AppContext): PageHandler {
       if (body.op === 'next' || body.op === 'outcome' || body.op === 'skip')
         answer.lead = await queue.next(actor, scope).then((l) => l && zonedLead(l, zone, viewerOf(context).language));
     } catch (err) {
-      Object.assign(answer, refusalOf(err, NOT_FOUND));
+      Object.assign(answer, refusalOf(err, NOT_FOUND, viewerOf(context).language));
       // A lost claim or a lead gone: the page drops it (a field error keeps it on screen, to correct and retry).
       if (!(err instanceof ValidationError)) answer.lead = null;
     }
     try {
       answer.counts = await queue.counts(actor, scope);
     } catch (err) {
-      Object.assign(answer, refusalOf(err, NOT_FOUND));
+      Object.assign(answer, refusalOf(err, NOT_FOUND, viewerOf(context).language));
     }
     if (isSystemWide(actor))
       answer.accounts = (await accounts.listAccounts(actor)).map(({ id, name }) => ({ id, name }));

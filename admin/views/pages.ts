@@ -161,8 +161,9 @@ name="password_confirmation" type="password" minlength="8" required>
 }
 
 /** A page the signed-in user's role may not use, refused before any form is shown (`title`: a key of site.*). */
-export function notAllowedPage(title: string, o: Lang = {}): string {
+export function notAllowedPage(o: Lang & { title?: string } = {}): string {
   const w = wordsOf(o.lang);
+  const title = o.title ?? 'site.import.title';
   return layout(
     o.lang,
     w(title),
