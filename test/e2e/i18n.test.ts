@@ -6,6 +6,7 @@ import { getCtx } from '../hooks.js';
 import { makeAccount, type TestAccount, type TestUser } from '../factories.js';
 import { seedQueue } from '../queue-fixtures.js';
 import { ARTIFACTS, loginAs, shot, useBrowser } from './browser.js';
+import { translate } from '../../admin/locale-text.js';
 
 /** The viewport of the pictures in docs/images/i18n/. */
 const VIEWPORT = { width: 1366, height: 800 };
@@ -173,5 +174,42 @@ describe('the panel in French and Arabic (Chromium)', function () {
         const file = path.join(ARTIFACTS, `${screen}-${lang}.png`);
         if (fs.existsSync(file)) fs.copyFileSync(file, path.join(docs, `${screen}-${lang}.png`));
       }
+  });
+  /** A seller of a new account with one new lead, who chose `language`, on that lead's edit form. */
+  async function editingIn(language: string): Promise<{ p: Page; leadId: number }> {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const [lead] = await seedQueue(ctx, acc, [{ status: 'new' }]);
+    await ctx.models.User.update({ language }, { where: { id: acc.seller.id } });
+    const p = await signedIn(acc.seller);
+    await p.goto(`${app.url}/admin/resources/leads/records/${lead.id}/edit`);
+    await p.waitForSelector('#full_name');
+    return { p, leadId: lead.id };
+  }
+
+  it('a refused form says its field error in French: Call later without a call-back time', async () => {
+    const { p } = await editingIn('fr');
+    const status = p.locator('input[role=combobox]').nth(0);
+    await status.click();
+    await status.fill(translate('fr', 'labels.status.call_later'));
+    await p.keyboard.press('Enter');
+    await p.click('button[type=submit]');
+    const field = translate('fr', 'properties.action_date');
+    const error = translate('fr', 'messages.validation.requiredIf', {
+      field,
+      value: translate('fr', 'labels.status.call_later'),
+    });
+    await p.waitForSelector(`text=${error}`);
+    expect(error).to.equal('Rappeler le est obligatoire pour À rappeler');
+    expect(await p.textContent('body')).to.include(translate('fr', 'messages.validation.summary'));
+  });
+
+  it('the notice after a save is in Arabic for a user who chose Arabic', async () => {
+    const { p, leadId } = await editingIn('ar');
+    await p.fill('#full_name', 'Salma Idrissi');
+    await Promise.all([p.waitForURL(/\/records\/\d+\/show/), p.click('button[type=submit]')]);
+    await p.waitForSelector(`text=${translate('ar', 'messages.successfullyUpdated')}`);
+    expect(await p.textContent('body')).not.to.include('Saved.');
+    expect((await getCtx().models.Lead.findByPk(leadId))!.full_name).to.equal('Salma Idrissi');
   });
 });
