@@ -10,7 +10,7 @@ import type { Actor } from '../../src/actor.js';
 import { ConflictError, ForbiddenError, ValidationError, type FieldErrors } from '../../src/errors.js';
 import type { Resource } from '../../src/policy.js';
 import { addError, isPrototypeName } from '../../src/validation.js';
-import { refusedForm } from '../panel-form-errors.js';
+import { fieldMessage, knownMessage, pageWords, refusedForm } from '../panel-form-errors.js';
 import type { ComponentName } from '../panel-components.js';
 import { actorOf, allow, guarded, panelText, toAdminError, type Handler, type PanelText } from './panel-kit.js';
 import { zonedPayload } from './panel-times.js';
@@ -137,8 +137,12 @@ function deleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
 }
 
 /** The words of a service's refusal, or null for an error that is not one (a bug, a lost database). */
-function refusalOf(err: unknown): string | null {
-  if (err instanceof ValidationError) return Object.values(err.errors).flat().join(' ');
+function refusalOf(err: unknown, context: ActionContext): string | null {
+  if (err instanceof ValidationError) {
+    const words = pageWords((context.currentAdmin as { language?: string } | undefined)?.language);
+    const say = (m: string) => (knownMessage(m) ? fieldMessage(m, words) : m);
+    return Object.values(err.errors).flat().map(say).join(' ');
+  }
   if (err instanceof ConflictError || err instanceof ForbiddenError) return err.message;
   return null;
 }
@@ -152,7 +156,7 @@ function bulkDeleteHandler(remove: NonNullable<ServiceOps['remove']>): Handler {
       await remove(actorOf(context), ids);
     } catch (err) {
       // A refusal (an invalid id, one's own login, a higher role): the whole batch was refused, nothing was deleted.
-      const refused = refusalOf(err);
+      const refused = refusalOf(err, context);
       if (refused === null) throw toAdminError(err);
       // `refused`: the drawer (admin/components/bulk-delete.tsx) says nothing was removed and why
       const message = panelText(context, 'messages.nothingDeleted', { reasons: refused });

@@ -49,7 +49,8 @@ export function shippingCompanyResource(ctx: AppContext): ResourceWithOptions {
         api_key: { type: 'password', isRequired: false, description: 'descriptions.apiKey' },
         api_key_state: { type: 'string', isVisible: showOnly },
         // optional: the service fills them in (the new form shows the defaults); only code, name and URL are required
-        timeout_ms: { isRequired: false, description: `Optional, ${CARRIER_TIMEOUT_MS} when left empty.` },
+        // the words say 5000: CARRIER_TIMEOUT_MS of src/shipping/shipping.service.ts
+        timeout_ms: { isRequired: false, description: 'descriptions.timeoutMs' },
         active: { isRequired: false },
         code: { isRequired: true },
         name: { isRequired: true },

@@ -10,7 +10,7 @@ import type { Actor } from '../../src/actor.js';
 import { isTenantActor } from '../../src/accounts/add-login.js';
 import type { UserCreateInput } from '../../src/accounts/account.schemas.js';
 import type { AppContext } from '../../src/context.js';
-import { actorOf, guarded, tenantReadActions } from './panel-kit.js';
+import { actorOf, guarded, panelText, tenantReadActions } from './panel-kit.js';
 import { payloadOf, serviceActions } from './service-actions.js';
 import { nav, hidden, text, checked } from './panel-ui.js';
 import { accountChoiceProp, chosen } from './account-choice.js';
@@ -44,7 +44,7 @@ function withSellerAdd(ctx: AppContext, ops: Parameters<typeof serviceActions>[1
     return {
       record: new BaseRecord({}, context.resource).toJSON(context.currentAdmin),
       redirectUrl: context.h.resourceActionUrl({ resourceId: context.resource.id(), actionName: 'list' }),
-      notice: { message: answer.message, type: 'success' },
+      notice: { message: panelText(context, 'messages.invitationMailed', { email: answer.email }), type: 'success' },
     };
   };
   return { ...actions, new: { ...adminNew, handler } } as Actions;

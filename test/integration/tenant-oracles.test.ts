@@ -114,7 +114,8 @@ describe('no cross-tenant oracles', () => {
       password: 'colleague-pass-1',
       account_id: String(other.id),
     });
-    expect(JSON.stringify(res.body)).to.include('The email has already been taken.');
+    // the form's words (admin/panel-form-errors.ts): the field's label, messages.validation.taken
+    expect(JSON.stringify(res.body)).to.include('is already taken');
   });
 
   it('When a seller renames its account to another tenant’s name, Then the rename is saved like any other', async () => {
