@@ -138,7 +138,7 @@ describe('lead inserts: parent checks per batch', () => {
     await admin.query(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN; END IF; END $$;
       ALTER ROLE ${role} PASSWORD 'plain-test-password' NOSUPERUSER;`);
     await ctx.db.sequelize.query(`GRANT USAGE ON SCHEMA public TO ${role};
-      GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO ${role}; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role};`);
+      GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO ${role}; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role};`);
     const url = new URL(ctx.db.url);
     url.username = role;
     url.password = 'plain-test-password';

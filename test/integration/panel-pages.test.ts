@@ -180,7 +180,7 @@ describe('admin panel pages: the work queue and the KPI handlers', function () {
   it('When the KPI period ends before it starts, Then the refusal names both dates in words', async () => {
     const seller = await login(web.url, a.seller.email, a.seller.password);
     const ans = await page(seller, 'GET', 'kpi?from=2026-03-10&to=2026-03-01');
-    expect(ans.body.refusal).to.equal('The end date field must be a date after or equal to the start date.');
+    expect(ans.body.refusal).to.equal('To must be on or after From');
   });
 
   it('When a seller lists the histories, Then the account column names the account, not its number', async () => {
