@@ -29,7 +29,7 @@ export function createTransferRoutes(ctx: AppContext): Router {
       try {
         imports.authorizeStart(req.actor!);
       } catch (refusal) {
-        sendErrorPage(res, refusal, notAllowedPage('site.import.title', { lang: requestLanguage(req) }));
+        sendErrorPage(res, refusal, notAllowedPage({ title: 'site.import.title', lang: requestLanguage(req) }));
         return;
       }
       const accounts = isSystemWide(req.actor!) ? await ctx.services.accounts.listAccounts(req.actor!) : undefined;
