@@ -50,7 +50,7 @@ export default function NoWrap({ property, record, resource, where }: BaseProper
   if (where !== 'show')
     // a long name or account is cut with an ellipsis (whole on hover), never broken into letters
     return (
-      <span title={text} style={{ ...ONE_LINE, display: 'inline-block', maxWidth: '8em', overflow: 'hidden' }}>
+      <span title={text} style={{ ...ONE_LINE, display: 'inline-block', maxWidth: '7.5em', overflow: 'hidden' }}>
         {shown}
       </span>
     );
