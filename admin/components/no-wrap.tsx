@@ -48,9 +48,14 @@ export default function NoWrap({ property, record, resource, where }: BaseProper
     </bdi>
   );
   if (where !== 'show')
-    // a long name or account is cut with an ellipsis (whole on hover), never broken into letters
+    // a long name or account is cut with an ellipsis (whole on hover), never broken into letters; an identifier keeps
+    // its start in Arabic too (the box's direction decides which end the ellipsis cuts)
     return (
-      <span title={text} style={{ ...ONE_LINE, display: 'inline-block', maxWidth: '7.5em', overflow: 'hidden' }}>
+      <span
+        title={text}
+        dir={LEFT_TO_RIGHT.has(property.path) ? 'ltr' : undefined}
+        style={{ ...ONE_LINE, display: 'inline-block', maxWidth: '7.5em', overflow: 'hidden' }}
+      >
         {shown}
       </span>
     );
