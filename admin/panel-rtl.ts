@@ -18,6 +18,19 @@ html[dir='rtl'] [data-css='sidebar'] {
   border-right: none;
   border-left: 1px solid #eeeeef;
 }
+/* the folded sidebar slides out to the right (AdminJS moves it to left: -width, which in a right-to-left page is
+   scrollable overflow: a 1580 px page at 1280 px) */
+html[dir='rtl'] [data-css='sidebar'].hidden,
+html[dir='rtl'] [data-css='sidebar'].visible {
+  left: auto;
+  transition: right 0.25s ease-in-out;
+}
+html[dir='rtl'] [data-css='sidebar'].hidden {
+  right: -300px;
+}
+html[dir='rtl'] [data-css='sidebar'].visible {
+  right: 0;
+}
 /* tables and forms start on the right */
 html[dir='rtl'] th,
 html[dir='rtl'] td {

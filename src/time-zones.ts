@@ -72,6 +72,29 @@ export function formatInZone(value: string | Date | null | undefined, zone?: str
   return `${f.format(when)} (${tz})`;
 }
 
+/**
+ * The same time as its date and its time of day apart (`27 Nov 2026`, `14:30`), for a list cell that puts them on two
+ * lines (admin/components/zoned-time.tsx); null for no time.
+ */
+export function datePartsInZone(
+  value: Date | null,
+  zone?: string | null,
+  language = 'en',
+): { date: string; time: string } | null {
+  if (!value || Number.isNaN(value.getTime())) return null;
+  const tz = safeZone(zone);
+  const locale = DATE_LOCALES[language] ?? language;
+  const date = formatter(
+    `date|${locale}|${tz}`,
+    () => new Intl.DateTimeFormat(locale, { timeZone: tz, dateStyle: 'medium' }),
+  );
+  const time = formatter(
+    `time|${locale}|${tz}`,
+    () => new Intl.DateTimeFormat(locale, { timeZone: tz, timeStyle: 'short', hourCycle: 'h23' }),
+  );
+  return { date: date.format(value), time: time.format(value) };
+}
+
 /** The wall-clock parts of `when` in `zone`. */
 function wallParts(when: Date, zone: string): Record<string, number> {
   const f = formatter(`parts|${zone}`, () => {

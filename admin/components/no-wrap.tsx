@@ -23,6 +23,9 @@ const LEFT_TO_RIGHT = new Set([
   'sequence_key',
 ]);
 
+/** Identifiers of a known, short length (12 characters, a phone): shown whole in a list, never cut. */
+const WHOLE = new Set(['reference', 'lead_reference', 'order_reference', 'phone']);
+
 /**
  * An identifier (reference, phone, city, tracking number, the account's name) or a customer's name on one line: the
  * list's columns otherwise break "LD7K2M9QX4TB" or "+212 611 000 222" mid-word. On the show page a phone is a tel:
@@ -48,9 +51,19 @@ export default function NoWrap({ property, record, resource, where }: BaseProper
     </bdi>
   );
   if (where !== 'show')
-    // a long name or account is cut with an ellipsis (whole on hover), never broken into letters
+    // a long name or account is cut with an ellipsis (whole on hover), never broken into letters; an identifier keeps
+    // its start in Arabic too (the box's direction decides which end the ellipsis cuts)
     return (
-      <span title={text} style={{ ...ONE_LINE, display: 'inline-block', maxWidth: '8em', overflow: 'hidden' }}>
+      <span
+        title={text}
+        dir={LEFT_TO_RIGHT.has(property.path) ? 'ltr' : undefined}
+        style={{
+          ...ONE_LINE,
+          display: 'inline-block',
+          maxWidth: WHOLE.has(property.path) ? 'none' : '7.5em',
+          overflow: 'hidden',
+        }}
+      >
         {shown}
       </span>
     );

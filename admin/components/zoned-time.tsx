@@ -9,7 +9,7 @@ const WALL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
 /** The texts of a record's times, written by the server in the record's zone (admin/resources/panel-times.ts). */
 function shownTimes(record: RecordJSON | undefined): {
   zone?: string;
-  times: Record<string, { text: string; wall: string }>;
+  times: Record<string, { text: string; wall: string; date?: string; time?: string }>;
 } {
   try {
     return JSON.parse(String(record?.params?.zoned_times ?? '')) as ReturnType<typeof shownTimes>;
@@ -100,6 +100,33 @@ function ZonedPicker({ property, record, resource, onChange }: BasePropertyProps
 }
 
 /**
+ * A time in a list cell, compact so a list of several time columns fits 1280–1440 px: the date on one line, the time
+ * with its zone under it; the zone may break after its "/" ("(Africa/" "Casablanca)") when the table is short of room.
+ */
+function ListTime({ shown, parts }: { shown: string; parts?: { date?: string; time?: string } }) {
+  const at = shown.lastIndexOf(' (');
+  const zone = at < 0 ? '' : shown.slice(at + 1);
+  const [date, time] = parts?.date && parts.time ? [parts.date, parts.time] : [at < 0 ? shown : shown.slice(0, at), ''];
+  const [region, ...place] = zone.split('/');
+  return (
+    <span style={{ display: 'inline-block', fontVariantNumeric: 'tabular-nums', lineHeight: 1.3 }}>
+      <span style={{ whiteSpace: 'nowrap' }}>{date}</span>
+      <br />
+      {time && <span style={{ whiteSpace: 'nowrap' }}>{time} </span>}
+      <small style={{ color: '#6b7280' }}>
+        <span style={{ whiteSpace: 'nowrap' }}>{place.length ? `${region}/` : region}</span>
+        {place.length > 0 && (
+          <>
+            <wbr />
+            <span style={{ whiteSpace: 'nowrap' }}>{place.join('/')}</span>
+          </>
+        )}
+      </small>
+    </span>
+  );
+}
+
+/**
  * Every date-time property of every panel resource (applied by admin/resources/panel-times.ts): written in the
  * record's account zone with the zone named ("27 Nov 2026, 14:30 (Africa/Casablanca)"), typed in it, filtered by its
  * days.
@@ -115,18 +142,7 @@ export default function ZonedTime(props: BasePropertyProps) {
     shownTimes(record).times[property.path]?.text ??
     formatInZone(raw, zoneOf(record, resource.id, viewer.zone), viewer.language);
   const text = <span style={{ whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>{shown}</span>;
-  if (where === 'list') {
-    // in a table the zone goes under the time, so a list of several time columns still fits 1280 px
-    const at = shown.lastIndexOf(' (');
-    if (at < 0) return text;
-    return (
-      <span style={{ fontVariantNumeric: 'tabular-nums' }}>
-        <span style={{ whiteSpace: 'nowrap' }}>{shown.slice(0, at)}</span>
-        <br />
-        <small style={{ color: '#6b7280', whiteSpace: 'nowrap' }}>{shown.slice(at + 1)}</small>
-      </span>
-    );
-  }
+  if (where === 'list') return <ListTime shown={shown} parts={shownTimes(record).times[property.path]} />;
   if (where !== 'show') return text;
   return <ValueGroup label={translateProperty(property.label, resource.id)}>{text}</ValueGroup>;
 }

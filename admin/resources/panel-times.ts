@@ -1,6 +1,6 @@
 import type { Action, ActionContext, ActionResponse, PropertyOptions, RecordJSON, ResourceWithOptions } from 'adminjs';
 import type { ModelStatic, Model } from 'sequelize';
-import { FALLBACK_ZONE, formatInZone, wallTime, wallTimeToUtc } from '../../src/time-zones.js';
+import { datePartsInZone, FALLBACK_ZONE, formatInZone, wallTime, wallTimeToUtc } from '../../src/time-zones.js';
 import type { PanelAdmin } from './panel-kit.js';
 
 /*
@@ -34,19 +34,25 @@ export function zoneOfJson(record: RecordJSON, resourceId: string, viewerZone: s
 
 /**
  * Writes the texts of a record's times on the server (the browsers' own zone data differ: Chromium here reads
- * Africa/Casablanca as UTC+0), for admin/components/zoned-time.tsx: `zoned_times` = {path: {text, wall}}.
+ * Africa/Casablanca as UTC+0), for admin/components/zoned-time.tsx: `zoned_times` = {path: {text, wall, date, time}}
+ * (`date` and `time` apart for a list cell's two lines).
  */
 function annotate(record: RecordJSON | undefined, paths: string[], resourceId: string, context: ActionContext) {
   if (!record?.params) return;
   const viewer = viewerOf(context);
   const zone = zoneOfJson(record, resourceId, viewer.zone);
-  const times: Record<string, { text: string; wall: string }> = {};
+  const times: Record<string, { text: string; wall: string; date?: string; time?: string }> = {};
   for (const path of paths) {
     const value = record.params[path];
     if (value === undefined) continue;
     const when = value ? new Date(String(value)) : null;
     const ok = when && !Number.isNaN(when.getTime());
-    times[path] = { text: formatInZone(ok ? when : null, zone, viewer.language), wall: ok ? wallTime(when, zone) : '' };
+    const text = formatInZone(ok ? when : null, zone, viewer.language);
+    times[path] = {
+      text,
+      wall: ok ? wallTime(when, zone) : '',
+      ...datePartsInZone(ok ? when : null, zone, viewer.language),
+    };
   }
   // a refused form's answer has no values: the form keeps the texts it was shown
   if (Object.keys(times).length) record.params.zoned_times = JSON.stringify({ zone, times });

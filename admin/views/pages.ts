@@ -160,7 +160,10 @@ name="password_confirmation" type="password" minlength="8" required>
   );
 }
 
-/** A page the signed-in user's role may not use, refused before any form is shown (`title`: a key of site.*). */
+/**
+ * A page the signed-in user's role may not use, refused before any form is shown (`title`: a key of site.*). One
+ * options object like every page here: app/web.ts renders each page with `{ csrf }` for its inline blocks.
+ */
 export function notAllowedPage(o: Lang & { title?: string } = {}): string {
   const w = wordsOf(o.lang);
   const title = o.title ?? 'site.import.title';

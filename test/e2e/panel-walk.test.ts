@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import AdminJS, { BaseRecord, locales, type BaseResource } from 'adminjs';
+import type AdminJS from 'adminjs';
+import type { BaseRecord, BaseResource } from 'adminjs';
 import type { Browser, Page } from 'playwright-core';
+import { choosePanelBundle } from '../../admin/panel-components.js';
 import { TRANSLATIONS } from '../../admin/panel-locale.js';
 import { getCtx } from '../hooks.js';
 import { makeAdmin, makeFilledAccount, type FilledAccount, type TestUser } from '../factories.js';
@@ -18,6 +20,11 @@ import { allowCompiledFunctions, problemsOn, type ScreenFacts } from './panel-ch
  * UPDATE_DOCS_IMAGES=1 the seller's curated screens are written to docs/images/<language>/ (CI leaves the repo alone).
  */
 type Language = keyof typeof TRANSLATIONS;
+/**
+ * AdminJS, imported once the panel's bundle folder is chosen (admin/panel-components.ts): AdminJS reads ADMIN_JS_TMP_DIR
+ * when it loads, and an import before that serves a bundle an earlier run left in ./.adminjs (stale components).
+ */
+let adminjs: typeof import('adminjs');
 type Role = 'admin' | 'seller' | 'agent';
 type Tree = { [key: string]: string | Tree };
 
@@ -63,7 +70,7 @@ function flatten(tree: Tree, prefix = ''): Map<string, string> {
 
 /** The words the panel shows in a language: AdminJS's own texts for it (if it ships them) under the panel's locale. */
 function wordsOf(language: string): Map<string, string> {
-  const builtIn = (locales as Record<string, { translations?: Tree }>)[language]?.translations ?? {};
+  const builtIn = (adminjs.locales as Record<string, { translations?: Tree }>)[language]?.translations ?? {};
   return new Map([...flatten(builtIn), ...flatten(TRANSLATIONS[language as Language] as unknown as Tree)]);
 }
 
@@ -148,7 +155,7 @@ async function sampleRecord(resource: BaseResource, filled: FilledAccount): Prom
         ? { id: filled.id }
         : {};
   const row = await model.findOne({ where, order: [['id', 'ASC']] });
-  return row ? new BaseRecord(row.toJSON(), resource) : null;
+  return row ? new adminjs.BaseRecord(row.toJSON(), resource) : null;
 }
 
 /**
@@ -297,6 +304,9 @@ describe('panel walk: every resource and page, as every role, in every language,
       console.log(`      browser tests skipped: ${CHROMIUM} not found (apt-get install chromium)`);
       this.skip();
     }
+    // the bundle folder the server's panel will use (the same choice admin/router.ts makes), then AdminJS
+    choosePanelBundle(getCtx().config.dataDir);
+    adminjs = await import('adminjs');
     [web, browser] = await Promise.all([startTestServer(), launch()]);
     filled = await makeFilledAccount(getCtx(), 'walk');
     await realisticLengths(filled);
