@@ -243,10 +243,11 @@ describe('webhooks in the panel and the dashboard routes', function () {
         expect(res.body?.record?.params ?? {}, path).to.not.have.any.keys('url', 'event');
       }
       expect(await ctx.models.WebhookDelivery.count({ where: { account_id: a.id } })).to.equal(deliveries);
-      // The menu lists a resource whose href is set: none for the agent, both (under "Webhooks") for the seller.
+      // The menu lists a resource whose href is set: none for the agent, both (under "Webhooks", the locale's word for
+      // the group `webhooks`) for the seller.
       const menu = async (c: SessionClient, id: string) => {
         const page = await (await c.fetch('/admin', { headers: { accept: 'text/html' } })).text();
-        return new RegExp(`"id":"${id}","name":"${id}","navigation":\\{"name":"Webhooks"[^}]*\\},"href":([^,]+),`).exec(
+        return new RegExp(`"id":"${id}","name":"${id}","navigation":\\{"name":"webhooks"[^}]*\\},"href":([^,]+),`).exec(
           page,
         )?.[1];
       };
