@@ -103,4 +103,16 @@ describe('issue 32 attack: wall times, the import account, the language route', 
       data: { language: null },
     });
   });
+  it("When an admin names an account id past PostgreSQL's integers on the queue page, Then it is refused under account_id, never a 500", async () => {
+    const c = await login(web.url, admin.email, admin.password);
+    const page = (init: RequestInit & { json?: unknown } = {}, query = '') =>
+      c.fetch(`/admin/api/pages/queue${query}`, { ...init, headers: { origin: web.url } });
+    for (const res of [
+      await page({}, '?account_id=2147483648'),
+      await page({ method: 'POST', json: { op: 'next', account_id: 2147483648 } }),
+    ]) {
+      expect(res.status).to.equal(200);
+      expect((await res.json()).fields).to.have.property('account_id');
+    }
+  });
 });
