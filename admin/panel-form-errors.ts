@@ -136,7 +136,8 @@ export function refusedForm(
   const elsewhere: string[] = [];
   for (const [key, messages] of Object.entries(err.errors)) {
     const path = aliases[key] ?? key;
-    const text = messages.map((m) => fieldMessage(m.split(key).join(path), words)).join(' ');
+    // two rules a value broke may say the same words (a call-back time both unmatched and no date): said once
+    const text = [...new Set(messages.map((m) => fieldMessage(m.split(key).join(path), words)))].join(' ');
     if (shown.has(path.split('.')[0])) errors[path] = { message: text, type: 'validation' };
     else elsewhere.push(text);
   }

@@ -106,10 +106,13 @@ function wallParts(when: Date, zone: string): Record<string, number> {
   return out;
 }
 
+/** Midnight UTC of a calendar day; unlike Date.UTC, the years 1–99 are themselves, not 1901–1999. */
+const utcOf = (year: number, month: number, day: number) => new Date(0).setUTCFullYear(year, month - 1, day);
+
 /** Minutes `zone` is ahead of UTC at `when` (Casablanca in winter: 60). */
 export function offsetMinutes(when: Date, zone: string): number {
   const p = wallParts(when, safeZone(zone));
-  const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  const asUtc = utcOf(p.year, p.month, p.day) + ((p.hour * 60 + p.minute) * 60 + p.second) * 1000;
   return Math.round((asUtc - Math.floor(when.getTime() / 1000) * 1000) / 60_000);
 }
 
@@ -137,13 +140,17 @@ const WALL = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 
 /**
  * A wall time typed in `zone` (`2026-12-01T14:30`, or a day `2026-12-01` = its midnight) → the UTC instant, or null
- * when it is not such a text. A time skipped by a clock change reads as the instant an hour later.
+ * when it is not such a text or names no real day and time (31 February, 24:00). A time skipped by a clock change reads
+ * as the instant an hour later.
  */
 export function wallTimeToUtc(text: string, zone: string): Date | null {
   const m = WALL.exec(text);
   if (!m) return null;
-  const [y, mo, d, h = '0', mi = '0', s = '0'] = m.slice(1).map((x) => x ?? undefined) as string[];
-  const guess = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+  const [y, mo, d, h = 0, mi = 0, s = 0] = m.slice(1).map((x) => (x === undefined ? undefined : Number(x))) as number[];
+  const guess = utcOf(y, mo, d) + ((h * 60 + mi) * 60 + s) * 1000;
+  const day = new Date(guess);
+  // a day or a time that does not exist (31 February, 25:00, the year 0) is no wall time, never rolled over to another
+  if (y < 1 || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return null;
   let utc = guess - offsetMinutes(new Date(guess), zone) * 60_000;
   utc = guess - offsetMinutes(new Date(utc), zone) * 60_000;
   return Number.isNaN(utc) ? null : new Date(utc);

@@ -15,6 +15,7 @@ import { userActor, type Actor, type Role } from '../../src/actor.js';
 import type { Language } from '../../src/accounts/languages.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
 import { can, isSystemWide, type Ability, type Resource } from '../../src/policy.js';
+import { isCalendarDate } from '../../src/validation.js';
 import { translate } from '../locale-text.js';
 
 /** The panel's currentAdmin, filled from the dashboard session (one login for the whole dashboard). */
@@ -180,10 +181,14 @@ function defaultHandler(name: string): Handler {
   };
 }
 
-/** `2026-12-01T14:30` or an ISO date from a picker → the API's Y-m-d\TH:i:sP (UTC offset). */
+/**
+ * An ISO date-time from a picker → the API's Y-m-d\TH:i:sP (UTC offset). A text naming no real day (30 February,
+ * which `new Date` rolls over to 2 March) goes to the service as typed, which refuses it under its field.
+ */
 export function toActionDate(v: unknown): string | undefined {
   if (typeof v !== 'string' || !v) return undefined;
   if (/[+-]\d{2}:\d{2}$/.test(v) && /T\d{2}:\d{2}:\d{2}/.test(v)) return v;
+  if (!isCalendarDate(v)) return v;
   const d = new Date(v);
   return Number.isNaN(d.getTime()) ? v : d.toISOString().replace(/\.\d{3}Z$/, '+00:00');
 }

@@ -16,7 +16,7 @@ export function createLanguageRoutes(ctx: AppContext): Router {
     '/settings/language',
     route(async (req, res) => {
       const body = (req.body ?? {}) as { language?: unknown };
-      const saved = await ctx.services.accounts.setLanguage(req.actor!, body.language ?? null);
+      const saved = await ctx.services.accounts.setLanguage(req.actor!, body.language);
       if (saved.language)
         res.cookie(LANGUAGE_COOKIE, saved.language, {
           sameSite: 'lax',

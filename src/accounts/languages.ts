@@ -40,6 +40,8 @@ export async function setUserLanguage(
   language: unknown,
 ): Promise<{ language: Language | null }> {
   if (actor.kind !== 'user') throw new ForbiddenError('Only a signed-in user chooses a language.');
+  // a body without the field is a careless client's, not a choice: only an explicit null (or '') follows the browser
+  if (language === undefined) throw ValidationError.single('language', 'The language field is required.');
   const value = language === null || language === '' ? null : language;
   if (value !== null && !isLanguage(value))
     throw ValidationError.single('language', `The language must be one of ${LANGUAGES.join(', ')}.`);

@@ -7,7 +7,7 @@ import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';
 import type { LeadService } from '../leads/lead.service.js';
-import { accountScope, authorize } from '../policy.js';
+import { accountScope, authorize, isSystemWide } from '../policy.js';
 import { PRIVATE_FILE_MODE, privateDir } from '../private-files.js';
 import { findInScope } from '../query.js';
 import { validate } from '../validation.js';
@@ -64,6 +64,9 @@ async function start(
   try {
     authorize(actor, 'import', 'lead');
     const { account_id } = validate<{ account_id?: number }>(importOptionsSchema, options);
+    // an admin names the account (the import page's required list), so leads never land in "Back Office" by omission
+    if (account_id === undefined && isSystemWide(actor))
+      throw ValidationError.single('account_id', 'The account_id field is required.');
     const accountId = await newRowAccount(core.db.sequelize, actor, account_id);
     const ext = path.extname(file.originalname).slice(1).toLowerCase();
     if (ext !== 'xlsx' && ext !== 'csv')
