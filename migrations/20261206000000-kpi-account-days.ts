@@ -40,7 +40,7 @@ export const down: Migration = async ({ context: db }) => {
 };
 
 /** `text` with `from` replaced by `to`, refusing when `from` is not there (the previous definition changed). */
-function swap(text: string, from: string, to: string): string {
+export function swap(text: string, from: string, to: string): string {
   if (!text.includes(from)) throw new Error(`the previous definition no longer holds: ${from}`);
   return text.replaceAll(from, to);
 }
@@ -83,7 +83,7 @@ const MARK_LEADS = `
     END $$;`;
 
 /** kpi_fold of migration 20261129000000 resolving marked leads to their account's days. */
-function localFoldFunction(): string {
+export function localFoldFunction(): string {
   const fold = FOLD_FUNCTIONS.slice(0, FOLD_FUNCTIONS.indexOf('CREATE FUNCTION kpi_rebuild'));
   let sql = swap(fold, 'CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION');
   sql = swap(sql, 'FROM leads l WHERE l.id IN', 'FROM leads l JOIN accounts z ON z.id = l.account_id WHERE l.id IN');
@@ -96,7 +96,7 @@ function localFoldFunction(): string {
 }
 
 /** With an account, its rows alone (its marks go too: the rebuild covers them); without, every account's. */
-const REBUILD = `
+export const REBUILD = `
     CREATE FUNCTION kpi_rebuild(account integer DEFAULT NULL) RETURNS integer LANGUAGE plpgsql AS $$
     DECLARE
       accounts integer[];

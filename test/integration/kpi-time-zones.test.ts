@@ -147,4 +147,36 @@ describe("KPI days in the account's time zone", function () {
     await ctx.services.kpi.fold();
     await expectAsComputed(acc);
   });
+  it("When one account's zone change is rebuilding, Then the fold goes on for every other account and keeps its marks", async () => {
+    const ctx = getCtx();
+    const busy = await shopIn('Africa/Casablanca');
+    const other = await shopIn('Europe/Paris');
+    await ctx.services.kpi.fold();
+    const marksOf = async (id: number) =>
+      Number((await sql<{ n: string }>('SELECT count(*) AS n FROM kpi_dirty WHERE account_id = $1', [id]))[0].n);
+    const rebuilder = new pg.Client({ connectionString: ctx.db.url });
+    const folder = new pg.Client({ connectionString: ctx.db.url });
+    await Promise.all([rebuilder.connect(), folder.connect()]);
+    try {
+      // the zone change of `busy`, held open as a long rebuild would be
+      await rebuilder.query('BEGIN');
+      await rebuilder.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [busy.id]);
+      await rebuilder.query('SELECT kpi_rebuild($1)', [busy.id]);
+      // a new lead of the other account, and a mark of the busy one made before its change (as a fold would find)
+      await sql("UPDATE leads SET status = 'confirmed' WHERE account_id = $1", [other.id]);
+      await sql("INSERT INTO kpi_dirty (account_id, day) VALUES ($1, '2026-12-01')", [busy.id]);
+      await folder.query("SET statement_timeout = '5s'");
+      await folder.query('SELECT kpi_fold()'); // waited for the whole rebuild before, whatever the account
+      expect(await marksOf(other.id)).to.equal(0);
+      expect(await marksOf(busy.id)).to.equal(1); // left for the next fold, after the change commits
+      await rebuilder.query('COMMIT');
+      await expectAsComputed(other);
+      await ctx.services.kpi.fold();
+      expect(await marksOf(busy.id)).to.equal(0);
+      await expectAsComputed(busy);
+    } finally {
+      await rebuilder.query('ROLLBACK').catch(() => undefined);
+      await Promise.all([rebuilder.end(), folder.end()]);
+    }
+  });
 });
