@@ -1,6 +1,7 @@
 import React, { useEffect, useState } from 'react';
 import { Box, Button, H2, Text, ValueGroup } from '@adminjs/design-system';
 import { ApiClient, useTranslation } from 'adminjs';
+import { cardStyle } from './status-palette.js';
 
 interface Own {
   id: number;
@@ -12,13 +13,7 @@ interface Answer {
 }
 
 const api = new ApiClient();
-const card: React.CSSProperties = {
-  background: '#fff',
-  borderRadius: 8,
-  padding: 18,
-  boxShadow: '0 1px 3px rgba(0,0,0,0.08)',
-  maxWidth: 640,
-};
+const card = cardStyle({ maxWidth: 640 });
 const records = (resource: string, id: number, action: string) =>
   `/admin/resources/${resource}/records/${id}/${action}`;
 

@@ -2,7 +2,7 @@ import React, { useEffect, useState } from 'react';
 import { ApiClient, useTranslation } from 'adminjs';
 import { Box, H2, H5, Text } from '@adminjs/design-system';
 import { useStatusWord } from './status-badge.js';
-import { statusColour, type StatusKind } from './status-palette.js';
+import { cardStyle, statusColour, type StatusKind } from './status-palette.js';
 
 interface Figures {
   leadsToday: Record<string, number>;
@@ -19,13 +19,7 @@ const grid: React.CSSProperties = {
   gridTemplateColumns: 'repeat(auto-fill, minmax(170px, 1fr))',
   gap: 16,
 };
-const tile: React.CSSProperties = {
-  background: '#fff',
-  borderRadius: 8,
-  padding: '16px 18px',
-  boxShadow: '0 1px 3px rgba(0,0,0,0.08)',
-  minWidth: 0,
-};
+const tile = cardStyle({ padding: '16px 18px' });
 
 function Tile({
   label,

@@ -3,6 +3,7 @@ import { Box, H2, H5 } from '@adminjs/design-system';
 import { ApiClient, useTranslation } from 'adminjs';
 import { BREAKDOWNS, DEFAULT_PERIOD, KpiControls, type KpiQuery, type Period } from './kpi-controls.js';
 import { BreakdownChart, RatesChart, StatusDaysChart, type KpiFigures, type KpiReport } from './kpi-charts.js';
+import { cardStyle } from './status-palette.js';
 
 interface Answer {
   report?: KpiReport;
@@ -15,13 +16,7 @@ interface Answer {
 
 const api = new ApiClient();
 
-const card: React.CSSProperties = {
-  background: '#fff',
-  borderRadius: 8,
-  padding: 18,
-  boxShadow: '0 1px 3px rgba(0,0,0,0.08)',
-  minWidth: 0,
-};
+const card = cardStyle();
 const grid = (min: number): React.CSSProperties => ({
   display: 'grid',
   gridTemplateColumns: `repeat(auto-fill, minmax(${min}px, 1fr))`,

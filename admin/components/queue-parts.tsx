@@ -4,7 +4,7 @@ import { StatusPill } from './status-badge.js';
 import { CustomData, ProductsTable, Timeline, type HistoryEntry, type ProductLine } from './lead-parts.js';
 import { useViewer } from './zoned-time.js';
 import { formatInZone } from '../../src/time-zones.js';
-import { statusColour } from './status-palette.js';
+import { cardStyle, statusColour } from './status-palette.js';
 
 /** A lead as the queue hands it out (services.leads.show plus the claim's end). */
 export interface QueueLead {
@@ -34,13 +34,7 @@ export interface QueueCounts {
   claimed: number;
 }
 
-const card: React.CSSProperties = {
-  background: '#fff',
-  borderRadius: 8,
-  padding: 20,
-  boxShadow: '0 1px 3px rgba(0,0,0,0.08)',
-  minWidth: 0,
-};
+const card = cardStyle({ padding: 20 });
 /** What waits, on a grid of equal tiles. */
 export function CountTiles({ counts }: { counts: QueueCounts | null }) {
   const { translateComponent } = useTranslation();

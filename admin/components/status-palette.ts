@@ -1,3 +1,5 @@
+import type { CSSProperties } from 'react';
+
 /**
  * The one status palette of the panel: list badges, show pages, the history timeline, the work queue and the KPI
  * charts all take their colours and words from here, so "No answer" is the same violet everywhere. Imported by the
@@ -104,3 +106,13 @@ export function statusOptions(kind: StatusKind): { value: string; label: string 
     label: statusLabel(value),
   }));
 }
+
+/** The panel's white card (the queue, KPI, home and My account pages), with the padding and width each page gives. */
+export const cardStyle = (extra: CSSProperties = {}): CSSProperties => ({
+  background: '#fff',
+  borderRadius: 8,
+  padding: 18,
+  boxShadow: '0 1px 3px rgba(0,0,0,0.08)',
+  minWidth: 0,
+  ...extra,
+});
