@@ -23,8 +23,16 @@ const LEFT_TO_RIGHT = new Set([
   'sequence_key',
 ]);
 
-/** Identifiers of a known, short length (12 characters, a phone): shown whole in a list, never cut. */
-const WHOLE = new Set(['reference', 'lead_reference', 'order_reference', 'phone']);
+/**
+ * Widths in a list: references (12 characters) whole, a phone whole up to E.164's 16 characters (an uncallable phone,
+ * kept as typed, may have 100: cut like the rest), other texts cut at 7.5em; whole on hover.
+ */
+const LIST_WIDTH: Record<string, string> = {
+  reference: 'none',
+  lead_reference: 'none',
+  order_reference: 'none',
+  phone: '9em',
+};
 
 /**
  * An identifier (reference, phone, city, tracking number, the account's name) or a customer's name on one line: the
@@ -60,7 +68,7 @@ export default function NoWrap({ property, record, resource, where }: BaseProper
         style={{
           ...ONE_LINE,
           display: 'inline-block',
-          maxWidth: WHOLE.has(property.path) ? 'none' : '7.5em',
+          maxWidth: LIST_WIDTH[property.path] ?? '7.5em',
           overflow: 'hidden',
         }}
       >

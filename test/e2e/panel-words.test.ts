@@ -19,6 +19,11 @@ describe('admin panel in words (issue 32): lists, references, badges, widths, fi
     acc = await makeFilledAccount(ctx);
     admin = await makeAdmin(ctx);
     await ctx.models.Order.update({ last_push_error: LONG_ERROR }, { where: { account_id: acc.id } });
+    // an order with the longest texts it may carry: an uncallable phone kept as typed (100 characters, the spec's
+    // bound: the orders list of the whole suite overflowed on one) and a carrier's tracking number of 100
+    const [order] = await ctx.models.Order.findAll({ where: { account_id: acc.id }, order: [['id', 'ASC']], limit: 1 });
+    const longest = { phone: '1'.repeat(100), phone_normalized: null, tracking_number: 'T'.repeat(100) };
+    await ctx.models.Order.update(longest, { where: { id: order.id } });
     await ctx.db.sequelize.query('UPDATE webhook_deliveries SET last_error = :e WHERE account_id = :id', {
       replacements: { e: LONG_ERROR.slice(0, 500), id: acc.id },
     });
