@@ -19,8 +19,9 @@ const kbd: React.CSSProperties = {
   border: '1px solid rgba(255,255,255,0.7)',
   borderRadius: 4,
   fontSize: 12,
-  fontFamily: 'monospace',
 };
+/** A key's letter (S, C) in monospace; a key named in words ("Espace", "مسافة") in the page's font, which joins Arabic. */
+const keyLetter: React.CSSProperties = { ...kbd, fontFamily: 'monospace' };
 
 const button = (colour: string, disabled: boolean): React.CSSProperties => ({
   background: colour,
@@ -63,11 +64,11 @@ export function OutcomeBar(props: { busy: boolean; onOutcome: (status: string) =
           onClick={() => onOutcome(o.status)}
           style={button(statusColour('lead', o.status), busy)}
         >
-          {word(o.status)} <span style={kbd}>{o.key.toUpperCase()}</span>
+          {word(o.status)} <span style={keyLetter}>{o.key.toUpperCase()}</span>
         </button>
       ))}
       <button type="button" disabled={busy} onClick={onSkip} style={button('#6b7280', busy)}>
-        {translateComponent('queue.skip')} <span style={kbd}>S</span>
+        {translateComponent('queue.skip')} <span style={keyLetter}>S</span>
       </button>
     </div>
   );
