@@ -73,6 +73,9 @@ async function analyzeChanged(core: Core, pacing: Pacing): Promise<string[]> {
 /** One pacing for every analyze of this process. */
 const processPacing: Pacing = { nextAt: 0 };
 
+/** When this process may analyze again (epoch ms): an analyze asked for earlier waits until then. */
+export const nextAnalyzeAt = (): number => processPacing.nextAt;
+
 /**
  * At the end of an import that wrote `written` leads (1,000 or more): the lead tables are analyzed before the run is
  * reported completed, so the account's lists are planned for its new rows as soon as it shows completed.
