@@ -16,6 +16,7 @@ import { PANEL_STYLESHEET, panelDirection, panelStylesheet } from './panel-rtl.j
 import { accountPageHandler } from './pages/account-page.js';
 import { kpiPageHandler } from './pages/kpi-page.js';
 import { queuePageHandler } from './pages/queue-page.js';
+import { blockedPhoneResource } from './resources/blocked-phone.resource.js';
 import { accountResource } from './resources/account.resource.js';
 import { apiTokenResource } from './resources/api-token.resource.js';
 import { cityResource } from './resources/city.resource.js';
@@ -57,6 +58,7 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
     exportRunResource(ctx, components),
     webhookEndpointResource(ctx, components),
     webhookDeliveryResource(ctx, components),
+    blockedPhoneResource(ctx, components),
   ];
 }
 

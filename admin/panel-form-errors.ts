@@ -47,6 +47,13 @@ const RULES: [RegExp, string, string[]][] = [
   [/^The (\S+) field must be at most (\d+) days before (\S+)\.$/, 'daysBefore', ['field', 'limit', 'other']],
   [/^The (\S+) has already been taken\.$/, 'taken', ['field']],
   [/^The selected (\S+) is invalid\.$/, 'invalid', ['field']],
+  // the blocklist's refusals (src/blocklist/blocklist.service.ts)
+  [/^The (\S+) is already blocked\.$/, 'alreadyBlocked', ['field']],
+  [
+    /^The (\S+) is not a possible phone number \(national numbers of (\S+),.*cannot be blocked\.$/,
+    'notMatchable',
+    ['field', 'country'],
+  ],
 ];
 
 /** How a form names its fields: the label of a path (its last segment for product rows), the label of a value. */

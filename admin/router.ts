@@ -6,6 +6,7 @@ import { sessionRateLimit } from '../http/rate-limit.js';
 import { createCsrf, requireUser } from './auth.js';
 import { choosePanelBundle } from './panel-components.js';
 import { createApiKeyRoutes } from './routes/api-keys.routes.js';
+import { createDashboardBlocklistRoutes } from './routes/blocklist.routes.js';
 import { createAuthRoutes } from './routes/auth.routes.js';
 import { createInvitationRoutes } from './routes/invitation.routes.js';
 import { createLanguageRoutes } from './routes/language.routes.js';
@@ -28,6 +29,7 @@ const DASHBOARD_PREFIXES = [
   '/imports',
   '/exports',
   '/webhooks',
+  '/blocklist',
 ];
 
 /**
@@ -92,6 +94,7 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
     createApiKeyRoutes(ctx),
     createTransferRoutes(ctx),
     createDashboardWebhookRoutes(ctx),
+    createDashboardBlocklistRoutes(ctx),
     createLanguageRoutes(ctx),
   );
 }

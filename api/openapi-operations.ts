@@ -9,6 +9,7 @@ import {
 import { orderListQuerySchema, orderUpdateBodySchema, pushBodySchema } from '../src/orders/order.schemas.js';
 import { pageKeys } from '../src/pagination.js';
 import { isoDate } from '../src/validation.js';
+import { BLOCKLIST_OPERATIONS } from './openapi-blocklist.js';
 import { QUEUE_OPERATIONS } from './openapi-queue.js';
 import { WEBHOOK_OPERATIONS } from './openapi-webhooks.js';
 import {
@@ -224,4 +225,5 @@ export const OPERATIONS: Operation[] = [
   },
   ...QUEUE_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
+  ...BLOCKLIST_OPERATIONS,
 ];

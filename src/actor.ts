@@ -13,6 +13,7 @@ export const SCOPES = [
   'UPDATE ORDERS',
   'DELETE ORDERS',
   'MANAGE WEBHOOKS',
+  'MANAGE BLOCKLIST',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

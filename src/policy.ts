@@ -18,6 +18,7 @@ export const RESOURCES = [
   'importRun',
   'exportRun',
   'webhook',
+  'blocklist',
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 
@@ -46,6 +47,8 @@ const ROLE_GRID: Record<Role, Grid> = {
     importRun: ['viewAny', 'view', 'create'],
     exportRun: ['viewAny', 'view', 'create'],
     webhook: CRUD,
+    // the account's blocked phones (docs/decisions.md "Blocklist"): an entry is added or removed, never edited
+    blocklist: ['viewAny', 'view', 'create', 'delete'],
   },
   agent: {
     lead: ['viewAny', 'view', 'update'],
@@ -55,6 +58,8 @@ const ROLE_GRID: Record<Role, Grid> = {
     product: READ,
     city: READ,
     account: ['view'],
+    // they see why a caller's leads arrive canceled; blocking and unblocking is the seller's call
+    blocklist: READ,
   },
 };
 
@@ -82,6 +87,12 @@ const SCOPE_GRID: Partial<Record<Resource, Partial<Record<Ability, Scope>>>> = {
     create: 'MANAGE WEBHOOKS',
     update: 'MANAGE WEBHOOKS',
     delete: 'MANAGE WEBHOOKS',
+  },
+  blocklist: {
+    viewAny: 'MANAGE BLOCKLIST',
+    view: 'MANAGE BLOCKLIST',
+    create: 'MANAGE BLOCKLIST',
+    delete: 'MANAGE BLOCKLIST',
   },
 };
 
@@ -145,6 +156,17 @@ export function isSystemWide(actor: Actor): boolean {
 export function accountScope(actor: Actor, requestedAccountId?: number | null): { account_id?: number } {
   if (isSystemWide(actor)) return requestedAccountId ? { account_id: requestedAccountId } : {};
   return { account_id: actor.accountId as number };
+}
+
+/**
+ * The account a list or a create names (`account_id` of the request): the actor's own, where naming another is refused
+ * like an unknown one (422); for an admin the one named, or none (every account).
+ */
+export function namedAccountScope(actor: Actor, accountId?: number): number | undefined {
+  const scope = accountScope(actor, accountId).account_id;
+  if (accountId !== undefined && accountId !== scope)
+    throw ValidationError.single('account_id', 'The selected account_id is invalid.');
+  return scope;
 }
 
 /**

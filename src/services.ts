@@ -1,6 +1,7 @@
 import { createAccountService } from './accounts/account.service.js';
 import { createInvitationService } from './accounts/invitations.js';
 import { createPasswordResetService } from './auth/password-reset.service.js';
+import { createBlocklistService } from './blocklist/blocklist.service.js';
 import { createCatalogueService } from './catalogue/catalogue.service.js';
 import { createRowCountService } from './db/row-counts.js';
 import { createTableStatisticsService } from './db/table-statistics.js';
@@ -39,6 +40,7 @@ export function createServices(core: Core) {
     rowCounts: createRowCountService(core),
     tableStatistics: createTableStatisticsService(core),
     webhooks: createWebhookService(core),
+    blocklist: createBlocklistService(core),
   };
 }
 export type Services = ReturnType<typeof createServices>;

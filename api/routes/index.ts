@@ -4,6 +4,7 @@ import { NotFoundError } from '../../src/errors.js';
 import { dropBodyToken, resolveBearer, requireToken } from '../middleware/bearer-auth.js';
 import { accountRateLimit, restRateLimit } from '../../http/rate-limit.js';
 import { refuseUnfitInput } from '../../http/input-guard.js';
+import { createBlocklistRoutes } from './blocklist.routes.js';
 import { createHistoryRoutes } from './histories.routes.js';
 import { createLeadRoutes } from './leads.routes.js';
 import { createOrderRoutes } from './orders.routes.js';
@@ -52,6 +53,7 @@ export function createRestRouter(ctx: AppContext): Router {
   router.use(createOrderRoutes(ctx));
   router.use(createQueueRoutes(ctx));
   router.use(createWebhookRoutes(ctx));
+  router.use(createBlocklistRoutes(ctx));
   router.use((_req, _res, next) => next(new NotFoundError()));
   return router;
 }

@@ -2,6 +2,7 @@ import type { Sequelize } from 'sequelize';
 import { Account, initAccount } from '../accounts/account.model.js';
 import { User, initUser } from '../accounts/user.model.js';
 import { LoginInvitation, initLoginInvitation } from '../accounts/login-invitation.model.js';
+import { BlockedPhone, initBlockedPhone } from '../blocklist/blocked-phone.model.js';
 import { PasswordReset, initPasswordReset } from '../auth/password-reset.model.js';
 import { Session, initSession } from '../auth/session.model.js';
 import { City, initCity } from '../catalogue/city.model.js';
@@ -39,6 +40,7 @@ export const models = {
   ExportRun,
   WebhookEndpoint,
   WebhookDelivery,
+  BlockedPhone,
 };
 export type Models = typeof models;
 
@@ -63,6 +65,7 @@ export function initModels(sequelize: Sequelize): Models {
     initImportRun,
     initExportRun,
     initWebhooks,
+    initBlockedPhone,
   ])
     init(sequelize);
 
@@ -82,6 +85,7 @@ export function initModels(sequelize: Sequelize): Models {
   Order.hasMany(OrderHistory, { foreignKey: 'order_id', as: 'history' });
   ApiToken.belongsTo(User, { foreignKey: 'user_id' });
   ApiToken.belongsTo(Account, { foreignKey: 'account_id' });
+  BlockedPhone.belongsTo(Account, { foreignKey: 'account_id' });
   ImportRun.hasMany(ImportRunError, { foreignKey: 'import_run_id', as: 'errors' });
   return models;
 }

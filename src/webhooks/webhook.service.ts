@@ -6,7 +6,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { createMailer, type Mailer } from '../mail/mailer.js';
 import { checkPublicUrl } from '../outbound/public-http.js';
 import type { Page } from '../pagination.js';
-import { accountScope, authorize, targetAccount } from '../policy.js';
+import { accountScope, authorize, namedAccountScope, targetAccount } from '../policy.js';
 import { validate } from '../validation.js';
 import { fanOutAll, removeEventsBefore } from './webhook-fanout.js';
 import { deliverDue } from './webhook-sender.js';
@@ -97,22 +97,11 @@ async function endpointInScope(core: Core, actor: Actor, id: unknown): Promise<W
   return e;
 }
 
-/**
- * The account a list is of: the actor's own (naming another is refused like an unknown one), or for an admin the one
- * named, or every account.
- */
-function scopeOf(actor: Actor, accountId?: number): number | undefined {
-  const scope = accountScope(actor, accountId).account_id;
-  if (accountId !== undefined && accountId !== scope)
-    throw ValidationError.single('account_id', 'The selected account_id is invalid.');
-  return scope;
-}
-
 /** One page of the account's endpoints, oldest first. */
 async function list(core: Core, actor: Actor, query: unknown): Promise<Page<EndpointView>> {
   authorize(actor, 'viewAny', 'webhook');
   const q = validate<EndpointListInput>(endpointListSchema, query ?? {});
-  const accountId = scopeOf(actor, q.account_id);
+  const accountId = namedAccountScope(actor, q.account_id);
   const { rows, total } = await endpointPage(core.models, accountId, q.page, q.per_page);
   return { data: rows.map(endpointView), total, page: q.page, perPage: q.per_page };
 }
@@ -129,7 +118,7 @@ async function create(core: Core, actor: Actor, body: unknown): Promise<{ endpoi
   authorize(actor, 'create', 'webhook');
   const v = validate<EndpointCreateInput>(endpointCreateSchema, body);
   // another account is refused like an unknown one; an admin's must exist
-  if (v.account_id !== undefined) scopeOf(actor, v.account_id);
+  if (v.account_id !== undefined) namedAccountScope(actor, v.account_id);
   const account_id = targetAccount(actor, v.account_id);
   if (v.account_id !== undefined && !(await accountExists(core.db.sequelize, account_id)))
     throw ValidationError.single('account_id', 'The selected account_id is invalid.');
@@ -204,7 +193,7 @@ async function rotateSecret(
 async function deliveries(core: Core, actor: Actor, query: unknown): Promise<Page<DeliveryView>> {
   authorize(actor, 'viewAny', 'webhook');
   const q = validate<DeliveryListInput>(deliveryListSchema, query ?? {});
-  const accountId = scopeOf(actor, q.account_id);
+  const accountId = namedAccountScope(actor, q.account_id);
   const { rows, total } = await deliveryPage(core.models, { ...q, accountId });
   return { data: rows.map(deliveryView), total, page: q.page, perPage: q.per_page };
 }
