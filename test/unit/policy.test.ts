@@ -10,7 +10,8 @@ function expected(role: Role, ability: Ability, resource: Resource): boolean {
   const read = ability === 'viewAny' || ability === 'view';
   if (role === 'agent') {
     if (resource === 'lead' || resource === 'order') return read || ability === 'update';
-    if (['leadHistory', 'orderHistory', 'product', 'city'].includes(resource)) return read;
+    // the blocklist too: an agent sees why a caller's leads arrive canceled (issue 33)
+    if (['leadHistory', 'orderHistory', 'product', 'city', 'blocklist'].includes(resource)) return read;
     if (resource === 'account') return ability === 'view';
     return false;
   }
@@ -28,6 +29,7 @@ function expected(role: Role, ability: Ability, resource: Resource): boolean {
     case 'webhook': // the account's webhook endpoints and their log, issue 21
       return !['import', 'export'].includes(ability);
     case 'token':
+    case 'blocklist': // an entry is added or removed, never edited (issue 33)
       return ['viewAny', 'view', 'create', 'delete'].includes(ability);
     case 'account':
       return ability === 'view' || ability === 'update'; // its settings (phone country), issue 21
@@ -77,6 +79,8 @@ describe('policy', () => {
     expect(can(token(['VIEW LEADS']), 'viewAny', 'orderHistory')).to.equal(false);
     expect(can(token([...SCOPES]), 'import', 'lead')).to.equal(false);
     expect(can(token([...SCOPES]), 'view', 'lead', { account_id: 2 })).to.equal(false);
+    expect(can(token(['MANAGE BLOCKLIST']), 'create', 'blocklist')).to.equal(true);
+    expect(can(token(['MANAGE WEBHOOKS', 'VIEW LEADS']), 'viewAny', 'blocklist')).to.equal(false);
   });
 
   it('scopes queries to the actor account; an admin may pick one or see all', () => {
