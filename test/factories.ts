@@ -109,9 +109,9 @@ export interface FilledAccount extends TestAccount {
 
 /**
  * A tenant with rows in every table the panel shows: leads (one confirmed, so an order and both histories), products,
- * users, an API token, a shipping company with a key and a secret, a webhook endpoint with its deliveries, an import
- * run and an export run. `secrets` holds every secret value it owns (token, token hash, password hashes, carrier key
- * and secret, webhook signing secret), for tests that look for leaks.
+ * users, an API token, a shipping company with a key and a secret, a webhook endpoint with its deliveries, a blocked
+ * phone, an import run and an export run. `secrets` holds every secret value it owns (token, token hash, password
+ * hashes, carrier key and secret, webhook signing secret), for tests that look for leaks.
  */
 export async function makeFilledAccount(ctx: AppContext, tag = uid()): Promise<FilledAccount> {
   const acc = await makeAccount(ctx);
@@ -133,6 +133,11 @@ export async function makeFilledAccount(ctx: AppContext, tag = uid()): Promise<F
   });
   // deliveries are made from the event log by the delivery job's fan-out (src/webhooks/webhook-fanout.ts)
   await ctx.services.webhooks.fanOut();
+  // a blocked phone (issue 33), after the leads so they stay as created
+  await ctx.services.blocklist.block(acc.seller.actor, {
+    phone: `+2127${String(acc.id % 10000).padStart(4, '0')}${String(Date.now() % 10000).padStart(4, '0')}`,
+    reason: `Blocked by ${tag}`,
+  });
   const token = await acc.token(undefined, `key ${tag}`);
   const apiKey = `api-key-${tag}-${crypto.randomBytes(8).toString('hex')}`;
   const hmacSecret = `hmac-secret-${tag}-${crypto.randomBytes(8).toString('hex')}`;
