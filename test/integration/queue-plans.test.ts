@@ -15,7 +15,7 @@ describe('Agent work queue: the claim statement and the plans', () => {
     const other = await makeUser(ctx, acc.id, 'agent');
     const claim = (userId: number) =>
       sequelize.transaction((t) =>
-        upsertClaim(sequelize, t, { leadId: lead.id, accountId: acc.id, userId, seconds: 60 }),
+        upsertClaim(sequelize, t, { leadId: lead.id, accountId: acc.id, userId, seconds: 60, skipSeconds: 60 }),
       );
     expect(await claim(acc.agent.id)).to.be.instanceOf(Date);
     expect(await claim(other.id), "another agent's live claim").to.equal(null);
