@@ -71,7 +71,7 @@ export async function ageGiveBacks(ctx: AppContext, accountId: number, seconds: 
 
 /** Every give-back row of an account: lead and user, and whether it still keeps the lead away from the user. */
 export function giveBacksOf(ctx: AppContext, accountId: number) {
-  return ctx.db.sequelize.query<{ lead_id: string; user_id: number; running: boolean }>(
+  return ctx.db.sequelize.query<{ lead_id: number; user_id: number; running: boolean }>(
     `SELECT lead_id, user_id, until > now() AS running FROM lead_give_backs
       WHERE account_id = $1 ORDER BY lead_id, user_id`,
     { bind: [accountId], type: QueryTypes.SELECT },
