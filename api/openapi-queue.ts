@@ -18,9 +18,9 @@ export const QUEUE_OPERATIONS: Operation[] = [
     success: {
       status: 200,
       description:
-        'Counts in the order leads are handed out: fresh new leads (within QUEUE_FRESH_SECONDS, part of `new`), ' +
-        'due call_later leads, every new lead, no_answer leads due for another try; then call_later leads not yet ' +
-        'due and leads agents hold now',
+        'Counts in the order leads are handed out: fresh new leads (within QUEUE_FRESH_SECONDS, not imported, ' +
+        'part of `new`), due call_later leads, every new lead, no_answer leads due for another try; then ' +
+        'call_later leads not yet due and leads agents hold now',
       schema: closed({
         data: closed({
           fresh: count,
@@ -37,8 +37,8 @@ export const QUEUE_OPERATIONS: Operation[] = [
     method: 'post',
     path: '/queue/next',
     summary:
-      'Take the next lead: new leads of the last QUEUE_FRESH_SECONDS oldest first, due call_later leads earliest ' +
-      'first, older new leads oldest first, no_answer leads due for another try. It is yours for ' +
+      'Take the next lead: new leads of the last QUEUE_FRESH_SECONDS (not imported) oldest first, due call_later ' +
+      'leads earliest first, other new leads oldest first, no_answer leads due for another try. It is yours for ' +
       'QUEUE_CLAIM_SECONDS (default 300); your earlier claim is given back',
     scope: WORK,
     body: queueScopeSchema,

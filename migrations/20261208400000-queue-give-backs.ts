@@ -15,10 +15,13 @@ import type { Migration } from '../src/db/migrator.js';
  * Existing claims become give-backs of their holders, until their end plus the default QUEUE_CLAIM_SECONDS (300 s):
  * what lead_claims told until now (a deployment with another value sees those few rows last 5 minutes instead).
  *
- * `leads_no_answer_due_idx`: the queue's fourth rule, `no_answer` leads whose last change is QUEUE_RETRY_SECONDS old,
- * the longest-waiting first, read from a partial index of the no_answer leads by `updated_at` instead of every lead of
- * the account. Fresh and older `new` leads (rules 1 and 3) are two ranges of leads_account_status_created_idx, due
- * call-backs (rule 2) leads_call_later_due_idx (test/integration/queue-plans.test.ts asserts the four plans).
+ * `leads_fresh_new_idx`: the queue's first rule, `new` leads created within QUEUE_FRESH_SECONDS and not by an import
+ * (a file of old contacts is no fresh inquiry), oldest first, and their count: a partial index without the imported
+ * leads, so the 200,000 rows of an import just made are neither read nor counted as fresh.
+ * `leads_no_answer_due_idx`: the fourth rule, `no_answer` leads whose last change is QUEUE_RETRY_SECONDS old, the
+ * longest-waiting first, read from a partial index of the no_answer leads by `updated_at` instead of every lead of the
+ * account. Due call-backs (rule 2) read leads_call_later_due_idx, the other new leads (rule 3)
+ * leads_account_status_created_idx backwards (test/integration/queue-plans.test.ts asserts the four plans).
  */
 export const up: Migration = async ({ context: db }) => {
   await db.query(`
@@ -36,6 +39,8 @@ export const up: Migration = async ({ context: db }) => {
       SELECT lead_id, user_id, account_id, expires_at + interval '300 seconds' FROM lead_claims
        WHERE expires_at + interval '300 seconds' > now();
 
+    CREATE INDEX leads_fresh_new_idx ON leads (account_id, created_at, id)
+      WHERE status = 'new' AND import_run_id IS NULL;
     CREATE INDEX leads_no_answer_due_idx ON leads (account_id, updated_at, id) WHERE status = 'no_answer';
   `);
 };
@@ -43,6 +48,7 @@ export const up: Migration = async ({ context: db }) => {
 export const down: Migration = async ({ context: db }) => {
   await db.query(`
     DROP INDEX leads_no_answer_due_idx;
+    DROP INDEX leads_fresh_new_idx;
     DROP TABLE lead_give_backs;
   `);
 };

@@ -5,7 +5,7 @@ import type { Asker } from './queue.repository.js';
 // The order of the agent work queue: one statement per rule, tried in QUEUE_RULES order (docs/decisions.md "Work queue
 // order"). Each finds the first lead of its rule that nobody holds and the asker did not give back, and locks it; a
 // lead another transaction locks is skipped, not waited for. `now()` is the transaction's start, so the rules of one
-// `next` draw their windows at the same instant and a lead is in exactly one of them.
+// `next` draw their windows at the same instant.
 
 /** No live claim on the lead, and no give-back of it by the asker ($2) that is still running. */
 const UNCLAIMED = `NOT EXISTS (SELECT 1 FROM lead_claims c WHERE c.lead_id = l.id AND c.expires_at > now())
@@ -30,13 +30,13 @@ async function firstUnclaimed(
 }
 
 /**
- * Rule 1: `new` leads created within QUEUE_FRESH_SECONDS, oldest first (the one closest to leaving the window is
- * called first, so a lead leaves it unworked only when every agent was busy for the whole window). A range of
- * leads_account_status_created_idx walked backwards.
+ * Rule 1: `new` leads created within QUEUE_FRESH_SECONDS, not by an import (a file of old contacts is no fresh
+ * inquiry), oldest first: the one closest to leaving the window is called first, so a lead leaves it unworked only
+ * when every agent was busy for the whole window. Served by leads_fresh_new_idx.
  */
 export const lockFreshNew = (sequelize: Sequelize, transaction: Transaction, a: Asker) =>
   firstUnclaimed(sequelize, transaction, a, {
-    where: `l.status = 'new' AND l.created_at >= now() - make_interval(secs => $4)`,
+    where: `l.status = 'new' AND l.import_run_id IS NULL AND l.created_at >= now() - make_interval(secs => $4)`,
     order: 'l.created_at, l.id',
     seconds: a.freshSeconds,
   });
@@ -48,13 +48,14 @@ export const lockDueCallLater = (sequelize: Sequelize, transaction: Transaction,
     order: 'l.action_date, l.id',
   });
 
-/** Rule 3: `new` leads older than the fresh window, oldest first. The rest of leads_account_status_created_idx. */
+/**
+ * Rule 3: the other `new` leads (older than the window, or imported), oldest first. Written as every new lead: one
+ * that rule 1 could take was refused by it, in this transaction, for a reason this statement sees too (held, given
+ * back by the asker, locked, tried), so the oldest new lead found here is never a fresh one rule 1 missed. Served by
+ * leads_account_status_created_idx, walked backwards.
+ */
 export const lockOlderNew = (sequelize: Sequelize, transaction: Transaction, a: Asker) =>
-  firstUnclaimed(sequelize, transaction, a, {
-    where: `l.status = 'new' AND l.created_at < now() - make_interval(secs => $4)`,
-    order: 'l.created_at, l.id',
-    seconds: a.freshSeconds,
-  });
+  firstUnclaimed(sequelize, transaction, a, { where: `l.status = 'new'`, order: 'l.created_at, l.id' });
 
 /**
  * Rule 4: `no_answer` leads last changed QUEUE_RETRY_SECONDS ago or more, the longest-waiting first. Setting

@@ -158,8 +158,8 @@ export async function endClaim(sequelize: Sequelize, transaction: Transaction, l
 }
 
 /**
- * What waits in the account's queue, in one statement: fresh `new` leads and due call_later leads counted on short
- * ranges of their indexes; the new, call_later and no_answer totals from the kept row_counts (no count(*) over the
+ * What waits in the account's queue, in one statement: fresh `new` leads and due call_later leads counted on their
+ * partial indexes; the new, call_later and no_answer totals from the kept row_counts (no count(*) over the
  * account: no_answer leads pile up), less the call_later and no_answer leads whose time has not come; live claims.
  */
 export async function countQueue(
@@ -172,7 +172,7 @@ export async function countQueue(
        WHERE list = 'leads' AND account_id = $1 AND status = '${status}')`;
   const [row] = await select<Omit<QueueCounts, 'due_no_answer' | 'scheduled_call_later'> & Record<string, number>>(
     sequelize,
-    `SELECT (SELECT count(*)::int FROM leads WHERE account_id = $1 AND status = 'new'
+    `SELECT (SELECT count(*)::int FROM leads WHERE account_id = $1 AND status = 'new' AND import_run_id IS NULL
                 AND created_at >= now() - make_interval(secs => $2)) AS fresh,
             (SELECT count(*)::int FROM leads
               WHERE account_id = $1 AND status = 'call_later' AND action_date <= now()) AS due_call_later,

@@ -55,7 +55,7 @@ export interface OutcomeInput {
 
 /** What waits in one account's queue, in the order of the queue's rules (docs/api.md "Agent work queue"). */
 export interface QueueCounts {
-  /** new leads created within QUEUE_FRESH_SECONDS (handed out first, oldest first); part of `new`. */
+  /** new leads created within QUEUE_FRESH_SECONDS, not imported (handed out first, oldest first); part of `new`. */
   fresh: number;
   /** call_later leads whose action date has come (handed out next, earliest first). */
   due_call_later: number;

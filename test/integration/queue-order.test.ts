@@ -67,6 +67,24 @@ describe('Agent work queue: fresh leads first, no_answer leads tried again', () 
     expect(await walk(ctx, acc.agent.actor)).to.deep.equal([dueEarlier, dueLater, older].map((l) => l.reference));
   });
 
+  it('When an import made new leads a minute ago, Then they are not fresh: due call-backs come first', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const [imported, callBack, fresh] = await seedQueue(ctx, acc, [
+      { status: 'new', createdMinutesAgo: 1 },
+      { status: 'call_later', actionInMinutes: -1 },
+      { status: 'new', createdMinutesAgo: 0 },
+    ]);
+    await ctx.db.sequelize.query(
+      `WITH run AS (INSERT INTO import_runs (account_id, file_name, file_path, file_type, status)
+                    VALUES ($1, 'old-contacts.csv', 'x', 'csv', 'completed') RETURNING id)
+       UPDATE leads SET import_run_id = (SELECT id FROM run) WHERE id = $2`,
+      { bind: [acc.id, imported.id] },
+    );
+    expect(await ctx.services.queue.counts(acc.agent.actor)).to.include({ fresh: 1, new: 2 });
+    expect(await walk(ctx, acc.agent.actor)).to.deep.equal([fresh, callBack, imported].map((l) => l.reference));
+  });
+
   it('When a no_answer lead was last changed less than QUEUE_RETRY_SECONDS ago, Then it is never handed out', async () => {
     const ctx = getCtx();
     const acc = await makeAccount(ctx);
