@@ -43,7 +43,9 @@ export async function releaseClaims(
   a: Pick<Asker, 'accountId' | 'userId' | 'skipSeconds'>,
   leadId: number | null = null,
 ): Promise<number[]> {
-  // sequelize.query, not select: without a transaction, select reads on the read pool
+  // sequelize.query, not select: without a transaction, select reads on the read pool. A live claim's give-back row
+  // exists since the claim (upsertClaim), so the upsert updates it: no foreign-key check locks the lead, which a
+  // delete of that lead, cascading into the claim this statement holds, would deadlock with (queue-give-backs.test.ts)
   const released = await sequelize.query<{ lead_id: string }>(
     `WITH released AS (
        UPDATE lead_claims SET expires_at = now()

@@ -5,6 +5,8 @@ import { getCtx } from '../hooks.js';
 import { makeAccount, makeUser, type TestAccount, type TestUser } from '../factories.js';
 import { ageGiveBacks, claimsOf, giveBacksOf, lapseClaim, seedQueue } from '../queue-fixtures.js';
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 // Every agent's give-backs are kept until they run out (issue 33): a lead an agent skipped comes back to them only
 // after QUEUE_CLAIM_SECONDS (300 s in tests), whoever takes and gives it back meanwhile.
 
@@ -188,5 +190,34 @@ describe('Agent work queue: every agent keeps their give-backs', () => {
     ]);
     await ctx.services.accounts.deleteUser(acc.seller.actor, leaving.id);
     expect(await giveBacksOf(ctx, acc.id)).to.deep.equal([{ lead_id: stays.id, user_id: acc.agent.id, running: true }]);
+  });
+
+  it('When a lead is deleted while its holder asks for the next one, Then neither waits on the other: the next lead comes', async function () {
+    this.timeout(20_000);
+    const ctx = getCtx();
+    const { sequelize } = ctx.db;
+    const acc = await makeAccount(ctx);
+    const [held, next] = await newLeads(ctx, acc, 2);
+    expect((await ctx.services.queue.next(acc.agent.actor))!.reference).to.equal(held.reference);
+    // a seller's delete of the held lead, caught mid-way: it locked the lead and has yet to cascade to its claim
+    const t = await sequelize.transaction();
+    try {
+      await sequelize.query('SELECT id FROM leads WHERE id = $1 FOR UPDATE', { bind: [held.id], transaction: t });
+      const asked = ctx.services.queue.next(acc.agent.actor).then(
+        (item) => item?.reference,
+        (err: Error) => err,
+      );
+      await sleep(300);
+      // … and now deletes it: the cascade takes the claim and the give-backs of the lead
+      const deleted = await sequelize
+        .query('DELETE FROM leads WHERE id = $1', { bind: [held.id], transaction: t })
+        .catch((err: Error) => err);
+      expect(deleted).not.to.be.instanceOf(Error);
+      await t.commit();
+      expect(await asked).to.equal(next.reference);
+    } finally {
+      if (!(t as unknown as { finished?: string }).finished) await t.rollback();
+    }
+    expect(await giveBacksOf(ctx, acc.id)).to.deep.equal([{ lead_id: next.id, user_id: acc.agent.id, running: true }]);
   });
 });
