@@ -47,7 +47,11 @@ const confirmed = {
 
 /** The work queue, the webhooks and the carrier callback. */
 export const MORE_EXAMPLES: Record<string, Example> = {
-  'get /queue': { response: { data: { due_call_later: 2, new: 140, scheduled_call_later: 9, claimed: 3 } } },
+  'get /queue': {
+    response: {
+      data: { fresh: 4, due_call_later: 2, new: 140, due_no_answer: 31, scheduled_call_later: 9, claimed: 3 },
+    },
+  },
   'post /queue/next': {
     body: {},
     response: {

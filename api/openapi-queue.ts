@@ -18,10 +18,18 @@ export const QUEUE_OPERATIONS: Operation[] = [
     success: {
       status: 200,
       description:
-        'Counts: due call_later leads and new leads (handed out in that order), call_later leads not yet due, ' +
-        'leads agents hold now',
+        'Counts in the order leads are handed out: fresh new leads (within QUEUE_FRESH_SECONDS, not imported, ' +
+        'part of `new`), due call_later leads, every new lead, no_answer leads due for another try; then ' +
+        'call_later leads not yet due and leads agents hold now',
       schema: closed({
-        data: closed({ due_call_later: count, new: count, scheduled_call_later: count, claimed: count }),
+        data: closed({
+          fresh: count,
+          due_call_later: count,
+          new: count,
+          due_no_answer: count,
+          scheduled_call_later: count,
+          claimed: count,
+        }),
       }),
     },
   },
@@ -29,8 +37,9 @@ export const QUEUE_OPERATIONS: Operation[] = [
     method: 'post',
     path: '/queue/next',
     summary:
-      'Take the next lead: due call_later leads earliest first, then the oldest new lead. It is yours for ' +
-      'QUEUE_CLAIM_SECONDS (default 300); your earlier claim is released',
+      'Take the next lead: new leads of the last QUEUE_FRESH_SECONDS (not imported) oldest first, due call_later ' +
+      'leads earliest first, other new leads oldest first, no_answer leads due for another try. It is yours for ' +
+      'QUEUE_CLAIM_SECONDS (default 300); your earlier claim is given back',
     scope: WORK,
     body: queueScopeSchema,
     success: {

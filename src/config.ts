@@ -3,6 +3,7 @@ import { getCountries } from 'libphonenumber-js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { QUEUE_ENVIRONMENT, queueConfig, type QueueConfig } from './config-queue.js';
 
 /** Crash points a test may switch on with FAULT_INJECTION (src/faults.ts). */
 export const FAULT_POINTS = ['exit-after-push-commit'] as const;
@@ -75,7 +76,7 @@ const schema = Joi.object({
     .pattern(/^[\x21-\x7e]+$/, 'printable characters without spaces'),
   METRICS_PORT: Joi.number().integer().min(1).max(65535),
   METRICS_HOST: Joi.string().default('127.0.0.1'),
-  QUEUE_CLAIM_SECONDS: Joi.number().integer().min(1).max(86_400).default(300),
+  ...QUEUE_ENVIRONMENT,
   SEED_DEMO: Joi.boolean().truthy('1').falsy('0'),
   TEST_SEED_PAUSE_MS: Joi.number().integer().min(0).max(600_000).default(0),
   // Test-only crash points (src/faults.ts); refused outside NODE_ENV=test.
@@ -157,8 +158,8 @@ export interface Config {
   /** Where METRICS_PORT listens: loopback unless the operator opens it (then with METRICS_TOKEN). */
   metricsHost: string;
   logLevel: string;
-  /** How long the work queue's `next` keeps a lead for the agent who took it (src/queue/). */
-  queueClaimSeconds: number;
+  /** The work queue's claim time, fresh window and no_answer retry time (src/config-queue.ts). */
+  queue: QueueConfig;
   /** The first start creates the demo account with sample data (SEED_DEMO; default: not in production). */
   seedDemo: boolean;
   /** Tests only (NODE_ENV=test): the first-start seed pauses this long midway, so a test can stop it there. */
@@ -295,7 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     metricsHost: v.METRICS_HOST,
     passwordHashCost: v.PASSWORD_HASH_COST,
     logLevel: v.LOG_LEVEL,
-    queueClaimSeconds: v.QUEUE_CLAIM_SECONDS,
+    queue: queueConfig(v),
     ...firstStart(v),
     faultInjection: faultPoint(v),
   });

@@ -3,10 +3,14 @@ import { QueryTypes } from 'sequelize';
 import type { AppContext } from '../src/context.js';
 import type { TestAccount } from './factories.js';
 
-/** One lead to put in a queue: its status, how long ago it was created, and its action date from now (minutes). */
+/**
+ * One lead to put in a queue: its status, how long ago it was created and last changed (default: now, as a status just
+ * set), and its action date from now (minutes).
+ */
 export interface QueuedLeadSpec {
   status: string;
   createdMinutesAgo?: number;
+  changedMinutesAgo?: number;
   actionInMinutes?: number | null;
 }
 
@@ -27,8 +31,9 @@ export async function seedQueue(ctx: AppContext, acc: TestAccount, specs: Queued
   });
   const rows = await ctx.db.sequelize.query<{ id: string; reference: string }>(
     `UPDATE leads l SET status = v.status, created_at = now() - make_interval(mins => v.ago),
+            updated_at = now() - make_interval(mins => v.changed),
             action_date = CASE WHEN v.act IS NULL THEN NULL ELSE now() + make_interval(mins => v.act) END
-       FROM unnest($1::text[], $2::text[], $3::int[], $4::int[]) AS v(reference, status, ago, act)
+       FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $6::int[]) AS v(reference, status, ago, act, changed)
       WHERE l.account_id = $5 AND l.reference = v.reference
       RETURNING l.id, l.reference`,
     {
@@ -38,6 +43,7 @@ export async function seedQueue(ctx: AppContext, acc: TestAccount, specs: Queued
         specs.map((s, i) => s.createdMinutesAgo ?? 1000 - i),
         specs.map((s) => s.actionInMinutes ?? null),
         acc.id,
+        specs.map((s) => s.changedMinutesAgo ?? 0),
       ],
       type: QueryTypes.SELECT,
     },
@@ -52,6 +58,23 @@ export async function lapseClaim(ctx: AppContext, leadId: number, seconds = 1): 
     `UPDATE lead_claims SET claimed_at = least(claimed_at, now() - make_interval(secs => $2 + 1)),
             expires_at = now() - make_interval(secs => $2) WHERE lead_id = $1`,
     { bind: [leadId, seconds] },
+  );
+}
+
+/** Moves every give-back of the account `seconds` into the past: they run out that much earlier. */
+export async function ageGiveBacks(ctx: AppContext, accountId: number, seconds: number): Promise<void> {
+  await ctx.db.sequelize.query(
+    'UPDATE lead_give_backs SET until = until - make_interval(secs => $2) WHERE account_id = $1',
+    { bind: [accountId, seconds] },
+  );
+}
+
+/** Every give-back row of an account: lead and user, and whether it still keeps the lead away from the user. */
+export function giveBacksOf(ctx: AppContext, accountId: number) {
+  return ctx.db.sequelize.query<{ lead_id: number; user_id: number; running: boolean }>(
+    `SELECT lead_id, user_id, until > now() AS running FROM lead_give_backs
+      WHERE account_id = $1 ORDER BY lead_id, user_id`,
+    { bind: [accountId], type: QueryTypes.SELECT },
   );
 }
 

@@ -28,8 +28,10 @@ export interface QueueLead {
 }
 
 export interface QueueCounts {
+  fresh: number;
   due_call_later: number;
   new: number;
+  due_no_answer: number;
   scheduled_call_later: number;
   claimed: number;
 }
@@ -38,9 +40,12 @@ const card = cardStyle({ padding: 20 });
 /** What waits, on a grid of equal tiles. */
 export function CountTiles({ counts }: { counts: QueueCounts | null }) {
   const { translateComponent } = useTranslation();
+  // in the order the queue hands them out; `new` counts every new lead, the fresh ones too (as GET /queue)
   const tiles: [string, number | string, string][] = [
+    [translateComponent('queue.freshLeads'), counts?.fresh ?? '…', statusColour('lead', 'new')],
     [translateComponent('queue.dueCallBacks'), counts?.due_call_later ?? '…', statusColour('lead', 'call_later')],
     [translateComponent('queue.newLeads'), counts?.new ?? '…', statusColour('lead', 'new')],
+    [translateComponent('queue.dueRetries'), counts?.due_no_answer ?? '…', statusColour('lead', 'no_answer')],
     [translateComponent('queue.laterCallBacks'), counts?.scheduled_call_later ?? '…', '#6b7280'],
     [translateComponent('queue.beingCalled'), counts?.claimed ?? '…', statusColour('lead', 'confirmed')],
   ];

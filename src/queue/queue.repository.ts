@@ -9,8 +9,12 @@ import type { QueueCounts } from './queue.schemas.js';
 export interface Asker {
   accountId: number;
   userId: number;
-  /** A lead this user released or let lapse stays away from them this long (their own claims only). */
+  /** A lead this user gives back (or lets lapse) stays away from them this long (QUEUE_CLAIM_SECONDS). */
   skipSeconds: number;
+  /** `new` leads this young come first (QUEUE_FRESH_SECONDS). */
+  freshSeconds: number;
+  /** `no_answer` leads come back this long after their last change (QUEUE_RETRY_SECONDS). */
+  retrySeconds: number;
   tried: number[];
 }
 
@@ -29,18 +33,31 @@ export async function lockAgent(sequelize: Sequelize, transaction: Transaction, 
 }
 
 /**
- * Releases the user's live claims in the account: they expire now and stay as the user's, so the lead goes to the
- * others at once and comes back to this user only after `skipSeconds`. Answers how many there were.
+ * Gives back the user's live claims in the account (`leadId`: only that lead's): they expire now, so the lead goes to
+ * the others at once, and the user's give-back of each runs `skipSeconds` from now, whoever claims the lead meanwhile.
+ * Answers the leads given back.
  */
-export async function releaseOwnClaims(sequelize: Sequelize, transaction: Transaction, a: Asker): Promise<number> {
-  const released = await select(
-    sequelize,
-    `UPDATE lead_claims SET expires_at = now()
-      WHERE account_id = $1 AND user_id = $2 AND expires_at > now() RETURNING lead_id`,
-    [a.accountId, a.userId],
-    transaction,
+export async function releaseClaims(
+  sequelize: Sequelize,
+  transaction: Transaction | undefined,
+  a: Pick<Asker, 'accountId' | 'userId' | 'skipSeconds'>,
+  leadId: number | null = null,
+): Promise<number[]> {
+  // sequelize.query, not select: without a transaction, select reads on the read pool. A live claim's give-back row
+  // exists since the claim (upsertClaim), so the upsert updates it: no foreign-key check locks the lead, which a
+  // delete of that lead, cascading into the claim this statement holds, would deadlock with (queue-give-backs.test.ts)
+  const released = await sequelize.query<{ lead_id: string }>(
+    `WITH released AS (
+       UPDATE lead_claims SET expires_at = now()
+        WHERE account_id = $1 AND user_id = $2 AND expires_at > now() AND ($4::bigint IS NULL OR lead_id = $4)
+       RETURNING lead_id, account_id, user_id)
+     INSERT INTO lead_give_backs AS g (lead_id, user_id, account_id, until)
+       SELECT lead_id, user_id, account_id, now() + make_interval(secs => $3) FROM released
+     ON CONFLICT (lead_id, user_id) DO UPDATE SET until = EXCLUDED.until
+     RETURNING g.lead_id`,
+    { bind: [a.accountId, a.userId, a.skipSeconds, leadId], type: QueryTypes.SELECT, transaction },
   );
-  return released.length;
+  return released.map((r) => Number(r.lead_id));
 }
 
 /**
@@ -59,60 +76,48 @@ export async function deleteStaleClaims(sequelize: Sequelize, accountId: number,
   );
 }
 
-/** A lead nobody holds: no live claim, and not one this user gave back within `skipSeconds`. */
-const UNCLAIMED = `NOT EXISTS (SELECT 1 FROM lead_claims c WHERE c.lead_id = l.id
-    AND (c.expires_at > now() OR (c.user_id = $2 AND c.expires_at > now() - make_interval(secs => $3))))`;
-
 /**
- * The first rule of the queue: the unclaimed call_later lead whose action date came first, locked (a lead another
- * transaction locks is skipped, not waited for). Served by leads_call_later_due_idx.
+ * Deletes the account's give-backs that ran out. Like deleteStaleClaims, on its own and skipping rows another
+ * transaction holds: never inside a claiming transaction.
  */
-export async function lockDueCallLater(sequelize: Sequelize, transaction: Transaction, a: Asker) {
-  const [lead] = await select<{ id: number }>(
-    sequelize,
-    `SELECT l.id FROM leads l
-      WHERE l.account_id = $1 AND l.status = 'call_later' AND l.action_date <= now()
-        AND l.id <> ALL($4::bigint[]) AND ${UNCLAIMED}
-      ORDER BY l.action_date, l.id LIMIT 1 FOR UPDATE OF l SKIP LOCKED`,
-    [a.accountId, a.userId, a.skipSeconds, a.tried],
-    transaction,
+export async function deleteStaleGiveBacks(sequelize: Sequelize, accountId: number): Promise<void> {
+  await sequelize.query(
+    `DELETE FROM lead_give_backs WHERE (lead_id, user_id) IN (
+       SELECT lead_id, user_id FROM lead_give_backs
+        WHERE account_id = $1 AND until <= now()
+        FOR UPDATE SKIP LOCKED)`,
+    { bind: [accountId] },
   );
-  return lead ? Number(lead.id) : null;
-}
-
-/** The second rule: the oldest unclaimed new lead, locked likewise. Served by leads_account_status_created_idx. */
-export async function lockOldestNew(sequelize: Sequelize, transaction: Transaction, a: Asker) {
-  const [lead] = await select<{ id: number }>(
-    sequelize,
-    `SELECT l.id FROM leads l
-      WHERE l.account_id = $1 AND l.status = 'new' AND l.id <> ALL($4::bigint[]) AND ${UNCLAIMED}
-      ORDER BY l.created_at, l.id LIMIT 1 FOR UPDATE OF l SKIP LOCKED`,
-    [a.accountId, a.userId, a.skipSeconds, a.tried],
-    transaction,
-  );
-  return lead ? Number(lead.id) : null;
 }
 
 /**
- * Claims the lead for the user for `seconds`. The conflict clause reads the latest committed claim, not the
- * statement's snapshot: a live claim of another user (taken by a transaction that committed after this one's candidate
- * query began) is left alone and nothing is answered; the caller tries the next candidate.
+ * Claims the lead for the user for `seconds`, and writes the user's give-back of it to run `skipSeconds` past the
+ * claim's end: a claim left to lapse (a closed tab, a killed process) keeps the lead away from them like a release
+ * does, whoever takes the lead after. The conflict clause reads the latest committed claim, not the statement's
+ * snapshot: a live claim of another user (taken by a transaction that committed after this one's candidate query began)
+ * is left alone and nothing is answered (nor written); the caller tries the next candidate.
  */
 export async function upsertClaim(
   sequelize: Sequelize,
   transaction: Transaction,
-  claim: { leadId: number; accountId: number; userId: number; seconds: number },
+  claim: { leadId: number; accountId: number; userId: number; seconds: number; skipSeconds: number },
 ): Promise<Date | null> {
   const [row] = await select<{ expires_at: Date }>(
     sequelize,
-    `INSERT INTO lead_claims AS c (lead_id, account_id, user_id, claimed_at, expires_at)
-     VALUES ($1, $2, $3, now(), now() + make_interval(secs => $4))
-     ON CONFLICT (lead_id) DO UPDATE
-       SET account_id = EXCLUDED.account_id, user_id = EXCLUDED.user_id,
-           claimed_at = EXCLUDED.claimed_at, expires_at = EXCLUDED.expires_at
-       WHERE c.expires_at <= now() OR c.user_id = EXCLUDED.user_id
-     RETURNING c.expires_at`,
-    [claim.leadId, claim.accountId, claim.userId, claim.seconds],
+    `WITH claimed AS (
+       INSERT INTO lead_claims AS c (lead_id, account_id, user_id, claimed_at, expires_at)
+       VALUES ($1, $2, $3, now(), now() + make_interval(secs => $4))
+       ON CONFLICT (lead_id) DO UPDATE
+         SET account_id = EXCLUDED.account_id, user_id = EXCLUDED.user_id,
+             claimed_at = EXCLUDED.claimed_at, expires_at = EXCLUDED.expires_at
+         WHERE c.expires_at <= now() OR c.user_id = EXCLUDED.user_id
+       RETURNING c.lead_id, c.account_id, c.user_id, c.expires_at),
+     given AS (
+       INSERT INTO lead_give_backs AS g (lead_id, user_id, account_id, until)
+         SELECT lead_id, user_id, account_id, expires_at + make_interval(secs => $5) FROM claimed
+       ON CONFLICT (lead_id, user_id) DO UPDATE SET until = EXCLUDED.until)
+     SELECT expires_at FROM claimed`,
+    [claim.leadId, claim.accountId, claim.userId, claim.seconds, claim.skipSeconds],
     transaction,
   );
   return row ? new Date(row.expires_at) : null;
@@ -120,16 +125,18 @@ export async function upsertClaim(
 
 /**
  * The lead's claim, locked for the rest of the transaction: whose it is, whether it is still live, and whether its lead
- * (locked by the caller) still waits in the queue: new, or call_later and due.
+ * (locked by the caller) still waits in the queue: new, call_later and due, or no_answer last changed `retrySeconds`
+ * ago or more.
  */
-export async function lockClaim(sequelize: Sequelize, transaction: Transaction, leadId: number) {
+export async function lockClaim(sequelize: Sequelize, transaction: Transaction, leadId: number, retrySeconds: number) {
   const [claim] = await select<{ user_id: number; live: boolean; queued: boolean }>(
     sequelize,
     `SELECT c.user_id, c.expires_at > now() AS live,
-            coalesce(l.status = 'new' OR (l.status = 'call_later' AND l.action_date <= now()), false) AS queued
+            coalesce(l.status = 'new' OR (l.status = 'call_later' AND l.action_date <= now())
+              OR (l.status = 'no_answer' AND l.updated_at <= now() - make_interval(secs => $2)), false) AS queued
        FROM lead_claims c JOIN leads l ON l.id = c.lead_id
       WHERE c.lead_id = $1 FOR UPDATE OF c`,
-    [leadId],
+    [leadId, retrySeconds],
     transaction,
   );
   return claim ?? null;
@@ -140,37 +147,50 @@ export async function deleteUserClaims(sequelize: Sequelize, userId: number): Pr
   await sequelize.query('DELETE FROM lead_claims WHERE user_id = $1', { bind: [userId] });
 }
 
-/** Deletes the lead's claim (its outcome is set). */
-export async function deleteClaim(sequelize: Sequelize, transaction: Transaction, leadId: number): Promise<void> {
-  await sequelize.query('DELETE FROM lead_claims WHERE lead_id = $1', { bind: [leadId], transaction });
-}
-
-/** Gives back the user's live claim of the lead (it expires now and stays theirs, like releaseOwnClaims). */
-export async function releaseClaim(sequelize: Sequelize, leadId: number, userId: number): Promise<boolean> {
-  const released = await sequelize.query(
-    `UPDATE lead_claims SET expires_at = now()
-      WHERE lead_id = $1 AND user_id = $2 AND expires_at > now() RETURNING lead_id`,
-    { bind: [leadId, userId], type: QueryTypes.SELECT },
+/**
+ * Ends the lead's work in the queue (its outcome is set): deletes its claim and every agent's give-back of it, so a
+ * lead that comes back later (a call-back, another try of no_answer) is anybody's. The caller holds the lead's lock,
+ * which claimers take before writing either table.
+ */
+export async function endClaim(sequelize: Sequelize, transaction: Transaction, leadId: number): Promise<void> {
+  await sequelize.query(
+    `WITH given AS (DELETE FROM lead_give_backs WHERE lead_id = $1) DELETE FROM lead_claims WHERE lead_id = $1`,
+    { bind: [leadId], transaction },
   );
-  return released.length > 0;
 }
 
 /**
- * What waits in the account's queue, in one statement: due call_later leads counted on leads_call_later_due_idx, the
- * new and call_later totals from the kept row_counts (no count(*) over the account), live claims.
+ * What waits in the account's queue, in one statement: fresh `new` leads and due call_later leads counted on their
+ * partial indexes; the new, call_later and no_answer totals from the kept row_counts (no count(*) over the
+ * account: no_answer leads pile up), less the call_later and no_answer leads whose time has not come; live claims.
  */
-export async function countQueue(sequelize: Sequelize, accountId: number): Promise<QueueCounts> {
+export async function countQueue(
+  sequelize: Sequelize,
+  accountId: number,
+  windows: { freshSeconds: number; retrySeconds: number },
+): Promise<QueueCounts> {
   const kept = (status: string) =>
     `(SELECT coalesce(sum(n), 0)::int FROM row_counts
        WHERE list = 'leads' AND account_id = $1 AND status = '${status}')`;
-  const [row] = await select<QueueCounts & { call_later: number }>(
+  const [row] = await select<Omit<QueueCounts, 'due_no_answer' | 'scheduled_call_later'> & Record<string, number>>(
     sequelize,
-    `SELECT (SELECT count(*)::int FROM leads
+    `SELECT (SELECT count(*)::int FROM leads WHERE account_id = $1 AND status = 'new' AND import_run_id IS NULL
+                AND created_at >= now() - make_interval(secs => $2)) AS fresh,
+            (SELECT count(*)::int FROM leads
               WHERE account_id = $1 AND status = 'call_later' AND action_date <= now()) AS due_call_later,
-            ${kept('new')} AS new, ${kept('call_later')} AS call_later,
+            ${kept('new')} AS new, ${kept('call_later')} AS call_later, ${kept('no_answer')} AS no_answer,
+            (SELECT count(*)::int FROM leads WHERE account_id = $1 AND status = 'no_answer'
+                AND updated_at > now() - make_interval(secs => $3)) AS resting_no_answer,
             (SELECT count(*)::int FROM lead_claims WHERE account_id = $1 AND expires_at > now()) AS claimed`,
-    [accountId],
+    [accountId, windows.freshSeconds, windows.retrySeconds],
   );
-  const { call_later, ...counts } = row;
-  return { ...counts, scheduled_call_later: Math.max(0, call_later - counts.due_call_later) };
+  const { fresh, due_call_later, new: all, call_later, no_answer, resting_no_answer, claimed } = row;
+  return {
+    fresh: Math.min(fresh, all),
+    due_call_later,
+    new: all,
+    due_no_answer: Math.max(0, no_answer - resting_no_answer),
+    scheduled_call_later: Math.max(0, call_later - due_call_later),
+    claimed,
+  };
 }

@@ -53,12 +53,16 @@ export interface OutcomeInput {
   action_date?: Date;
 }
 
-/** What waits in one account's queue. */
+/** What waits in one account's queue, in the order of the queue's rules (docs/api.md "Agent work queue"). */
 export interface QueueCounts {
-  /** call_later leads whose action date has come (handed out first, earliest first). */
+  /** new leads created within QUEUE_FRESH_SECONDS, not imported (handed out first, oldest first); part of `new`. */
+  fresh: number;
+  /** call_later leads whose action date has come (handed out next, earliest first). */
   due_call_later: number;
-  /** new leads (handed out next, oldest first). */
+  /** every new lead, the fresh ones included (those older than the window come third, oldest first). */
   new: number;
+  /** no_answer leads last changed QUEUE_RETRY_SECONDS ago or more (handed out last, longest-waiting first). */
+  due_no_answer: number;
   /** call_later leads whose action date is still ahead. */
   scheduled_call_later: number;
   /** leads an agent holds now (unexpired claims). */

@@ -10,17 +10,16 @@ import { findInScope, isRowId, lockByKeys } from '../query.js';
 import { validate } from '../validation.js';
 import {
   countQueue,
-  deleteClaim,
   deleteStaleClaims,
+  deleteStaleGiveBacks,
+  endClaim,
   lockAgent,
   lockClaim,
-  lockDueCallLater,
-  lockOldestNew,
-  releaseClaim,
-  releaseOwnClaims,
+  releaseClaims,
   upsertClaim,
   type Asker,
 } from './queue.repository.js';
+import { QUEUE_RULES } from './queue-rules.repository.js';
 import {
   outcomeSchema,
   queueScopeSchema,
@@ -68,20 +67,29 @@ function claimant(actor: Actor): number {
   return userId;
 }
 
-/** Releases the asker's earlier claim, then claims the first lead nobody else holds. */
+/** The first lead of the queue's rules, in their order, that the asker may take (locked), or null. */
+async function firstCandidate(core: QueueCore, transaction: Transaction, asker: Asker): Promise<number | null> {
+  for (const rule of QUEUE_RULES) {
+    const leadId = await rule(core.db.sequelize, transaction, asker);
+    if (leadId !== null) return leadId;
+  }
+  return null;
+}
+
+/** Gives back the asker's earlier claim, then claims the first lead nobody else holds. */
 async function claimNext(core: QueueCore, transaction: Transaction, asker: Asker) {
   const { sequelize } = core.db;
   await lockAgent(sequelize, transaction, asker.userId);
-  await releaseOwnClaims(sequelize, transaction, asker);
+  await releaseClaims(sequelize, transaction, asker);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const leadId =
-      (await lockDueCallLater(sequelize, transaction, asker)) ?? (await lockOldestNew(sequelize, transaction, asker));
+    const leadId = await firstCandidate(core, transaction, asker);
     if (leadId === null) return null;
     const expiresAt = await upsertClaim(sequelize, transaction, {
       leadId,
       accountId: asker.accountId,
       userId: asker.userId,
-      seconds: core.config.queueClaimSeconds,
+      seconds: core.config.queue.claimSeconds,
+      skipSeconds: asker.skipSeconds,
     });
     if (expiresAt) return { leadId, expiresAt };
     asker.tried.push(leadId);
@@ -90,17 +98,20 @@ async function claimNext(core: QueueCore, transaction: Transaction, asker: Asker
 }
 
 /**
- * Hands the actor the next lead of the account's queue (due call_later leads earliest first, then the oldest new
- * lead) and claims it for QUEUE_CLAIM_SECONDS, releasing the actor's earlier claim. Null when nothing waits.
+ * Hands the actor the next lead of the account's queue (src/queue/queue-rules.repository.ts: fresh new leads, due
+ * call-backs, older new leads, no_answer leads due for another try), leaving out the leads the actor gave back in the
+ * last QUEUE_CLAIM_SECONDS, and claims it for QUEUE_CLAIM_SECONDS, giving back the actor's earlier claim. Null when
+ * nothing waits.
  */
 async function next(core: QueueCore, actor: Actor, input?: unknown): Promise<QueueItem | null> {
   authorizeQueueWork(actor);
   const accountId = await queueAccount(core, actor, input);
   const userId = claimant(actor);
-  const seconds = core.config.queueClaimSeconds;
-  const asker: Asker = { accountId, userId, skipSeconds: seconds, tried: [] };
-  // claims that lapsed long ago are cleaned first, on their own (src/queue/queue.repository.ts deleteStaleClaims)
+  const { claimSeconds: seconds, freshSeconds, retrySeconds } = core.config.queue;
+  const asker: Asker = { accountId, userId, skipSeconds: seconds, freshSeconds, retrySeconds, tried: [] };
+  // lapsed claims and run-out give-backs are cleaned first, on their own (src/queue/queue.repository.ts)
   await deleteStaleClaims(core.db.sequelize, accountId, seconds);
+  await deleteStaleGiveBacks(core.db.sequelize, accountId);
   // a lead deleted between the claim and its reading (its claim goes with it) is passed over for the next one
   for (let attempt = 0; attempt < 3; attempt++) {
     const claimed = await core.db.sequelize.transaction((t) => claimNext(core, t, asker));
@@ -146,7 +157,7 @@ async function outcome(core: QueueCore, actor: Actor, key: QueueLeadKey, input: 
   const leadId = await sequelize.transaction(async (transaction) => {
     const lead = await lockLead(core, transaction, actor, key);
     authorizeQueueWork(actor, lead);
-    const claim = await lockClaim(sequelize, transaction, lead.id);
+    const claim = await lockClaim(sequelize, transaction, lead.id, core.config.queue.retrySeconds);
     if (claim?.user_id !== userId) {
       throw new ConflictError(
         claim?.live
@@ -170,7 +181,7 @@ async function outcome(core: QueueCore, actor: Actor, key: QueueLeadKey, input: 
       note: v.note || null,
     };
     await core.leads.applyStatusChanges(actor, transaction, [move]);
-    await deleteClaim(sequelize, transaction, lead.id);
+    await endClaim(sequelize, transaction, lead.id);
     return lead.id;
   });
   core.logger.info({ account_id: actor.accountId, lead_id: leadId, status: v.status }, 'queue outcome set');
@@ -178,19 +189,24 @@ async function outcome(core: QueueCore, actor: Actor, key: QueueLeadKey, input: 
   return { lead, order_reference: lead.order_reference };
 }
 
-/** Gives back a lead the actor holds: others may take it at once; it comes back to this actor only later. */
+/**
+ * Gives back a lead the actor holds: others may take it at once; it comes back to this actor only after
+ * QUEUE_CLAIM_SECONDS, whoever takes and gives it back meanwhile.
+ */
 async function release(core: QueueCore, actor: Actor, key: QueueLeadKey): Promise<{ released: boolean }> {
   authorizeQueueWork(actor);
   const userId = claimant(actor);
   const lead = await findInScope(core.models.Lead, actor, typeof key === 'number' ? { id: key } : key);
-  return { released: await releaseClaim(core.db.sequelize, lead.id, userId) };
+  const asker = { accountId: lead.account_id, userId, skipSeconds: core.config.queue.claimSeconds };
+  const released = await releaseClaims(core.db.sequelize, undefined, asker, lead.id);
+  return { released: released.length > 0 };
 }
 
 /** What waits in the account's queue (an admin may name the account). */
 async function counts(core: Core, actor: Actor, input?: unknown): Promise<QueueCounts> {
   authorize(actor, 'viewAny', 'lead');
   const accountId = await queueAccount(core, actor, input);
-  return countQueue(core.db.sequelize, accountId);
+  return countQueue(core.db.sequelize, accountId, core.config.queue);
 }
 
 /** The agent work queue (issue 20, docs/api.md "Agent work queue"). */

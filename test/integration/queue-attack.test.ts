@@ -71,7 +71,7 @@ describe('Agent work queue: review findings', () => {
       );
       await sleep(300);
       // … and now claims lead a
-      const claim = { leadId: a.id, accountId: acc.id, userId: other.id, seconds: 300 };
+      const claim = { leadId: a.id, accountId: acc.id, userId: other.id, seconds: 300, skipSeconds: 300 };
       const mine = await upsertClaim(sequelize, t, claim).catch((err: Error) => err);
       expect(mine).to.be.instanceOf(Date);
       await t.commit();

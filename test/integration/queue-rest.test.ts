@@ -26,7 +26,9 @@ describe('REST agent work queue', () => {
     const call = restClient(web.url, await acc.token());
     const counts = await call('GET', '/queue');
     expect(counts.status).to.equal(200);
-    expect(counts.body).to.deep.equal({ data: { due_call_later: 1, new: 1, scheduled_call_later: 1, claimed: 0 } });
+    expect(counts.body).to.deep.equal({
+      data: { fresh: 0, due_call_later: 1, new: 1, due_no_answer: 0, scheduled_call_later: 1, claimed: 0 },
+    });
     expect(counts.headers.get('x-ratelimit-limit')).to.equal('60');
 
     const first = await call('POST', '/queue/next');

@@ -3,7 +3,7 @@ import { systemActor } from '../../src/actor.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, makeAdmin, makeUser } from '../factories.js';
-import { claimsOf, historyOf, lapseClaim, seedQueue } from '../queue-fixtures.js';
+import { ageGiveBacks, claimsOf, historyOf, lapseClaim, seedQueue } from '../queue-fixtures.js';
 
 /** The error a promise rejects with (the test fails if it resolves). */
 async function refusal(p: Promise<unknown>): Promise<Error> {
@@ -55,7 +55,14 @@ describe('Agent work queue: order, claims and outcomes', () => {
       { status: 'wrong' },
     ]);
     const before = await ctx.services.queue.counts(acc.agent.actor);
-    expect(before).to.deep.equal({ due_call_later: 1, new: 2, scheduled_call_later: 2, claimed: 0 });
+    expect(before).to.deep.equal({
+      fresh: 0,
+      due_call_later: 1,
+      new: 2,
+      due_no_answer: 0,
+      scheduled_call_later: 2,
+      claimed: 0,
+    });
     const started = Date.now();
     const item = (await ctx.services.queue.next(acc.agent.actor))!;
     expect(item.status).to.equal('call_later');
@@ -151,7 +158,7 @@ describe('Agent work queue: order, claims and outcomes', () => {
     expect(await queue.release(acc.agent.actor, lead.id)).to.deep.equal({ released: true });
     expect(await queue.release(acc.agent.actor, lead.id)).to.deep.equal({ released: false });
     expect(await queue.next(acc.agent.actor), 'skipped by this agent').to.equal(null);
-    await lapseClaim(ctx, lead.id, 301);
+    await ageGiveBacks(ctx, acc.id, 301);
     expect((await queue.next(acc.agent.actor))!.id, 'after the skip time').to.equal(lead.id);
     await queue.release(acc.agent.actor, lead.id);
     const other = await makeUser(ctx, acc.id, 'agent');
@@ -279,8 +286,10 @@ describe('Agent work queue: tenancy and who may work it', () => {
     const { queue } = ctx.services;
     expect(await queue.next(mine.agent.actor)).to.equal(null);
     expect(await queue.counts(mine.agent.actor)).to.deep.equal({
+      fresh: 0,
       due_call_later: 0,
       new: 0,
+      due_no_answer: 0,
       scheduled_call_later: 0,
       claimed: 0,
     });
