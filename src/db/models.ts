@@ -6,6 +6,7 @@ import { PasswordReset, initPasswordReset } from '../auth/password-reset.model.j
 import { Session, initSession } from '../auth/session.model.js';
 import { City, initCity } from '../catalogue/city.model.js';
 import { Product, initProduct } from '../catalogue/product.model.js';
+import { Customer, initCustomer } from '../customers/customer.model.js';
 import { Lead, initLead } from '../leads/lead.model.js';
 import { LeadHistory, initLeadHistory } from '../leads/lead-history.model.js';
 import { LeadProduct, initLeadProduct } from '../leads/lead-product.model.js';
@@ -30,6 +31,7 @@ export const models = {
   LeadProduct,
   LeadHistory,
   Order,
+  Customer,
   OrderProduct,
   OrderHistory,
   ShippingCompany,
@@ -56,6 +58,7 @@ export function initModels(sequelize: Sequelize): Models {
     initLeadProduct,
     initLeadHistory,
     initOrder,
+    initCustomer,
     initOrderProduct,
     initOrderHistory,
     initShippingCompany,
@@ -82,6 +85,7 @@ export function initModels(sequelize: Sequelize): Models {
   Order.hasMany(OrderHistory, { foreignKey: 'order_id', as: 'history' });
   ApiToken.belongsTo(User, { foreignKey: 'user_id' });
   ApiToken.belongsTo(Account, { foreignKey: 'account_id' });
+  Customer.belongsTo(Account, { foreignKey: 'account_id' });
   ImportRun.hasMany(ImportRunError, { foreignKey: 'import_run_id', as: 'errors' });
   return models;
 }
