@@ -87,6 +87,41 @@ const historyFields = (ref: 'lead_reference' | 'order_reference') => ({
 });
 export const historyItem = (ref: 'lead_reference' | 'order_reference') => closed(historyFields(ref));
 
+/** The customer record of a phone (src/customers/customer.repository.ts), or null: docs/api.md "Customer". */
+export const customer: Schema = {
+  ...closed({
+    phone: { type: 'string', description: 'E.164' },
+    leads: count,
+    confirmed: count,
+    orders: count,
+    delivered: count,
+    returned: count,
+    canceled: count,
+    delivery_rate: nullable('integer', {
+      minimum: 0,
+      maximum: 100,
+      description: 'Delivered of delivered + returned orders, in whole per cent; null before any of them',
+    }),
+    last_order: {
+      type: ['object', 'null'],
+      properties: { reference: orderRef, status: orderStatus, at: time },
+      required: ['reference', 'status', 'at'],
+      additionalProperties: false,
+    },
+    first_seen_at: nullableTime,
+    last_seen_at: nullableTime,
+    city: nullable('string', { description: 'The city of its latest lead (of its latest order without a lead)' }),
+    risky: { type: 'boolean' },
+    risk_reason: nullable('string', { description: "Why it is risky, in words, by the account's thresholds" }),
+    blocked: { type: 'boolean', description: "On the account's blocklist" },
+    block_reason: nullable('string'),
+  }),
+  type: ['object', 'null'],
+  description:
+    "What the account knows of the phone's owner: every lead and order of the same E.164 phone. Null for a " +
+    'phone without an E.164 form.',
+};
+
 const leadShowFields = {
   ...(leadListItem.properties as Record<string, Schema>),
   area: nullable('string'),
@@ -102,6 +137,7 @@ const leadShowFields = {
     description: 'Status changes, oldest first',
     items: closed({ ...historyFields('lead_reference'), note: nullable('string') }),
   },
+  customer,
 };
 /** GET /leads/{reference}/show's `data`. */
 export const leadShow = closed(leadShowFields);

@@ -15,11 +15,11 @@ if (!name || !available.includes(name)) {
   process.stdout.write(`usage: npm run bench -- <${available.join('|')}> [args]\n`);
   process.exit(name ? 1 : 0);
 }
-// The import and export benches run the jobs' code, so by default they run with the worker processes' Node options
-// (package.json config.worker_node_options, which `npm run worker` uses too);
+// The import, export and customers benches run the jobs' code, so by default they run with the worker processes' Node
+// options (package.json config.worker_node_options, which `npm run worker` uses too);
 // `npx tsx bench/run.ts <name>` runs without.
 const workerOptions = process.env.npm_package_config_worker_node_options;
-if (['import', 'export'].includes(name) && workerOptions && !process.env.BENCH_WORKER_CHILD) {
+if (['import', 'export', 'customers'].includes(name) && workerOptions && !process.env.BENCH_WORKER_CHILD) {
   const child = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
     stdio: 'inherit',
     env: {

@@ -17,8 +17,11 @@ const card = cardStyle({ maxWidth: 640 });
 const records = (resource: string, id: number, action: string) =>
   `/admin/resources/${resource}/records/${id}/${action}`;
 
+/** The thresholds of the customers' risk rule (src/customers/customer.risk.ts), edited on the account's form. */
+const RISK_FIELDS = ['risk_min_returns', 'risk_min_orders', 'risk_min_delivery_rate'];
+
 /**
- * "My account": the signed-in user's own account settings (name, phone country) and login, each with the buttons the
+ * "My account": the signed-in user's own account settings (name, phone country, risk thresholds) and login, each with the buttons the
  * policy allows (admin/pages/account-page.ts): a seller edits both, an agent sees the account only.
  */
 export default function AccountPage() {
@@ -47,6 +50,11 @@ export default function AccountPage() {
         <Box style={card} mb="xl">
           <ValueGroup label={tp('name', 'accounts')}>{String(params.name ?? '…')}</ValueGroup>
           <ValueGroup label={tp('phone_country', 'accounts')}>{String(params.phone_country ?? '…')}</ValueGroup>
+          {RISK_FIELDS.map((f) => (
+            <ValueGroup key={f} label={tp(f, 'accounts')}>
+              {String(params[f] ?? '…')}
+            </ValueGroup>
+          ))}
           {link(records('accounts', answer.account.id, 'show'), tc('AccountPage.details'), 'account-show')}
           {answer.account.editable &&
             link(records('accounts', answer.account.id, 'edit'), tc('AccountPage.editAccount'), 'account-edit')}

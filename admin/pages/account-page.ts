@@ -4,7 +4,8 @@ import { pageActor } from './page-kit.js';
 
 /**
  * "My account" (admin/components/account-page.tsx): the signed-in user's own account and login, with what the policy
- * lets them do there. A seller edits the account's settings (name, phone country) and their profile; an agent only
+ * lets them do there. A seller edits the account's settings (name, phone country, time zone, the
+ * thresholds of the customers' risk rule) and their profile; an agent only
  * sees the account. The ids come from the session, never from the request.
  */
 export const accountPageHandler: PageHandler = async (_request, _response, context) => {

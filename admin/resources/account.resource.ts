@@ -6,6 +6,9 @@ import { tenantReadActions } from './panel-kit.js';
 import { serviceActions } from './service-actions.js';
 import { nav, text } from './panel-ui.js';
 
+/** The risk rule's thresholds (src/customers/customer.risk.ts), edited by the seller and by an admin. */
+const RISK_FIELDS = ['risk_min_returns', 'risk_min_orders', 'risk_min_delivery_rate'] as const;
+
 export function accountResource(ctx: AppContext): ResourceWithOptions {
   const { services } = ctx;
   return {
@@ -13,12 +16,15 @@ export function accountResource(ctx: AppContext): ResourceWithOptions {
     options: {
       navigation: nav.settings,
       listProperties: ['id', 'name', 'phone_country', 'time_zone', 'created_at'],
-      editProperties: ['name', 'phone_country', 'time_zone'],
+      editProperties: ['name', 'phone_country', 'time_zone', ...RISK_FIELDS],
       properties: {
         // the country of national numbers typed without +; new accounts start from DEFAULT_COUNTRY
         phone_country: { availableValues: PHONE_COUNTRIES.map((c) => ({ value: c, label: c })) },
         // the zone its times are shown and typed in; left empty on creation, the phone country's zone
         time_zone: { availableValues: timeZoneNames().map((z) => ({ value: z, label: z })) },
+        risk_min_returns: { type: 'number', description: 'descriptions.riskMinReturns' },
+        risk_min_orders: { type: 'number', description: 'descriptions.riskMinOrders' },
+        risk_min_delivery_rate: { type: 'number', description: 'descriptions.riskMinDeliveryRate' },
       },
       actions: {
         ...tenantReadActions('account'),
@@ -34,6 +40,7 @@ export function accountResource(ctx: AppContext): ResourceWithOptions {
               ...(p.name !== undefined ? { name: text(p.name) } : {}),
               ...(p.phone_country !== undefined ? { phone_country: text(p.phone_country) } : {}),
               ...(p.time_zone !== undefined ? { time_zone: text(p.time_zone) } : {}),
+              ...Object.fromEntries(RISK_FIELDS.filter((f) => p[f] !== undefined).map((f) => [f, text(p[f])])),
             }),
         }),
       },

@@ -1,4 +1,5 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { DEFAULT_RISK } from '../customers/customer.risk.js';
 import { zoneForCountry } from '../time-zones.js';
 
 export class Account extends Model {
@@ -8,6 +9,10 @@ export class Account extends Model {
   declare phone_country: string;
   /** IANA zone its times are shown, typed and exported in (src/time-zones.ts); new accounts: from phone_country. */
   declare time_zone: string;
+  /** The risk rule's thresholds (src/customers/customer.risk.ts). */
+  declare risk_min_returns: number;
+  declare risk_min_orders: number;
+  declare risk_min_delivery_rate: number;
   declare created_at: Date;
   declare updated_at: Date;
 }
@@ -19,6 +24,14 @@ export function initAccount(sequelize: Sequelize) {
       name: { type: DataTypes.STRING(100), allowNull: false },
       phone_country: { type: DataTypes.CHAR(2), allowNull: false },
       time_zone: { type: DataTypes.TEXT, allowNull: false },
+      // defaults as the columns' (migration 20261208100000), so a model built in memory reads like the row
+      risk_min_returns: { type: DataTypes.INTEGER, allowNull: false, defaultValue: DEFAULT_RISK.risk_min_returns },
+      risk_min_orders: { type: DataTypes.INTEGER, allowNull: false, defaultValue: DEFAULT_RISK.risk_min_orders },
+      risk_min_delivery_rate: {
+        type: DataTypes.INTEGER,
+        allowNull: false,
+        defaultValue: DEFAULT_RISK.risk_min_delivery_rate,
+      },
     },
     {
       sequelize,

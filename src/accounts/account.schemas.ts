@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { ROLES, type Role } from '../actor.js';
+import type { RiskThresholds } from '../customers/customer.risk.js';
 import { PHONE_COUNTRIES } from '../leads/phone.js';
 import { timeZoneNames } from '../time-zones.js';
 
@@ -29,12 +30,21 @@ export interface AccountCreateInput {
   time_zone?: string;
 }
 
+/** The thresholds of the risk rule (src/customers/customer.risk.ts), whole numbers. */
+const threshold = (min: number, max: number) => Joi.number().integer().min(min).max(max);
+
 export const accountUpdateSchema = Joi.object({
   name: Joi.string().trim().min(2).max(100),
   phone_country: phoneCountry,
   time_zone: timeZone,
+  risk_min_returns: threshold(1, 1000),
+  risk_min_orders: threshold(1, 1000),
+  // 0: the delivery rate never makes a customer risky
+  risk_min_delivery_rate: threshold(0, 100),
 });
-export type AccountUpdateInput = Partial<Required<AccountCreateInput>>;
+/** A form's text is read as a number by the validation ("3" is 3; "" and "3.5" are refused). */
+export type AccountUpdateInput = Partial<Required<AccountCreateInput>> &
+  Partial<Record<keyof RiskThresholds, number | string>>;
 
 export const userCreateSchema = Joi.object({
   account_id: Joi.number().integer().positive().required(),

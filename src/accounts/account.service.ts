@@ -167,12 +167,16 @@ const accountView = (a: Account) => ({
   name: a.name,
   phone_country: a.phone_country,
   time_zone: a.time_zone,
+  risk_min_returns: a.risk_min_returns,
+  risk_min_orders: a.risk_min_orders,
+  risk_min_delivery_rate: a.risk_min_delivery_rate,
   created_at: a.created_at.toISOString(),
 });
 
 /**
- * Renames an account, changes the country its national phone numbers are read in, or its time zone (sellers their own
- * account, admins any). Phones already stored keep their E.164 form: a new country applies to what is written from now
+ * Renames an account, changes the country its national phone numbers are read in, its time zone, or the thresholds of
+ * its customers' risk rule (sellers their own account, admins any; a threshold applies at the next read of a
+ * customer record). Phones already stored keep their E.164 form: a new country applies to what is written from now
  * on. A new zone rebuilds the account's KPI days in the same transaction (saveZone).
  */
 async function updateAccount(core: Core, actor: Actor, id: number, input: AccountUpdateInput) {

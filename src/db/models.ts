@@ -7,6 +7,7 @@ import { PasswordReset, initPasswordReset } from '../auth/password-reset.model.j
 import { Session, initSession } from '../auth/session.model.js';
 import { City, initCity } from '../catalogue/city.model.js';
 import { Product, initProduct } from '../catalogue/product.model.js';
+import { Customer, initCustomer } from '../customers/customer.model.js';
 import { Lead, initLead } from '../leads/lead.model.js';
 import { LeadHistory, initLeadHistory } from '../leads/lead-history.model.js';
 import { LeadProduct, initLeadProduct } from '../leads/lead-product.model.js';
@@ -31,6 +32,7 @@ export const models = {
   LeadProduct,
   LeadHistory,
   Order,
+  Customer,
   OrderProduct,
   OrderHistory,
   ShippingCompany,
@@ -58,6 +60,7 @@ export function initModels(sequelize: Sequelize): Models {
     initLeadProduct,
     initLeadHistory,
     initOrder,
+    initCustomer,
     initOrderProduct,
     initOrderHistory,
     initShippingCompany,
@@ -86,6 +89,7 @@ export function initModels(sequelize: Sequelize): Models {
   ApiToken.belongsTo(User, { foreignKey: 'user_id' });
   ApiToken.belongsTo(Account, { foreignKey: 'account_id' });
   BlockedPhone.belongsTo(Account, { foreignKey: 'account_id' });
+  Customer.belongsTo(Account, { foreignKey: 'account_id' });
   ImportRun.hasMany(ImportRunError, { foreignKey: 'import_run_id', as: 'errors' });
   return models;
 }

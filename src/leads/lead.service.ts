@@ -32,6 +32,7 @@ import {
   updateStatuses,
   type StatusMove,
 } from './lead-writes.js';
+import { customerOfPhone } from '../customers/customer.repository.js';
 import { phoneCountryOf } from '../accounts/phone-country.js';
 import { newRowAccount } from '../accounts/chosen-account.js';
 
@@ -182,18 +183,22 @@ async function list(
   return { data, total, totalExact, page: query.page, perPage: query.perPage, query };
 }
 
-/** The full lead: list fields, contact details, data, products, total, order reference and the status history. */
+/**
+ * The full lead: list fields, contact details, data, products, total, order reference, the status history and the
+ * customer record of its phone (null without an E.164 phone).
+ */
 async function show(core: Core, actor: Actor, key: { reference: string } | { id: number }) {
   authorize(actor, 'view', 'lead');
   const { Lead, LeadProduct, LeadHistory, Order } = core.models;
   const lead = await findInScope(Lead, actor, key);
-  const [products, history, order] = await Promise.all([
+  const [products, history, order, customer] = await Promise.all([
     LeadProduct.findAll({ where: { lead_id: lead.id }, order: LINE_ORDER }),
     LeadHistory.findAll({ where: { lead_id: lead.id }, order: HISTORY_ORDER }),
     Order.findOne({
       where: { account_id: lead.account_id, lead_reference: lead.reference },
       attributes: ['reference'],
     }),
+    customerOfPhone(core.db.sequelize, lead.account_id, lead.phone_normalized),
   ]);
   return {
     id: lead.id,
@@ -214,6 +219,7 @@ async function show(core: Core, actor: Actor, key: { reference: string } | { id:
     total: Number(lead.total),
     order_reference: order?.reference ?? null,
     history: history.map((h) => ({ lead_reference: h.lead_reference, ...historyView(h), note: h.note ?? null })),
+    customer,
   };
 }
 

@@ -4,6 +4,7 @@ import { createMailer, type Mailer } from '../mail/mailer.js';
 import { postToPublicUrl } from '../outbound/public-http.js';
 import { recordAttempt, type Attempt, type ClaimedDelivery, type ClaimLimits } from './webhook-claim.js';
 import { fillSlots, POLL_MS, Slots, type Schedule } from './webhook-slots.js';
+import { withCustomer } from './webhook-customer.js';
 import { fanOutRound } from './webhook-fanout.js';
 import { disableIfFailingSince, sellerEmails } from './webhook.repository.js';
 
@@ -91,9 +92,12 @@ async function disableIfFailingTooLong(core: Core, mailer: Mailer, endpointId: n
   }
 }
 
-/** Sends one claimed delivery and records the outcome (and disables an endpoint failing for too long). */
+/**
+ * Sends one claimed delivery, with the customer record of its phone as of now (webhook-customer.ts), and records the
+ * outcome (and disables an endpoint failing for too long).
+ */
 async function send(core: Core, mailer: Mailer, d: ClaimedDelivery): Promise<void> {
-  const outcome = await attempt(core, d);
+  const outcome = await attempt(core, { ...d, payload: await withCustomer(core, d) });
   await recordAttempt(core.db.sequelize, d, outcome);
   if (!outcome.ok) await disableIfFailingTooLong(core, mailer, d.endpoint_id);
 }

@@ -1,0 +1,55 @@
+/**
+ * The risk rule of a customer (docs/decisions.md "Customers"), in one place: the words a seller reads and the SQL
+ * condition the panel filters by are written side by side, and test/unit/customer-risk.test.ts checks they agree.
+ *
+ * A customer is risky when at least `min_returns` of its parcels came back, or when at least `min_orders` of its orders
+ * are finished (delivered or returned) and under `min_delivery_rate` % of them were delivered. Thresholds are per
+ * account (columns risk_min_returns, risk_min_orders, risk_min_delivery_rate of accounts).
+ */
+export interface RiskThresholds {
+  risk_min_returns: number;
+  risk_min_orders: number;
+  risk_min_delivery_rate: number;
+}
+
+/** What a new account starts with (the columns' defaults, migration 20261208100000). */
+export const DEFAULT_RISK: Readonly<RiskThresholds> = Object.freeze({
+  risk_min_returns: 2,
+  risk_min_orders: 3,
+  risk_min_delivery_rate: 50,
+});
+
+export interface OrderOutcomes {
+  delivered: number;
+  returned: number;
+}
+
+/** Delivered of finished orders in whole per cent, or null before any order is finished. */
+export function deliveryRate({ delivered, returned }: OrderOutcomes): number | null {
+  const finished = delivered + returned;
+  return finished === 0 ? null : Math.round((100 * delivered) / finished);
+}
+
+/** Why a customer is risky, in words (both reasons when both hold), or null when it is not. */
+export function riskReason(o: OrderOutcomes, t: RiskThresholds): string | null {
+  const reasons: string[] = [];
+  if (o.returned >= t.risk_min_returns)
+    reasons.push(`${o.returned} ${o.returned === 1 ? 'parcel' : 'parcels'} returned (limit ${t.risk_min_returns})`);
+  const finished = o.delivered + o.returned;
+  // compared in exact fractions (delivered / finished < rate / 100), as the SQL does, not on the rounded per cent
+  if (finished >= t.risk_min_orders && 100 * o.delivered < t.risk_min_delivery_rate * finished)
+    reasons.push(
+      `${o.delivered} of ${finished} orders delivered (${deliveryRate(o)} %, under ${t.risk_min_delivery_rate} %)`,
+    );
+  return reasons.length ? reasons.join('; ') : null;
+}
+
+/**
+ * The same rule as an SQL condition over a customers row `c` and its account's row `a`
+ * (`FROM customers c JOIN accounts a ON a.id = c.account_id`).
+ */
+export function riskySql(c = 'c', a = 'a'): string {
+  return `(${c}.returned >= ${a}.risk_min_returns
+           OR (${c}.delivered + ${c}.returned >= ${a}.risk_min_orders
+               AND 100 * ${c}.delivered < ${a}.risk_min_delivery_rate * (${c}.delivered + ${c}.returned)))`;
+}
