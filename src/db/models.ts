@@ -15,6 +15,7 @@ import { Order, initOrder } from '../orders/order.model.js';
 import { OrderHistory, initOrderHistory } from '../orders/order-history.model.js';
 import { OrderProduct, initOrderProduct } from '../orders/order-product.model.js';
 import { ShippingCompany, initShippingCompany } from '../shipping/shipping-company.model.js';
+import { LeadIntake, LeadSource, initLeadSources } from '../sources/lead-source.model.js';
 import { ApiToken, initApiToken } from '../tokens/api-token.model.js';
 import { ExportRun, initExportRun } from '../transfers/export-run.model.js';
 import { ImportRun, ImportRunError, initImportRun } from '../transfers/import-run.model.js';
@@ -43,6 +44,8 @@ export const models = {
   WebhookEndpoint,
   WebhookDelivery,
   BlockedPhone,
+  LeadSource,
+  LeadIntake,
 };
 export type Models = typeof models;
 
@@ -61,6 +64,7 @@ export function initModels(sequelize: Sequelize): Models {
     initLeadHistory,
     initOrder,
     initCustomer,
+    initLeadSources,
     initOrderProduct,
     initOrderHistory,
     initShippingCompany,

@@ -18,6 +18,15 @@ export interface LeadBatch {
   /** Phones of the same import still being written by another transaction: they make a lead a duplicate too. */
   seenPhones: string[];
   duplicateWindowDays: number;
+  /** A lead source's one lead (a form submission, a shop order; issue 34): its source, UTM fields and order id. */
+  origin?: LeadOrigin | null;
+}
+
+/** Where a source's lead came from; written on every lead of its batch (a source's batch holds one lead). */
+export interface LeadOrigin {
+  sourceId: number;
+  utm: Record<string, string> | null;
+  externalId: string | null;
 }
 
 /**
@@ -59,11 +68,13 @@ async function lockParents(sequelize: Sequelize, transaction: Transaction, batch
           t AS (SELECT 'token'::text FROM api_tokens WHERE id = $3 FOR KEY SHARE),
           r AS (SELECT 'import run'::text FROM import_runs WHERE id = $4 FOR KEY SHARE),
           p AS (SELECT 'product'::text FROM products WHERE id = ANY($5::int[]) FOR KEY SHARE),
-          c AS (SELECT 'city'::text FROM cities WHERE id = ANY($6::int[]) FOR KEY SHARE)
+          c AS (SELECT 'city'::text FROM cities WHERE id = ANY($6::int[]) FOR KEY SHARE),
+          s AS (SELECT 'source'::text FROM lead_sources WHERE id = $7 FOR KEY SHARE)
      SELECT kind, count(*)::int AS n
-       FROM (TABLE a UNION ALL TABLE u UNION ALL TABLE t UNION ALL TABLE r UNION ALL TABLE p UNION ALL TABLE c) x
+       FROM (TABLE a UNION ALL TABLE u UNION ALL TABLE t UNION ALL TABLE r UNION ALL TABLE p UNION ALL TABLE c
+             UNION ALL TABLE s) x
       GROUP BY kind`,
-    [batch.accountId, batch.userId, batch.tokenId, batch.importRunId, products, cities],
+    [batch.accountId, batch.userId, batch.tokenId, batch.importRunId, products, cities, batch.origin?.sourceId ?? null],
     transaction,
   );
   const n = new Map(found.map((f) => [f.kind, f.n]));
@@ -74,6 +85,7 @@ async function lockParents(sequelize: Sequelize, transaction: Transaction, batch
     ['import run', batch.importRunId ? 1 : 0],
     ['product', products.length],
     ['city', cities.length],
+    ['source', batch.origin ? 1 : 0],
   ];
   for (const [kind, want] of expected) {
     if ((n.get(kind) ?? 0) !== want)
@@ -234,6 +246,8 @@ function insertStatement(batch: LeadBatch): { sql: string; params: unknown[] } {
   const account = add(batch.accountId);
   const user = add(batch.userId);
   const days = add(batch.duplicateWindowDays);
+  const { origin } = batch;
+  const utm = origin?.utm ? JSON.stringify(origin.utm) : null;
   const sql = `
     WITH v AS (
       SELECT * FROM ${unnestOf(add, LEAD_COLUMNS, columns.leads, 'v')}
@@ -247,10 +261,11 @@ ${checkedRows(add, account, days)}
     ), ins AS (
       INSERT INTO leads (id, account_id, reference, phone, phone_normalized, full_name, city, city_id, area, address,
                          data, status, action_date, total, created_by_user_id, created_by_token_id, import_run_id,
-                         import_row, created_blocked)
+                         import_row, created_blocked, source_id, utm, external_id)
       SELECT s.id, ${account}, s.reference, s.phone, s.phone_normalized, s.full_name, s.city, s.city_id, s.area,
              s.address, s.data, s.final_status, s.action_date, s.total, ${user}, ${add(batch.tokenId)},
-             ${add(batch.importRunId)}, s.import_row, s.blocked
+             ${add(batch.importRunId)}, s.import_row, s.blocked, ${add(origin?.sourceId ?? null, '::int')},
+             ${add(utm, '::jsonb')}, ${add(origin?.externalId ?? null, '::text')}
         FROM s
     ), products AS (
       INSERT INTO lead_products (account_id, lead_id, product_id, sku, name, quantity, price, position)

@@ -29,6 +29,12 @@ export class Lead extends Model {
   declare created_by_token_id: number | null;
   declare import_run_id: number | null;
   declare import_row: number | null;
+  /** The lead source it came from (a form or a shop; issue 34), null for REST, import and panel leads. */
+  declare source_id: number | null;
+  /** utm_source, utm_medium, utm_campaign, utm_term, utm_content as the source received them. */
+  declare utm: Record<string, string> | null;
+  /** The shop's order id: one lead per shop order. */
+  declare external_id: string | null;
   declare created_at: Date;
   declare updated_at: Date;
 }
@@ -48,6 +54,9 @@ export function initLead(sequelize: Sequelize) {
       created_by_token_id: DataTypes.INTEGER,
       import_run_id: DataTypes.INTEGER,
       import_row: DataTypes.INTEGER,
+      source_id: DataTypes.INTEGER,
+      utm: DataTypes.JSONB,
+      external_id: DataTypes.STRING(100),
     },
     { sequelize, tableName: 'leads', modelName: 'Lead' },
   );

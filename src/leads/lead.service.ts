@@ -10,7 +10,7 @@ import { HISTORY_ORDER, LINE_ORDER, historyView, lineView } from '../record-view
 import { findInScope, type RowKey } from '../query.js';
 import { newReferences } from '../references.js';
 import { validate } from '../validation.js';
-import { batchCheckProbe, insertLeadBatch } from './lead-batch.repository.js';
+import { batchCheckProbe, insertLeadBatch, type LeadOrigin } from './lead-batch.repository.js';
 import { checkLeadItems, leadPhone, namedSkus, totalOf, type PreparedLead } from './lead.check.js';
 import type { LeadStatus } from './lead.model.js';
 import { activeProducts, listLeads, phoneTaken } from './lead.repository.js';
@@ -59,6 +59,8 @@ export interface InsertOptions {
   importRunId?: number;
   importRows?: number[];
   seenPhones?: string[];
+  /** A lead source's lead (one per batch): its source, UTM fields and shop order id. */
+  origin?: LeadOrigin;
 }
 
 /** checkLeadItems against the account's active products named by the items and its phone country. */
@@ -91,6 +93,7 @@ async function insertLeads(core: LeadCore, actor: Actor, prepared: PreparedLead[
     importRows: opts.importRows ?? prepared.map(() => null),
     seenPhones: opts.seenPhones ?? [],
     duplicateWindowDays: core.config.duplicateWindowDays,
+    origin: opts.origin ?? null,
   };
   // every lead is written or the statement fails: the references are the ones written
   const confirmed = await insertLeadBatch(sequelize, opts.transaction, batch, await core.perBatch());

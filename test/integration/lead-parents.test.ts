@@ -54,20 +54,22 @@ describe('lead inserts: parent checks per batch', () => {
       'leads.created_by_token_id -> api_tokens',
       'leads.created_by_user_id -> users',
       'leads.import_run_id -> import_runs',
+      'leads.source_id -> lead_sources',
     ]);
     // Every trigger that fires on INSERT into these tables (internal ones included, e.g. a deferrable unique
-    // constraint's) is skipped by a batch-checked insert unless it is ENABLE ALWAYS: only the nine foreign-key checks
-    // above may be skipped; the row counts', the KPI rollup's and the webhooks' triggers
-    // (migrations/*-row-counts.ts, *-kpi-daily.ts, *-webhooks.ts) must fire always.
+    // constraint's) is skipped by a batch-checked insert unless it is ENABLE ALWAYS: only the ten foreign-key checks
+    // above may be skipped; the row counts', the customers', the KPI rollup's and the webhooks' triggers
+    // (migrations/*-row-counts.ts, *-customers.ts, *-kpi-daily.ts, *-webhooks.ts) must fire always.
     const onInsert = await sql<{ fn: string; always: boolean; n: number }>(
       `SELECT tgfoid::regproc::text AS fn, tgenabled = 'A' AS always, count(*)::int AS n FROM pg_trigger
         WHERE tgrelid IN ('leads'::regclass, 'lead_products'::regclass, 'lead_histories'::regclass)
           AND tgtype & 4 <> 0 GROUP BY 1, 2 ORDER BY 1`,
     );
     expect(onInsert, 'a trigger on these tables would not fire for batch-checked inserts').to.deep.equal([
-      { fn: '"RI_FKey_check_ins"', always: false, n: 9 },
+      { fn: '"RI_FKey_check_ins"', always: false, n: 10 },
       { fn: 'count_rows', always: true, n: 1 },
       { fn: 'count_rows_by_status', always: true, n: 1 },
+      { fn: 'customers_leads_insert', always: true, n: 1 },
       { fn: 'kpi_mark_lead_histories', always: true, n: 1 },
       { fn: 'kpi_mark_lead_products', always: true, n: 1 },
       { fn: 'kpi_mark_leads', always: true, n: 1 },
