@@ -25,6 +25,8 @@ export interface LeadBatch {
 /** Where a source's lead came from; written on every lead of its batch (a source's batch holds one lead). */
 export interface LeadOrigin {
   sourceId: number;
+  /** Who the creation history names (the source, e.g. "Form: Summer landing"), in place of the actor. */
+  name: string;
   utm: Record<string, string> | null;
   externalId: string | null;
 }

@@ -86,7 +86,7 @@ async function insertLeads(core: LeadCore, actor: Actor, prepared: PreparedLead[
     accountId: opts.accountId ?? targetAccount(actor),
     userId: actorUserId(actor),
     tokenId: actor.kind === 'token' ? actor.tokenId : null,
-    actorName: actor.name,
+    actorName: opts.origin?.name ?? actor.name,
     references,
     leads: prepared,
     importRunId: opts.importRunId ?? null,
