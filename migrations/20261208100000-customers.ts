@@ -11,9 +11,11 @@ import type { Migration } from '../src/db/migrator.js';
  *   INSERT … ON CONFLICT DO UPDATE SET n = customers.n + EXCLUDED.n, so concurrent writers never lose an update;
  *   the keys of a statement are applied in (account_id, phone_normalized) order, so two batches do not deadlock;
  * - the "latest" fields (first and last seen, the latest lead's time and city, the last order) follow an insert of
- *   leads by LEAST / GREATEST (an import pays no lookup); any other change re-reads them from the tables for the keys
- *   it touched, one index probe each, in a statement after the one that locked those keys, so it sees every writer
- *   that committed before it (READ COMMITTED takes a snapshot per statement of the function);
+ *   leads or orders by comparison (LEAST / GREATEST, the newest new order against the stored last one: an import pays
+ *   no lookup), and a status change by the last order's status alone; a move (another phone, account, city or creation
+ *   time) and a delete re-read them from the tables for the keys touched, one index probe each, in a statement after
+ *   the one that locked those keys, so it sees every writer that committed before it (READ COMMITTED takes a snapshot
+ *   per statement of the function);
  * - a key whose leads and orders both reach 0 loses its row (a moved phone, deleted leads, a deleted account: there is
  *   no foreign key, as for row_counts, because a cascade deletes the leads of an account while the account goes);
  * - the triggers fire ALWAYS: the lead batch insert runs with session_replication_role = replica
@@ -134,20 +136,74 @@ const changed = (columns: string) => `
           FROM old_rows o JOIN new_rows n ON n.id = o.id
          WHERE (${columns.replaceAll('?', 'o')}) IS DISTINCT FROM (${columns.replaceAll('?', 'n')})`;
 
+/** An update that moves counts (account, phone, confirmed-ness or status) or the "latest" fields. */
 const LEAD_CHANGE = changed("?.account_id, ?.phone_normalized, ?.status = 'confirmed', ?.city, ?.created_at");
 const ORDER_CHANGE = changed('?.account_id, ?.phone_normalized, ?.status, ?.city, ?.created_at');
+/**
+ * An update that moves a row to another key or changes what the "latest" fields are made of: only these re-read the
+ * tables. A status change alone (a confirmation, a carrier callback) moves counts and, for an order that is its
+ * customer's last, the last order's status (LAST_ORDER_STATUS), with no lookup.
+ */
+const LEAD_MOVE = changed('?.account_id, ?.phone_normalized, ?.city, ?.created_at');
+const ORDER_MOVE = LEAD_MOVE;
 
-/** A trigger function applying `deltas`, then refreshing the "latest" fields of `keys`. */
-const deltaFunction = (name: string, deltas: string, keys: string) => `
+const LAST_ORDER_STATUS = `
+        UPDATE customers c SET last_order_status = n.status
+          FROM (SELECT n.* ${ORDER_CHANGE}) n
+         WHERE c.account_id = n.account_id AND c.phone_normalized = n.phone_normalized AND c.last_order_id = n.id
+           AND c.last_order_status IS DISTINCT FROM n.status;`;
+
+/** A trigger function applying `deltas`, then refreshing the "latest" fields of `keys`, then `more`. */
+const deltaFunction = (name: string, deltas: string, keys: string, more = '') => `
     CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       ${applyDeltas(deltas)}
       ${refresh(keys)}
+      ${more}
+      RETURN NULL;
+    END $$;`;
+
+/** The newest new order of a key (EXCLUDED) is newer than the stored last order of `c` (or there is none). */
+const NEWER = `(c.last_order_id IS NULL
+                     OR (EXCLUDED.last_order_at, EXCLUDED.last_order_id) > (c.last_order_at, c.last_order_id))`;
+
+/**
+ * New orders: counts, and the "latest" fields by comparison (the newest new order per key against the stored last
+ * order), without a lookup: a confirmation or an import's confirmed leads make orders that are the newest anyway.
+ * The city follows orders only for a customer without leads.
+ */
+const ORDERS_INSERT = `
+    CREATE FUNCTION customers_orders_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO customers AS c (account_id, phone_normalized, orders, delivered, returned, canceled, first_seen_at,
+                                  last_seen_at, city, last_order_id, last_order_reference, last_order_status,
+                                  last_order_at)
+        SELECT g.account_id, g.phone_normalized, g.orders, g.delivered, g.returned, g.canceled, g.first_at,
+               l.created_at, l.city, l.id, l.reference, l.status, l.created_at
+          FROM (SELECT account_id, phone_normalized, count(*) AS orders,
+                       count(*) FILTER (WHERE status = 'delivered') AS delivered,
+                       count(*) FILTER (WHERE status = 'returned') AS returned,
+                       count(*) FILTER (WHERE status = 'canceled') AS canceled, min(created_at) AS first_at
+                  FROM new_rows WHERE phone_normalized IS NOT NULL GROUP BY 1, 2) g
+          JOIN (SELECT DISTINCT ON (account_id, phone_normalized) account_id, phone_normalized, id, reference, status,
+                       city, created_at
+                  FROM new_rows WHERE phone_normalized IS NOT NULL
+                 ORDER BY account_id, phone_normalized, created_at DESC, id DESC) l
+            ON l.account_id = g.account_id AND l.phone_normalized = g.phone_normalized
+         ORDER BY 1, 2
+      ON CONFLICT (account_id, phone_normalized) DO UPDATE SET
+        orders = c.orders + EXCLUDED.orders, delivered = c.delivered + EXCLUDED.delivered,
+        returned = c.returned + EXCLUDED.returned, canceled = c.canceled + EXCLUDED.canceled,
+        first_seen_at = LEAST(c.first_seen_at, EXCLUDED.first_seen_at),
+        last_seen_at = GREATEST(c.last_seen_at, EXCLUDED.last_seen_at),
+        city = CASE WHEN c.last_lead_at IS NULL AND ${NEWER} THEN EXCLUDED.city ELSE c.city END,
+        ${['id', 'reference', 'status', 'at']
+          .map((f) => `last_order_${f} = CASE WHEN ${NEWER} THEN EXCLUDED.last_order_${f} ELSE c.last_order_${f} END`)
+          .join(',\n        ')};
       RETURN NULL;
     END $$;`;
 
 const KEYS_OLD = 'SELECT account_id, phone_normalized FROM old_rows';
-const KEYS_NEW = 'SELECT account_id, phone_normalized FROM new_rows';
 
 /** The deltas of an update: the old version of each changed row taken away, the new one added. */
 const bothVersions = (delta: (r: string, s: string) => string, change: string) =>
@@ -219,10 +275,15 @@ const FUNCTIONS = `
     END $$;
 
     ${deltaFunction('customers_leads_delete', `${leadDelta('r', '-1')} FROM old_rows r`, KEYS_OLD)}
-    ${deltaFunction('customers_leads_update', bothVersions(leadDelta, LEAD_CHANGE), changedKeys(LEAD_CHANGE))}
-    ${deltaFunction('customers_orders_insert', `${orderDelta('r', '1')} FROM new_rows r`, KEYS_NEW)}
+    ${deltaFunction('customers_leads_update', bothVersions(leadDelta, LEAD_CHANGE), changedKeys(LEAD_MOVE))}
+    ${ORDERS_INSERT}
     ${deltaFunction('customers_orders_delete', `${orderDelta('r', '-1')} FROM old_rows r`, KEYS_OLD)}
-    ${deltaFunction('customers_orders_update', bothVersions(orderDelta, ORDER_CHANGE), changedKeys(ORDER_CHANGE))}
+    ${deltaFunction(
+      'customers_orders_update',
+      bothVersions(orderDelta, ORDER_CHANGE),
+      changedKeys(ORDER_MOVE),
+      LAST_ORDER_STATUS,
+    )}
 
     ${REBUILD}
 

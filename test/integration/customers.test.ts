@@ -109,6 +109,7 @@ describe('customers', () => {
         await callback(ref, 'shipped');
         await callback(ref, outcome);
       }
+      expect(await stored(acc.id)).to.deep.equal(await recomputed(acc.id));
       // an order made over REST, without a lead, counts for its phone's customer
       const direct = await call('POST', '/orders', { orders: [lead(acc, '06 12 34 56 78', { city: 'Meknes' })] });
       expect(direct.status).to.equal(201);
