@@ -56,6 +56,18 @@ describe('REST blocklist (scope MANAGE BLOCKLIST)', () => {
     expect((await entriesOf(acc.id)).map((e) => e.reason)).to.deep.equal(['First']);
   });
 
+  it('When two requests block one phone at once, typed two ways, Then one is 201, the other 422, and one row is stored', async () => {
+    const { acc, call } = await manager(web.url);
+
+    const answers = await Promise.all([
+      call('POST', '/blocklist', { phone: NATIONAL, reason: 'A' }),
+      call('POST', '/blocklist', { phone: E164, reason: 'B' }),
+    ]);
+
+    expect(answers.map((a) => a.status).sort()).to.deep.equal([201, 422]);
+    expect(await entriesOf(acc.id)).to.have.length(1);
+  });
+
   it('When the list is searched by phone typed any way, Then only the matching entries', async () => {
     const { call } = await manager(web.url);
     await call('POST', '/blocklist', { phone: NATIONAL, reason: 'One' });
