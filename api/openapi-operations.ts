@@ -50,6 +50,8 @@ export interface Operation {
    * 404 (a description) or a `{message}` answer (its description and the message the API sends).
    */
   errors?: { 404?: string } & Record<number, string | Refusal>;
+  /** Takes an optional `Idempotency-Key` header (docs/api.md "Idempotent requests"). */
+  idempotent?: boolean;
 }
 
 const orderBody = createBodySchema('orders').keys({
@@ -64,6 +66,15 @@ const parentGone = {
   409: {
     description: 'A product the items name was removed meanwhile: nothing was written, send again',
     message: 'A product these leads refer to no longer exists; nothing was written.',
+  },
+};
+/** The bulk creates: parentGone, or (within an instant of a key's 24 h expiry) its request still running. */
+const createRefusals = {
+  409: {
+    description:
+      'A product the items name was removed meanwhile, or a request with the same Idempotency-Key could not be ' +
+      'replayed: nothing was written, send again',
+    message: parentGone[409].message,
   },
 };
 
@@ -84,7 +95,8 @@ export const OPERATIONS: Operation[] = [
     scope: 'CREATE LEADS',
     body: createBodySchema('leads').keys({ leads: Joi.array().min(1).max(1000).items(leadItemSchema).required() }),
     success: { status: 201, description: 'Created: the new references, in request order', schema: created(refs.lead) },
-    errors: parentGone,
+    errors: createRefusals,
+    idempotent: true,
   },
   {
     method: 'get',
@@ -148,7 +160,8 @@ export const OPERATIONS: Operation[] = [
     scope: 'CREATE ORDERS',
     body: orderBody,
     success: { status: 201, description: 'Created: the new references, in request order', schema: created(refs.order) },
-    errors: parentGone,
+    errors: createRefusals,
+    idempotent: true,
   },
   {
     method: 'get',

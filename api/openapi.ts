@@ -73,10 +73,34 @@ function curlOf(op: Operation, ex: Example): string {
   return lines.join(' \\\n');
 }
 
+/** The header of the idempotent creates, and the mark of a replayed answer (docs/api.md "Idempotent requests"). */
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Optional. 1 to 255 printable ASCII characters (a V4 UUID is a good key), bare or as a quoted string. The same ' +
+    'key with the same body within 24 hours answers the first answer again and writes nothing; with another body it ' +
+    'is refused (422 under `Idempotency-Key`). Scoped to the account and the endpoint. A first request that failed ' +
+    '(4xx or 5xx) stores nothing: the key can be sent again.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  example: '5f0c9a52-8a7e-4c5e-9a53-2f4b2f1f6d0e',
+};
+// `content`, not `schema`: a header with a schema is read as always present by openapi-backend (the suite's contract
+// check), though OpenAPI makes response headers optional; this one is absent from first answers
+const REPLAYED = {
+  'Idempotent-Replayed': {
+    description: '`true` on an answer given again for a repeated Idempotency-Key (absent on a first answer)',
+    required: false,
+    content: { 'text/plain': { schema: { type: 'string', enum: ['true'] } } },
+  },
+};
+
 function parametersOf(op: Operation, ex: Example | undefined) {
   const query = op.query ? (toJson(op.query) as { properties?: Record<string, unknown>; required?: string[] }) : null;
   const withExample = (v: string | undefined) => (v === undefined ? {} : { example: v });
   return [
+    ...(op.idempotent ? [IDEMPOTENCY_KEY] : []),
     ...(op.params ?? []).map((name) => ({
       name,
       in: 'path',
@@ -121,7 +145,7 @@ function operationObject(op: Operation) {
     responses: {
       [op.success.status]: {
         description: op.success.description,
-        headers: budgetHeaders,
+        headers: op.idempotent ? { ...budgetHeaders, ...REPLAYED } : budgetHeaders,
         content: json(op.success.schema, ex?.response),
       },
       ...Object.fromEntries(extra),

@@ -7,6 +7,7 @@ import { createRowCountService } from './db/row-counts.js';
 import { createTableStatisticsService } from './db/table-statistics.js';
 import type { Core } from './context.js';
 import { createHistoryService } from './histories/history.service.js';
+import { createIdempotencyService } from './idempotency/idempotency.service.js';
 import { createLeadService } from './leads/lead.service.js';
 import { createOrderService } from './orders/order.service.js';
 import { createQueueService } from './queue/queue.service.js';
@@ -41,6 +42,7 @@ export function createServices(core: Core) {
     tableStatistics: createTableStatisticsService(core),
     webhooks: createWebhookService(core),
     blocklist: createBlocklistService(core),
+    idempotency: createIdempotencyService(core),
   };
 }
 export type Services = ReturnType<typeof createServices>;

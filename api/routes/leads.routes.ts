@@ -3,6 +3,13 @@ import type { AppContext } from '../../src/context.js';
 import { paginationEnvelope } from '../../src/pagination.js';
 import { route } from '../../http/async.js';
 import { listPath, methodNotAllowed } from '../../http/route-helpers.js';
+import { answerOnce } from '../idempotent.js';
+
+/** The 201 of a bulk create; with an Idempotency-Key it is also the answer a retry gets again. */
+const createdLeads = ({ references }: { references: string[] }) => ({
+  status: 201,
+  body: { message: `${references.length} leads created.`, references },
+});
 
 /** The spec's lead endpoints; every rule lives in services.leads. */
 export function createLeadRoutes(ctx: AppContext): Router {
@@ -12,8 +19,10 @@ export function createLeadRoutes(ctx: AppContext): Router {
   r.post(
     '/leads',
     route(async (req, res) => {
-      const { references } = await leads.createMany(req.actor!, req.body);
-      res.status(201).json({ message: `${references.length} leads created.`, references });
+      await answerOnce(req, res, 'POST /leads', createdLeads, {
+        plain: () => leads.createMany(req.actor!, req.body),
+        once: (option) => leads.createManyOnce(req.actor!, req.body, option),
+      });
     }),
   );
 

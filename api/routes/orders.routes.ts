@@ -3,6 +3,13 @@ import type { AppContext } from '../../src/context.js';
 import { paginationEnvelope } from '../../src/pagination.js';
 import { route } from '../../http/async.js';
 import { listPath, methodNotAllowed } from '../../http/route-helpers.js';
+import { answerOnce } from '../idempotent.js';
+
+/** The 201 of a bulk create; with an Idempotency-Key it is also the answer a retry gets again. */
+const createdOrders = ({ references }: { references: string[] }) => ({
+  status: 201,
+  body: { message: `${references.length} orders created.`, references },
+});
 
 /** Orders over REST (ORDERS scopes); every rule lives in services.orders. */
 export function createOrderRoutes(ctx: AppContext): Router {
@@ -11,8 +18,10 @@ export function createOrderRoutes(ctx: AppContext): Router {
   r.post(
     '/orders',
     route(async (req, res) => {
-      const { references } = await orders.createMany(req.actor!, req.body);
-      res.status(201).json({ message: `${references.length} orders created.`, references });
+      await answerOnce(req, res, 'POST /orders', createdOrders, {
+        plain: () => orders.createMany(req.actor!, req.body),
+        once: (option) => orders.createManyOnce(req.actor!, req.body, option),
+      });
     }),
   );
   r.get(

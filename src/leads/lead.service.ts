@@ -35,6 +35,10 @@ import {
 import { customerOfPhone } from '../customers/customer.repository.js';
 import { phoneCountryOf } from '../accounts/phone-country.js';
 import { newRowAccount } from '../accounts/chosen-account.js';
+import { noKey, runOnce, type IdempotencyOption, type KeyGuard } from '../idempotency/idempotency.service.js';
+
+/** What a bulk create answers: the references written, in request order. */
+export type Created = { references: string[] };
 
 export type { Catalogue, CatalogueProduct, PreparedLead } from './lead.check.js';
 export { PROTECTED_LEAD_STATUSES } from './lead-writes.js';
@@ -106,14 +110,23 @@ async function insertLeads(core: LeadCore, actor: Actor, prepared: PreparedLead[
 /**
  * REST bulk create: ≤ 1,000 items, atomic (any invalid item or sku rejects the whole request), references in order.
  */
-async function createMany(core: LeadCore, actor: Actor, body: unknown): Promise<{ references: string[] }> {
+async function createMany(
+  core: LeadCore,
+  actor: Actor,
+  body: unknown,
+  guard: KeyGuard<Created> = noKey,
+): Promise<Created> {
   authorize(actor, 'create', 'lead');
   const { leads } = validate<{ leads: unknown[] }>(createBodySchema('leads'), body);
   const { prepared, errors } = await prepareLeads(core, actor, leads);
   if (Object.keys(errors).length) throw new ValidationError(errors);
-  const references = await core.db.sequelize.transaction((transaction) =>
-    insertLeads(core, actor, prepared as PreparedLead[], { transaction }),
-  );
+  // the key is taken before the leads are written: a second request with it waits here, then replays
+  const references = await core.db.sequelize.transaction(async (transaction) => {
+    await guard.take(transaction);
+    const written = await insertLeads(core, actor, prepared as PreparedLead[], { transaction });
+    await guard.keep(transaction, { references: written });
+    return written;
+  });
   core.logger.info({ account_id: actor.accountId, created: references.length }, 'leads created');
   return { references };
 }
@@ -236,6 +249,11 @@ export function createLeadService(base: Core) {
     insertLeads: (actor: Actor, prepared: PreparedLead[], opts: InsertOptions) =>
       insertLeads(core, actor, prepared, opts),
     createMany: (actor: Actor, body: unknown) => createMany(core, actor, body),
+    /** createMany at most once per Idempotency-Key (docs/api.md "Idempotent requests"). */
+    createManyOnce: async (actor: Actor, body: unknown, once: IdempotencyOption<Created>) => {
+      authorize(actor, 'create', 'lead');
+      return runOnce(core.db.sequelize, targetAccount(actor), once, (guard) => createMany(core, actor, body, guard));
+    },
     createOne: (actor: Actor, input: DashboardCreateInput) => createOne(core, actor, input),
     list: (actor: Actor, query: unknown, shape: 'rest' | 'dashboard') => list(core, actor, query, shape),
     show: (actor: Actor, key: Key) => show(core, actor, key),

@@ -4,9 +4,10 @@ import { ANALYZE_WAKE_ROWS, requestAnalyze } from '../db/table-statistics.js';
 import { ValidationError } from '../errors.js';
 import { insertHistory } from '../histories/history.repository.js';
 import { createBodySchema } from '../leads/lead.schemas.js';
-import type { LeadService, PreparedLead } from '../leads/lead.service.js';
+import type { Created, LeadService, PreparedLead } from '../leads/lead.service.js';
 import type { Page } from '../pagination.js';
-import { accountScope, authorize } from '../policy.js';
+import { accountScope, authorize, targetAccount } from '../policy.js';
+import { noKey, runOnce, type IdempotencyOption, type KeyGuard } from '../idempotency/idempotency.service.js';
 import { HISTORY_ORDER, LINE_ORDER, historyView, lineView } from '../record-views.js';
 import { findInScope, type RowKey } from '../query.js';
 import { newReferences } from '../references.js';
@@ -22,7 +23,13 @@ import { orderListQuerySchema, type OrderFilters } from './order.schemas.js';
 export { PUSH_JOB, type PushResult } from './order-push.js';
 
 /** REST bulk create: same item rules as leads (validated by the lead service), atomic and set-based. */
-async function createMany(core: Core, leads: LeadService, actor: Actor, body: unknown) {
+async function createMany(
+  core: Core,
+  leads: LeadService,
+  actor: Actor,
+  body: unknown,
+  guard: KeyGuard<Created> = noKey,
+): Promise<Created> {
   authorize(actor, 'create', 'order');
   const { orders } = validate<{ orders: unknown[] }>(createBodySchema('orders'), body);
   const { prepared, errors } = await leads.prepareLeads(actor, orders, 'orders');
@@ -32,6 +39,8 @@ async function createMany(core: Core, leads: LeadService, actor: Actor, body: un
   const userId = actorUserId(actor);
   const { sequelize } = core.db;
   return sequelize.transaction(async (transaction) => {
+    // the key first: a second request with it waits here, then replays (src/idempotency)
+    await guard.take(transaction);
     const items = prepared as PreparedLead[];
     const idByRef = await insertOrders(sequelize, transaction, { accountId, userId, references, items });
     const moves = references.map((r) => ({ account_id: accountId, id: idByRef.get(r)!, reference: r }));
@@ -43,6 +52,7 @@ async function createMany(core: Core, leads: LeadService, actor: Actor, body: un
       actor,
     );
     if (items.length >= ANALYZE_WAKE_ROWS) await requestAnalyze(sequelize, transaction);
+    await guard.keep(transaction, { references });
     return { references };
   });
 }
@@ -102,6 +112,12 @@ async function show(core: Core, actor: Actor, key: { reference: string } | { id:
 export function createOrderService(core: Core, deps: { leads: LeadService; shipping: ShippingService }) {
   return {
     createMany: (actor: Actor, body: unknown) => createMany(core, deps.leads, actor, body),
+    /** createMany at most once per Idempotency-Key (docs/api.md "Idempotent requests"). */
+    createManyOnce: async (actor: Actor, body: unknown, once: IdempotencyOption<Created>) => {
+      authorize(actor, 'create', 'order');
+      const write = (guard: KeyGuard<Created>) => createMany(core, deps.leads, actor, body, guard);
+      return runOnce(core.db.sequelize, targetAccount(actor), once, write);
+    },
     list: (actor: Actor, query: unknown) => list(core, actor, query),
     show: (actor: Actor, key: { reference: string } | { id: number }) => show(core, actor, key),
     updateStatuses: (actor: Actor, body: unknown, by: RowKey = 'references') => updateStatuses(core, actor, body, by),
