@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import { systemActor, tokenActor, type Actor } from '../../src/actor.js';
@@ -251,6 +254,40 @@ describe('KPI speed to lead and return rate', function () {
     expect(await touches()).to.deep.equal(before);
     const today = dayIn(new Date(), shop.zone);
     await expectSpeed(shop, shop.acc.seller.actor, { from: minusDays(today, 60), to: today });
+  });
+
+  it('When leads come through an import, Then they count under import; a revoked token leaves its leads under api', async () => {
+    const ctx = getCtx();
+    const name = path.join(os.tmpdir(), `speed-${Date.now()}.csv`);
+    const rows = [1, 2].map(
+      (n) => `+2126${String(shop.acc.id % 1000).padStart(3, '0')}9${n}000,${shop.acc.skus.active[0]}`,
+    );
+    await fs.promises.writeFile(name, ['phone,sku', ...rows].join('\n'));
+    const run = await ctx.services.imports.start(shop.acc.seller.actor, {
+      path: name,
+      originalname: 'speed.csv',
+      size: (await fs.promises.stat(name)).size,
+    });
+    await ctx.services.imports.run(run.id);
+    const [imported] = await sql<{ reference: string }>(
+      "SELECT reference FROM leads WHERE import_run_id = $1 AND entry_point = 'import' ORDER BY id LIMIT 1",
+      [run.id],
+    );
+    await move(shop.agents[1].actor, imported.reference, 'no_answer');
+    const tokenId = shop.token.kind === 'token' ? shop.token.tokenId : 0;
+    await ctx.services.tokens.revokeToken(shop.acc.seller.actor, tokenId);
+    await ctx.services.kpi.fold();
+    const r = await ctx.services.kpi.speed(shop.acc.seller.actor, {});
+    expect(r.by_source.find((x) => x.key === 'import')).to.include({ touched: 1 });
+    const entries = await sql<{ entry_point: string; n: number }>(
+      `SELECT entry_point, count(*)::int AS n FROM leads WHERE account_id = $1 GROUP BY 1 ORDER BY 1`,
+      [shop.acc.id],
+    );
+    expect(entries).to.deep.equal([
+      { entry_point: 'api', n: 4 },
+      { entry_point: 'import', n: 2 },
+      { entry_point: 'panel', n: 11 },
+    ]);
   });
 
   it('When delays fall on the resolution edges, Then SQL, the service and the docs agree on every bucket', async () => {
