@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { systemActor, userActor, type Actor } from '../src/actor.js';
+import { systemActor, userActor, type Actor, type Scope } from '../src/actor.js';
 import type { AppContext } from '../app/context.js';
 
 /**
@@ -22,24 +22,33 @@ const LEAD_STATUS = `ARRAY['new','confirmed','confirmed','confirmed','wrong','ca
 const ORDER_STATUS = `ARRAY['new','pushed','shipped','delivered','returned','canceled','delivered','delivered']`;
 
 /**
- * $1 account, $2..$3 the range of `g`, $4 product ids, $5 skus, $6 agent ids, $7 the seller's id, $8 the total: lead
- * g is created at g / total of the year that ends now, so the leads are in the table in the order they were created.
+ * $1 account, $2..$3 the range of `g`, $4 product ids, $5 skus, $6 agent ids, $7 the seller's id, $8 the total, $9 an
+ * API token of the account (a third of the leads came through the REST API): lead g is created at g / total of the
+ * year that ends now, so the leads are in the table in the order they were created. The first status change is the
+ * lead's first touch (leads.first_touch_at, as the status update writes it).
  */
 const FILL = `
 WITH l AS (
   INSERT INTO leads (account_id, reference, phone, phone_normalized, full_name, city, data, status, total, created_at,
-                     updated_at)
+                     updated_at, first_touch_at, first_touch_user_id, created_by_token_id)
   SELECT $1, 'LK' || lpad(g::text, 10, '0'), '+2125' || x.p, '2125' || x.p, 'Customer ' || g,
          (${CITY})[1 + x.h3 % 30],
          CASE WHEN x.h1 % 7 = 0 THEN '[]'::jsonb ELSE jsonb_build_array(
            jsonb_build_object('key', 'utm_campaign', 'value', 'c' || x.h2 % 50),
            jsonb_build_object('key', (${KEY})[1 + x.h2 % 3], 'value', (${SOURCE})[1 + x.h1 % 8])) END,
-         (${LEAD_STATUS})[1 + (x.h3 / 30) % 10], 360, x.at, x.at
+         y.status, 360, x.at, x.at,
+         CASE WHEN y.status <> 'new' THEN x.at + y.delay END,
+         CASE WHEN y.status <> 'new' THEN ($6::int[])[1 + x.h2 % 8] END,
+         CASE WHEN g % 3 = 1 THEN $9::int END
     FROM generate_series($2::int, $3::int) g,
          LATERAL (SELECT abs(hashint8(g)) AS h1, abs(hashint8(-g)) AS h2, abs(hashint8(g + 4000000000)) AS h3,
                          lpad((abs(hashint8(g + 8000000000)) % 100000000)::text, 8, '0') AS p,
-                         now() - interval '365 days' + (g::float8 * 31536000 / $8::int) * interval '1 second' AS at) x
-  RETURNING id, account_id, reference, phone, phone_normalized, full_name, city, status, total, created_at),
+                         now() - interval '365 days' + (g::float8 * 31536000 / $8::int) * interval '1 second' AS at) x,
+         -- the first touch: log-uniform between 30 s and 7 days (median ≈ 71 min), by one of the 8 agents
+         LATERAL (SELECT (${LEAD_STATUS})[1 + (x.h3 / 30) % 10] AS status,
+                         exp(ln(30) + (x.h1 % 10007) / 10007.0 * ln(604800 / 30.0)) * interval '1 second' AS delay) y
+  RETURNING id, account_id, reference, phone, phone_normalized, full_name, city, status, total, created_at,
+            first_touch_at, first_touch_user_id),
 p AS (
   INSERT INTO lead_products (account_id, lead_id, product_id, sku, name, quantity, price, position)
   SELECT l.account_id, l.id, ($4::int[])[s.k], ($5::text[])[s.k], ($5::text[])[s.k], 1, 120, s.n
@@ -51,12 +60,11 @@ h AS (
                               changed_by_user_id, changed_at)
   SELECT account_id, id, reference, NULL, 'new', 'Bench seller', $7::int, created_at FROM l
   UNION ALL
-  SELECT account_id, id, reference, 'new', status, 'Bench agent', ($6::int[])[1 + abs(hashint8(id + 1)) % 8],
-         created_at + interval '1 hour'
+  SELECT account_id, id, reference, 'new', status, 'Bench agent', first_touch_user_id, first_touch_at
     FROM l WHERE status <> 'new'
   UNION ALL
   SELECT account_id, id, reference, status, status, 'Bench agent', ($6::int[])[1 + abs(hashint8(id + 2)) % 8],
-         created_at + interval '2 hours'
+         first_touch_at + interval '1 hour'
     FROM l WHERE status <> 'new' AND id % 5 = 0)
 INSERT INTO orders (account_id, reference, lead_id, lead_reference, phone, phone_normalized, full_name, city, total,
                     status, created_at, updated_at)
@@ -96,7 +104,8 @@ async function users(ctx: AppContext, raw: pg.Client, accountId: number) {
 
 /** The bench account `KPI bench <total>` with its rows, filled now unless an earlier run left it complete. */
 export async function kpiAccount(ctx: AppContext, raw: pg.Client, total: number): Promise<KpiAccount> {
-  const name = `KPI bench ${total}`;
+  // (named anew when the fill changes: an account filled by an earlier definition is not reused)
+  const name = `KPI bench ${total} with touches`;
   const found = await raw.query<{ id: number }>('SELECT id FROM accounts WHERE lower(name) = lower($1)', [name]);
   let accountId = found.rows[0]?.id;
   const count = async (id: number) =>
@@ -122,6 +131,12 @@ export async function kpiAccount(ctx: AppContext, raw: pg.Client, total: number)
     const t0 = performance.now();
     const agentIds = who.agents.map((a) => (a.kind === 'user' ? a.userId : 0));
     const sellerId = who.seller.kind === 'user' ? who.seller.userId : 0;
+    const scopes: Scope[] = ['CREATE LEADS'];
+    const { token } = await ctx.services.tokens.createToken(systemActor(), {
+      user_id: sellerId,
+      name: 'bench',
+      scopes,
+    });
     for (let from = 1; from <= total; from += 100_000)
       await raw.query(FILL, [
         id,
@@ -132,6 +147,7 @@ export async function kpiAccount(ctx: AppContext, raw: pg.Client, total: number)
         agentIds,
         sellerId,
         total,
+        Number(token.split('|')[0]),
       ]);
     process.stdout.write(`filled ${total} leads with products, history and orders in SQL: ${secs(t0)}\n`);
   } else process.stdout.write(`reusing account ${id} (${total} leads)\n`);
@@ -164,6 +180,7 @@ export async function triggerCost(raw: pg.Client, accountId: number) {
       agents.map((a) => a.id),
       agents[0].id,
       2_000_000_000, // all on one day, like an import's batch
+      null,
     ]);
     const plan = (rows[0] as { 'QUERY PLAN': [{ 'Execution Time': number; Triggers: TriggerTime[] }] })[
       'QUERY PLAN'

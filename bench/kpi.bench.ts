@@ -88,11 +88,12 @@ export async function run(args: string[]): Promise<void> {
     const folded = await ctx.services.kpi.fold();
     process.stdout.write(`fold of what is marked (${folded} account-days): ${secs(t0)}\n`);
     t0 = performance.now();
-    await raw.query('VACUUM ANALYZE leads, lead_products, lead_histories, orders, kpi_daily, kpi_dirty');
+    await raw.query('VACUUM ANALYZE leads, lead_products, lead_histories, orders, kpi_daily, kpi_dirty, kpi_delays');
     process.stdout.write(`VACUUM ANALYZE: ${secs(t0)}\n`);
     const { rows } = await raw.query('SELECT count(*)::int AS n FROM kpi_daily WHERE account_id = $1', [acc.accountId]);
     process.stdout.write(`rollup rows of the account: ${rows[0].n}\n\n`);
     await queryTable(ctx, pool, acc);
+    await speedTable(ctx, pool, acc);
     await foldAndRebuild(ctx, raw, acc);
     const cost = await triggerCost(raw, acc.accountId);
     const kpi = cost.triggers.filter((t) => t['Trigger Name'].includes('_kpi_'));
@@ -140,6 +141,48 @@ async function queryTable(ctx: Ctx, pool: pg.Pool, acc: KpiAccount) {
         `${ms(pct(direct, 0.5))} ${ms(Math.max(...direct))}   ${ratio}×\n`,
     );
   }
+}
+
+/** Speed to lead's percentiles of the account's touched leads computed live (what kpi_delays replaces). */
+function liveSpeed(pool: pg.Pool, accountId: number, from: string, to: string) {
+  return pool.query(
+    `SELECT first_touch_user_id, percentile_disc(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY first_touch_at - created_at)
+       FROM leads WHERE account_id = $1 AND first_touch_at IS NOT NULL
+        AND created_at >= $2::date::timestamp AT TIME ZONE 'UTC'
+        AND created_at < ($3::date + 1)::timestamp AT TIME ZONE 'UTC'
+      GROUP BY 1`,
+    [accountId, from, to],
+  );
+}
+
+/**
+ * The page's second call, `services.kpi.speed` (speed to lead by day, agent and entry point; confirmation by delay
+ * band; return rate by city, product and confirmer), and the page's two calls at once as its handler makes them.
+ */
+async function speedTable(ctx: Ctx, pool: pg.Pool, acc: KpiAccount) {
+  process.stdout.write(
+    `\nspeed to lead and return rate: services.kpi.speed p50 / p99 of ${RUNS} calls after 5 warm-ups; the page ` +
+      `(kpi + speed at once); live: the percentiles by agent from the leads, p50 of ${LIVE_RUNS}\n`,
+  );
+  process.stdout.write(
+    `who      days  ${['speed p50', 'p99', 'page p50', 'p99', 'live p50'].map((h) => h.padStart(10)).join(' ')}\n`,
+  );
+  const to = dayOf(Date.now());
+  for (const admin of [false, true])
+    for (const days of PERIODS) {
+      const from = dayOf(Date.now() - (days - 1) * DAY);
+      const actor = admin ? acc.admin : acc.seller;
+      const speed = await timed(RUNS, 5, () => ctx.services.kpi.speed(actor, { from, to }));
+      const page = await timed(RUNS, 5, () =>
+        Promise.all([ctx.services.kpi.kpi(actor, { from, to }), ctx.services.kpi.speed(actor, { from, to })]),
+      );
+      const direct = admin ? [] : await timed(LIVE_RUNS, 1, () => liveSpeed(pool, acc.accountId, from, to));
+      process.stdout.write(
+        `${(admin ? 'admin*' : 'seller').padEnd(8)} ${String(days).padStart(4)}  ${ms(pct(speed, 0.5))} ` +
+          `${ms(pct(speed, 0.99))} ${ms(pct(page, 0.5))} ${ms(pct(page, 0.99))} ` +
+          `${direct.length ? ms(pct(direct, 0.5)) : ''.padStart(10)}\n`,
+      );
+    }
 }
 
 /**

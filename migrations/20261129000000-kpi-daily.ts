@@ -141,7 +141,7 @@ export const ROWS_FUNCTION = `
 const DENSE = 4;
 
 /** The lead of both versions of every updated row (`o` old, `n` new), as (account_id, lead_id) rows `x`. */
-const BOTH_VERSIONS = `SELECT x.account_id, x.lead_id FROM old_rows o JOIN new_rows n ON n.id = o.id
+export const BOTH_VERSIONS = `SELECT x.account_id, x.lead_id FROM old_rows o JOIN new_rows n ON n.id = o.id
            CROSS JOIN LATERAL (VALUES (o.account_id, o.lead_id), (n.account_id, n.lead_id)) x(account_id, lead_id)`;
 
 /**
@@ -158,7 +158,7 @@ const markLeads = (rows: string) => `
            GROUP BY 1 HAVING max(lead_id) - min(lead_id) >= ${DENSE} * count(*);`;
 
 /** A trigger function marking the leads of the rows an insert, update or delete statement touched. */
-const markFunction = (name: string, rows: { insert: string; delete: string; update: string }) => `
+export const markFunction = (name: string, rows: { insert: string; delete: string; update: string }) => `
     CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF TG_OP = 'INSERT' THEN ${markLeads(rows.insert)}

@@ -46,7 +46,7 @@ export function swap(text: string, from: string, to: string): string {
 }
 
 /** kpi_rows of migration 20261129000000 with its cohorts bounded by the account's local midnights. */
-function localRowsFunction(): string {
+export function localRowsFunction(): string {
   let sql = swap(ROWS_FUNCTION, 'CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION');
   sql = swap(
     sql,

@@ -15,14 +15,14 @@ import { localFoldFunction, REBUILD, swap } from './20261206000000-kpi-account-d
  */
 const WHOLE_ROLLUP_LOCK = FOLD_LOCK + 1;
 
-const fairFold = () =>
+export const fairFold = () =>
   swap(
     localFoldFunction(),
     'DELETE FROM kpi_dirty RETURNING',
     `DELETE FROM kpi_dirty WHERE pg_try_advisory_xact_lock(${FOLD_LOCK}, account_id) RETURNING`,
   );
 
-const fairRebuild = () =>
+export const fairRebuild = () =>
   swap(
     swap(REBUILD, 'CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION'),
     `PERFORM pg_advisory_xact_lock(${FOLD_LOCK});`,

@@ -25,7 +25,15 @@ Chart.register(Legend, Tooltip);
 export type { KpiFigures, KpiReport } from '../../src/stats/kpi.schemas.js';
 
 /** One chart.js chart on a canvas, drawn again when its configuration changes (no animation: figures, not a show). */
-function ChartCanvas({ config, label, height = 280 }: { config: ChartConfiguration; label: string; height?: number }) {
+export function ChartCanvas({
+  config,
+  label,
+  height = 280,
+}: {
+  config: ChartConfiguration;
+  label: string;
+  height?: number;
+}) {
   const canvas = useRef<HTMLCanvasElement | null>(null);
   useEffect(() => {
     if (!canvas.current) return undefined;

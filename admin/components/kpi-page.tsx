@@ -4,9 +4,13 @@ import { ApiClient, useTranslation } from 'adminjs';
 import { BREAKDOWNS, DEFAULT_PERIOD, KpiControls, type KpiQuery, type Period } from './kpi-controls.js';
 import { BreakdownChart, RatesChart, StatusDaysChart, type KpiFigures, type KpiReport } from './kpi-charts.js';
 import { cardStyle } from './status-palette.js';
+import { ReturnsSection, SpeedSection } from './kpi-speed-section.js';
+import type { SpeedReport } from './kpi-speed-charts.js';
 
 interface Answer {
   report?: KpiReport;
+  /** Speed to lead and return rate over the same period (services.kpi.speed). */
+  speed?: SpeedReport;
   accounts?: { id: number; name: string }[];
   refusal?: string;
   /** The last fold's time written in the report's zone, and today's date there (admin/pages/kpi-page.ts). */
@@ -79,7 +83,7 @@ function BreakdownTable({ report }: { report: KpiReport }) {
 
 /**
  * The KPI dashboard: leads per day by status, confirmation and delivery rates, and a breakdown by product, city,
- * source or agent, over a chosen period. Figures come from the page's handler (admin/pages/kpi-page.ts →
+ * source or agent, then speed to lead and return rate (admin/components/kpi-speed-section.tsx), over a chosen period. Figures come from the page's handler (admin/pages/kpi-page.ts →
  * services.kpi); the charts are chart.js, bundled with the panel (the page loads nothing from elsewhere).
  */
 export default function KpiPage() {
@@ -135,6 +139,8 @@ export default function KpiPage() {
             <BreakdownChart report={report} />
             <BreakdownTable report={report} />
           </div>
+          {answer?.speed && <SpeedSection speed={answer.speed} />}
+          {answer?.speed && <ReturnsSection speed={answer.speed} />}
           <small style={{ color: '#6b7280' }}>{tc('kpi.asOf', { when: answer?.as_of_text ?? report.as_of })}</small>
         </div>
       )}

@@ -10,11 +10,12 @@ import { pageActor, refusalOf } from './page-kit.js';
 const KPI_KEYS = ['from', 'to', 'by', 'account_id'] as const;
 
 /**
- * The KPI dashboard page (admin/components/kpi-page.tsx): GET `?from&to&by&account_id` → ctx.services.kpi.kpi with
- * the session's user, which scopes a seller or an agent to their account whatever `account_id` says; an admin also
- * gets the accounts to pick from. The report's days are days of its `time_zone` (the account's); `as_of_text` is the
- * last fold's time written in that zone by the one formatter ("1 Dec 2026, 14:30 (Africa/Casablanca)"), and `today`
- * the zone's day, which the period's presets end on. A refused query (a bad date, a period too long) answers its words.
+ * The KPI dashboard page (admin/components/kpi-page.tsx): GET `?from&to&by&account_id` → ctx.services.kpi.kpi and
+ * ctx.services.kpi.speed (speed to lead, return rate) with the session's user, which scopes a seller or an agent to
+ * their account whatever `account_id` says; an admin also gets the accounts to pick from. The report's days are days
+ * of its `time_zone` (the account's); `as_of_text` is the last fold's time written in that zone by the one formatter
+ * ("1 Dec 2026, 14:30 (Africa/Casablanca)"), and `today` the zone's day, which the period's presets end on. A refused
+ * query (a bad date, a period too long) answers its words.
  */
 export function kpiPageHandler(ctx: AppContext): PageHandler {
   const { kpi, accounts } = ctx.services;
@@ -30,9 +31,9 @@ export function kpiPageHandler(ctx: AppContext): PageHandler {
       ? { accounts: (await accounts.listAccounts(actor)).map(({ id, name }) => ({ id, name })) }
       : {};
     try {
-      const report = await kpi.kpi(actor, query);
+      const [report, speed] = await Promise.all([kpi.kpi(actor, query), kpi.speed(actor, query)]);
       const as_of_text = formatInZone(report.as_of, report.time_zone, viewerOf(context).language);
-      return { report, as_of_text, today: todayIn(report.time_zone), ...extra };
+      return { report, speed, as_of_text, today: todayIn(report.time_zone), ...extra };
     } catch (err) {
       return { ...refusalOf(err, 'components.kpi.nothingToShow', viewerOf(context).language), ...extra };
     }

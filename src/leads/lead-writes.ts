@@ -1,5 +1,5 @@
 import type { Transaction } from 'sequelize';
-import type { Actor } from '../actor.js';
+import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ValidationError, type FieldErrors } from '../errors.js';
 import { insertHistory } from '../histories/history.repository.js';
@@ -73,7 +73,7 @@ export async function applyStatusChanges(
     });
     throw new ValidationError(errors);
   }
-  await setLeadStatuses(sequelize, transaction, changes);
+  await setLeadStatuses(sequelize, transaction, changes, actorUserId(actor));
   const written = changes.filter((c) => c.old !== c.status || c.note);
   await insertHistory(sequelize, transaction, 'lead', written, actor);
   const confirmed = changes.filter((c) => c.old !== c.status && c.status === 'confirmed').map((c) => c.id);

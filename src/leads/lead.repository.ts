@@ -96,13 +96,25 @@ export interface LeadStatusChange {
   action_date: Date | null;
 }
 
-/** Sets statuses (and action dates) of many leads in one statement. */
-export async function setLeadStatuses(sequelize: Sequelize, transaction: Transaction, changes: LeadStatusChange[]) {
+/**
+ * Sets statuses (and action dates) of many leads in one statement. `personId`, the user acting (a token's owner; null
+ * for `system`), records the lead's first touch when this is the first change of its status by a person: the time is
+ * the transaction's, as its history entry's `changed_at` (speed to lead, docs/decisions.md).
+ */
+export async function setLeadStatuses(
+  sequelize: Sequelize,
+  transaction: Transaction,
+  changes: LeadStatusChange[],
+  personId: number | null,
+) {
+  const touched = '$4::int IS NOT NULL AND l.first_touch_at IS NULL AND v.status <> l.status';
   await sequelize.query(
-    `UPDATE leads l SET status = v.status, action_date = COALESCE(v.action_date, l.action_date), updated_at = now()
+    `UPDATE leads l SET status = v.status, action_date = COALESCE(v.action_date, l.action_date), updated_at = now(),
+            first_touch_at = CASE WHEN ${touched} THEN now() ELSE l.first_touch_at END,
+            first_touch_user_id = CASE WHEN ${touched} THEN $4::int ELSE l.first_touch_user_id END
        FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) AS v(id, status, action_date) WHERE l.id = v.id`,
     {
-      bind: [changes.map((c) => c.id), changes.map((c) => c.status), changes.map((c) => c.action_date)],
+      bind: [changes.map((c) => c.id), changes.map((c) => c.status), changes.map((c) => c.action_date), personId],
       transaction,
     },
   );

@@ -34,7 +34,7 @@ function rangeWhere(r: KpiRange, dimension: string, add: (v: unknown, cast?: str
  * A breakdown key's label: a product's name (the account's product of that sku; across accounts, any of them), a
  * user's name for an agent's id; otherwise, or when the product or user is gone, the key itself.
  */
-function labelSql(by: KpiBreakdown, accountId: string | null): string {
+export function labelSql(by: KpiBreakdown, accountId: string | null): string {
   if (by === 'product')
     return `(SELECT p.name FROM products p WHERE p.sku = b.key ${accountId ? `AND p.account_id = ${accountId}` : ''}
               ORDER BY p.id LIMIT 1)`;

@@ -5,6 +5,9 @@ import { accountScope, authorize } from '../policy.js';
 import { createKpiRepository, type KpiStatusDay } from './kpi.repository.js';
 import { timeZoneOf } from '../accounts/time-zone.js';
 import { daysOf, figures, kpiQuery, kpiQueryInput, type KpiDay, type KpiReport } from './kpi.schemas.js';
+import { createKpiSpeedRepository } from './kpi-speed.repository.js';
+import type { SpeedReport } from './kpi-speed.schemas.js';
+import { speedFigures } from './kpi-speed.js';
 
 /** Every day of the period with its counts per status, zeros included, and the totals over the period. */
 function dayFigures(days: string[], rows: KpiStatusDay[]): { days: KpiDay[]; totals: KpiReport['totals'] } {
@@ -36,6 +39,16 @@ function dayFigures(days: string[], rows: KpiStatusDay[]): { days: KpiDay[]; tot
  */
 export function createKpiService(core: Core) {
   const repo = createKpiRepository(core.db.sequelize);
+  const speedRepo = createKpiSpeedRepository(core.db.sequelize);
+  /** The actor's scope and the completed query (the account's zone decides "today"); a ValidationError if bad. */
+  const scoped = async (actor: Actor, query: unknown) => {
+    authorize(actor, 'viewAny', 'lead');
+    const input = kpiQueryInput(query);
+    const accountId = accountScope(actor, input.account_id).account_id;
+    const zone = await timeZoneOf(core, accountId ?? actor.accountId);
+    const q = kpiQuery(input, zone);
+    return { q, zone, range: { accountId, from: q.from, to: q.to } };
+  };
   return {
     /**
      * The report of a period (inclusive days of the account's time zone, default the last 30 up to its today, at most
@@ -45,12 +58,8 @@ export function createKpiService(core: Core) {
      * `as_of`. Bad input is a ValidationError naming the field.
      */
     async kpi(actor: Actor, query: unknown): Promise<KpiReport> {
-      authorize(actor, 'viewAny', 'lead');
-      const input = kpiQueryInput(query);
-      const accountId = accountScope(actor, input.account_id).account_id;
-      const zone = await timeZoneOf(core, accountId ?? actor.accountId);
-      const q = kpiQuery(input, zone);
-      const range = { accountId, from: q.from, to: q.to };
+      const { q, zone, range } = await scoped(actor, query);
+      const { accountId } = range;
       const [statusDays, breakdown, foldedAt] = await Promise.all([
         repo.statusDays(range),
         repo.breakdown(range, q.by),
@@ -69,6 +78,26 @@ export function createKpiService(core: Core) {
           label: b.label,
           ...figures(b.leads, b.confirmed, b.delivered),
         })),
+      };
+    },
+
+    /**
+     * Speed to lead and return rate over the same period and scope as `kpi` (the same query; `by` is not used): the
+     * median and 90th percentile of the delay from a lead's creation to its first status change by a person, per day,
+     * per first toucher and per entry point, at the resolution of DELAY_EDGES (docs/decisions.md "Speed to lead");
+     * the confirmation rate per delay band; returned / (delivered + returned) by city, product and the person who
+     * confirmed. Cohorts by creation day, like `kpi`; figures lag writes by up to a fold (`as_of`).
+     */
+    async speed(actor: Actor, query: unknown): Promise<SpeedReport> {
+      const { q, zone, range } = await scoped(actor, query);
+      const [figuresOf, foldedAt] = await Promise.all([speedFigures(speedRepo, range), repo.foldedAt()]);
+      return {
+        from: q.from,
+        to: q.to,
+        account_id: range.accountId ?? null,
+        time_zone: zone,
+        as_of: new Date(foldedAt).toISOString(),
+        ...figuresOf,
       };
     },
 

@@ -6,6 +6,8 @@ import { makeAccount, makeAdmin, makeUser, uid, type TestAccount, type TestUser 
 import { dayIn, expectedReport } from '../kpi-expected.js';
 import * as migration from '../../migrations/20261129000000-kpi-daily.js';
 import * as localDays from '../../migrations/20261206000000-kpi-account-days.js';
+import * as perAccount from '../../migrations/20261207000000-kpi-rebuild-per-account.js';
+import * as speedToLead from '../../migrations/20261208300000-speed-to-lead.js';
 import { jobDefinitions } from '../../jobs/index.js';
 import { wallTimeToUtc } from '../../src/time-zones.js';
 
@@ -299,12 +301,17 @@ describe('KPI dashboard (daily rollup)', function () {
 
   it('When the migration is reverted and applied again, Then it builds the rollup of the rows already there', async () => {
     const context = getCtx().db.sequelize;
+    // the later migrations first: they redefine the rollup's functions
+    await speedToLead.down({ name: 'speed-to-lead', context });
+    await perAccount.down({ name: 'kpi-rebuild-per-account', context });
     await localDays.down({ name: 'kpi-account-days', context });
     await migration.down({ name: 'kpi-daily', context });
     const [gone] = await sql<{ t: string | null }>("SELECT to_regclass('kpi_daily')::text AS t");
     expect(gone.t).to.equal(null);
     await migration.up({ name: 'kpi-daily', context });
     await localDays.up({ name: 'kpi-account-days', context });
+    await perAccount.up({ name: 'kpi-rebuild-per-account', context });
+    await speedToLead.up({ name: 'speed-to-lead', context });
     for (const by of ['product', 'agent']) {
       await expectReport(shop.acc.seller, { by }, shop.acc.id);
       await expectReport(admin, { by, from: dayOf(await zoneOf(admin.actor.accountId as number), 9) }, null);
