@@ -10,9 +10,10 @@ import { fairFold, fairRebuild } from './20261207000000-kpi-rebuild-per-account.
  *   token's owner), written by the status update itself (src/leads/lead.repository.ts setLeadStatuses); backfilled
  *   here from lead_histories: the first entry after the creation entry that changed the status and has a user.
  * - `leads.entry_point`: where the lead came in ('import', 'api', 'panel'), decided by one SQL function,
- *   `lead_entry_point`, at insert (a BEFORE INSERT trigger, ENABLE ALWAYS: the batch insert runs as replica). It is
- *   stored because the columns it reads are set null later (a revoked token is deleted, an import run may be).
- *   Landing-page forms and stores add a branch to that function and a column it reads.
+ *   `lead_entry_point`, written by the one batch insert (src/leads/lead-batch.repository.ts; a per-row trigger would
+ *   cost every imported row a PL/pgSQL call). It is stored because the columns it reads are set null later (a revoked
+ *   token is deleted, an import run may be). A lead source's lead (issue 34, migration 20261209000000) came in by
+ *   'form' or 'store', from the source's kind.
  * - kpi_daily gains `returned` (the lead's order is returned) and two dimensions: `delay` (the band of the first
  *   touch's delay, or 'untouched') and `confirmer` (the user of the latest move to confirmed, for leads with an order).
  * - `kpi_delays`: histograms of the delay at a stated resolution (`kpi_delay_bucket`, 103 buckets: 1 min up to
@@ -31,18 +32,14 @@ const DELAY_DIMENSIONS = "'all', 'agent', 'entry'";
 const NEW_DIMENSIONS = `${DIMENSIONS}, 'delay', 'confirmer'`;
 
 const FUNCTIONS = `
-    CREATE FUNCTION lead_entry_point(import_run_id integer, created_by_token_id integer) RETURNS text
-    LANGUAGE sql IMMUTABLE AS $$
+    CREATE FUNCTION lead_entry_point(import_run_id integer, created_by_token_id integer, source_kind text DEFAULT NULL)
+    RETURNS text LANGUAGE sql IMMUTABLE AS $$
       SELECT CASE WHEN import_run_id IS NOT NULL THEN 'import'
+                  WHEN source_kind = 'form' THEN 'form'
+                  WHEN source_kind IS NOT NULL THEN 'store'
                   WHEN created_by_token_id IS NOT NULL THEN 'api'
                   ELSE 'panel' END
     $$;
-
-    CREATE FUNCTION leads_entry_point() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      NEW.entry_point := lead_entry_point(NEW.import_run_id, NEW.created_by_token_id);
-      RETURN NEW;
-    END $$;
 
     -- the resolution of docs/decisions.md "Speed to lead": the bucket whose upper edge is the first at or above the
     -- delay (whole seconds rounded up; below 0 as 0, above 30 days as 30 days)
@@ -230,8 +227,6 @@ export const up: Migration = async ({ context: db }) => {
     ALTER TABLE leads ADD COLUMN first_touch_at timestamptz,
       ADD COLUMN first_touch_user_id integer REFERENCES users(id) ON DELETE SET NULL,
       ADD COLUMN entry_point text NOT NULL DEFAULT 'panel';
-    CREATE TRIGGER leads_entry_point BEFORE INSERT ON leads FOR EACH ROW EXECUTE FUNCTION leads_entry_point();
-    ALTER TABLE leads ENABLE ALWAYS TRIGGER leads_entry_point;
     ${BACKFILL}
 
     ALTER TABLE kpi_daily ADD COLUMN returned integer NOT NULL DEFAULT 0;
@@ -296,10 +291,8 @@ export const down: Migration = async ({ context: db }) => {
       ADD PRIMARY KEY (account_id, dimension, day, key) INCLUDE (leads, confirmed, delivered);
     CREATE INDEX IF NOT EXISTS kpi_daily_dimension_day_idx ON kpi_daily (dimension, day)
       INCLUDE (key, leads, confirmed, delivered);
-    DROP TRIGGER leads_entry_point ON leads;
     ALTER TABLE leads DROP COLUMN first_touch_at, DROP COLUMN first_touch_user_id, DROP COLUMN entry_point;
-    DROP FUNCTION leads_entry_point();
-    DROP FUNCTION lead_entry_point(integer, integer);
+    DROP FUNCTION lead_entry_point(integer, integer, text);
     DROP FUNCTION kpi_delay_band(timestamptz, timestamptz);
     DROP FUNCTION kpi_delay_bucket(numeric);
   `);

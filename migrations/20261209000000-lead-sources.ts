@@ -15,6 +15,9 @@ import type { Migration } from '../src/db/migrator.js';
  * `leads.external_id` (a shop's order id): one lead per shop order, so a re-delivered webhook creates nothing (the
  * unique index decides, also for two deliveries at once). A deleted source keeps its leads (SET NULL).
  *
+ * A source's lead came in by 'form' or 'store' (`lead_entry_point` of migration 20261208300000, given the source's
+ * kind): the KPI page's breakdown by entry point.
+ *
  * `lead_intake`: every submission a source received and what became of it (created, duplicate, refused and why, rate
  * limited), kept 30 days; read newest first per source.
  */
@@ -62,6 +65,7 @@ export const up: Migration = async ({ context: db }) => {
     );
     CREATE INDEX lead_intake_source_received_idx ON lead_intake (source_id, received_at DESC, id DESC);
     CREATE INDEX lead_intake_received_idx ON lead_intake (received_at);
+
   `);
 };
 

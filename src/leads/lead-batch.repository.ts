@@ -250,6 +250,9 @@ function insertStatement(batch: LeadBatch): { sql: string; params: unknown[] } {
   const days = add(batch.duplicateWindowDays);
   const { origin } = batch;
   const utm = origin?.utm ? JSON.stringify(origin.utm) : null;
+  const token = add(batch.tokenId, '::int');
+  const importRun = add(batch.importRunId, '::int');
+  const source = add(origin?.sourceId ?? null, '::int');
   const sql = `
     WITH v AS (
       SELECT * FROM ${unnestOf(add, LEAD_COLUMNS, columns.leads, 'v')}
@@ -263,11 +266,11 @@ ${checkedRows(add, account, days)}
     ), ins AS (
       INSERT INTO leads (id, account_id, reference, phone, phone_normalized, full_name, city, city_id, area, address,
                          data, status, action_date, total, created_by_user_id, created_by_token_id, import_run_id,
-                         import_row, created_blocked, source_id, utm, external_id)
+                         import_row, created_blocked, source_id, utm, external_id, entry_point)
       SELECT s.id, ${account}, s.reference, s.phone, s.phone_normalized, s.full_name, s.city, s.city_id, s.area,
-             s.address, s.data, s.final_status, s.action_date, s.total, ${user}, ${add(batch.tokenId)},
-             ${add(batch.importRunId)}, s.import_row, s.blocked, ${add(origin?.sourceId ?? null, '::int')},
-             ${add(utm, '::jsonb')}, ${add(origin?.externalId ?? null, '::text')}
+             s.address, s.data, s.final_status, s.action_date, s.total, ${user}, ${token}, ${importRun}, s.import_row,
+             s.blocked, ${source}, ${add(utm, '::jsonb')}, ${add(origin?.externalId ?? null, '::text')},
+             lead_entry_point(${importRun}, ${token}, (SELECT kind FROM lead_sources WHERE id = ${source}))
         FROM s
     ), products AS (
       INSERT INTO lead_products (account_id, lead_id, product_id, sku, name, quantity, price, position)

@@ -53,11 +53,12 @@ describe('lead inserts: parent checks per batch', () => {
       'leads.city_id -> cities',
       'leads.created_by_token_id -> api_tokens',
       'leads.created_by_user_id -> users',
+      'leads.first_touch_user_id -> users',
       'leads.import_run_id -> import_runs',
       'leads.source_id -> lead_sources',
     ]);
     // Every trigger that fires on INSERT into these tables (internal ones included, e.g. a deferrable unique
-    // constraint's) is skipped by a batch-checked insert unless it is ENABLE ALWAYS: only the ten foreign-key checks
+    // constraint's) is skipped by a batch-checked insert unless it is ENABLE ALWAYS: only the eleven foreign-key checks (a new lead's first_touch_user_id is always null)
     // above may be skipped; the row counts', the customers', the KPI rollup's and the webhooks' triggers
     // (migrations/*-row-counts.ts, *-customers.ts, *-kpi-daily.ts, *-webhooks.ts) must fire always.
     const onInsert = await sql<{ fn: string; always: boolean; n: number }>(
@@ -66,7 +67,7 @@ describe('lead inserts: parent checks per batch', () => {
           AND tgtype & 4 <> 0 GROUP BY 1, 2 ORDER BY 1`,
     );
     expect(onInsert, 'a trigger on these tables would not fire for batch-checked inserts').to.deep.equal([
-      { fn: '"RI_FKey_check_ins"', always: false, n: 10 },
+      { fn: '"RI_FKey_check_ins"', always: false, n: 11 },
       { fn: 'count_rows', always: true, n: 1 },
       { fn: 'count_rows_by_status', always: true, n: 1 },
       { fn: 'customers_leads_insert', always: true, n: 1 },
