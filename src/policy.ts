@@ -18,6 +18,7 @@ export const RESOURCES = [
   'importRun',
   'exportRun',
   'webhook',
+  'customer',
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 
@@ -46,6 +47,8 @@ const ROLE_GRID: Record<Role, Grid> = {
     importRun: ['viewAny', 'view', 'create'],
     exportRun: ['viewAny', 'view', 'create'],
     webhook: CRUD,
+    // customer records are kept by the database (migration 20261208100000): read, never written by anyone
+    customer: READ,
   },
   agent: {
     lead: ['viewAny', 'view', 'update'],
@@ -55,6 +58,8 @@ const ROLE_GRID: Record<Role, Grid> = {
     product: READ,
     city: READ,
     account: ['view'],
+    // who is on the line: the agent decides the call with it
+    customer: READ,
   },
 };
 

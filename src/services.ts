@@ -2,6 +2,7 @@ import { createAccountService } from './accounts/account.service.js';
 import { createInvitationService } from './accounts/invitations.js';
 import { createPasswordResetService } from './auth/password-reset.service.js';
 import { createCatalogueService } from './catalogue/catalogue.service.js';
+import { createCustomerLookupService } from './customers/customer-lookup.service.js';
 import { createRowCountService } from './db/row-counts.js';
 import { createTableStatisticsService } from './db/table-statistics.js';
 import type { Core } from './context.js';
@@ -39,6 +40,7 @@ export function createServices(core: Core) {
     rowCounts: createRowCountService(core),
     tableStatistics: createTableStatisticsService(core),
     webhooks: createWebhookService(core),
+    customerLookup: createCustomerLookupService(core),
   };
 }
 export type Services = ReturnType<typeof createServices>;
