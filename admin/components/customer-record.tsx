@@ -44,10 +44,12 @@ export function CustomerBadge({ customer }: { customer: ShownCustomer }) {
   );
 }
 
+const SMALL: React.CSSProperties = { color: '#6b7280', fontSize: 12 };
+
 function Figure({ label, value }: { label: string; value: React.ReactNode }) {
   return (
     <div style={{ minWidth: 0 }}>
-      <div style={{ color: '#6b7280', fontSize: 12 }}>{label}</div>
+      <div style={SMALL}>{label}</div>
       <div style={{ fontSize: 15, fontWeight: 600, fontVariantNumeric: 'tabular-nums' }}>{value}</div>
     </div>
   );
@@ -116,14 +118,15 @@ export function CustomerCard({ customer }: { customer: ShownCustomer }) {
         <Figure label={translateComponent('customer.delivered')} value={customer.delivered} />
         <Figure label={translateComponent('customer.returned')} value={customer.returned} />
         <Figure label={translateComponent('customer.leads')} value={customer.leads} />
-        <Figure
-          label={translateComponent('customer.firstSeen')}
-          value={<bdi dir="ltr">{customer.times.first_seen_at}</bdi>}
-        />
       </div>
       <div style={{ marginTop: 10 }}>
-        <span style={{ color: '#6b7280', fontSize: 12 }}>{translateComponent('customer.lastOrder')}</span>{' '}
-        <LastOrder customer={customer} />
+        <span style={SMALL}>{translateComponent('customer.lastOrder')}</span> <LastOrder customer={customer} />
+      </div>
+      <div style={{ marginTop: 6 }}>
+        <span style={SMALL}>{translateComponent('customer.firstSeen')}</span>{' '}
+        <bdi dir="ltr" data-testid="customer-first-seen" style={{ whiteSpace: 'nowrap' }}>
+          {customer.times.first_seen_at}
+        </bdi>
       </div>
       <Warnings customer={customer} />
       <div style={{ marginTop: 8, fontSize: 13 }}>
