@@ -8,11 +8,12 @@ import type { RiskFinding } from '../../src/customers/customer.risk.js';
 
 const ONE_LINE: React.CSSProperties = { whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' };
 
-function zonedText(raw: unknown, path: string): string | undefined {
+/** A time the server wrote in the account's zone (admin/resources/panel-times.ts): its whole text and its day. */
+function zonedText(raw: unknown, path: string): { text?: string; date?: string } {
   try {
-    return (JSON.parse(String(raw)) as { times: Record<string, { text: string }> }).times[path]?.text;
+    return (JSON.parse(String(raw)) as { times: Record<string, { text: string; date?: string }> }).times[path] ?? {};
   } catch {
-    return undefined;
+    return {};
   }
 }
 
@@ -39,11 +40,12 @@ function Risk({ raw, where }: { raw: unknown; where: string }) {
   const list = where !== 'show';
   return (
     <span data-testid="customer-risk" data-risky="true" title={reasons} style={{ display: 'inline-block' }}>
-      <Pill colour={CUSTOMER_COLOURS.risky}>{translateComponent('customer.risky')}</Pill>{' '}
+      <Pill colour={CUSTOMER_COLOURS.risky}>{translateComponent('customer.risky')}</Pill>
+      {list ? <br /> : ' '}
       <span
         style={
           list
-            ? { ...ONE_LINE, display: 'inline-block', maxWidth: '11em', overflow: 'hidden', textOverflow: 'ellipsis' }
+            ? { ...ONE_LINE, display: 'inline-block', maxWidth: '8em', overflow: 'hidden', textOverflow: 'ellipsis' }
             : {}
         }
       >
@@ -76,14 +78,30 @@ function Blocked({ blocked, reason, where }: { blocked: boolean; reason: string;
 }
 
 /** The last order's outcome in the order palette and its day (the account's zone), or a dash. */
-function LastOrder({ status, when, reference }: { status: unknown; when?: string; reference: unknown }) {
-  if (!status) return <span>—</span>;
+function LastOrder(props: {
+  status: unknown;
+  when: { text?: string; date?: string };
+  reference: unknown;
+  where: string;
+}) {
+  if (!props.status) return <span>—</span>;
+  const list = props.where !== 'show';
   return (
-    <span style={{ display: 'inline-block', lineHeight: 1.4 }}>
-      <StatusPill kind="order" status={String(status)} />
-      <br />
-      <bdi dir="ltr" style={{ ...ONE_LINE, fontSize: 12, color: '#4b5563' }} title={String(reference ?? '')}>
-        {when ?? '—'}
+    <span
+      style={{ display: 'inline-block', lineHeight: 1.4 }}
+      title={`${String(props.reference ?? '')} ${props.when.text ?? ''}`}
+    >
+      <StatusPill kind="order" status={String(props.status)} />
+      {list ? <br /> : ' '}
+      {!list && (
+        <>
+          <bdi dir="ltr" style={{ fontFamily: 'monospace' }}>
+            {String(props.reference ?? '')}
+          </bdi>{' '}
+        </>
+      )}
+      <bdi dir="ltr" style={{ ...ONE_LINE, fontSize: list ? 12 : undefined, color: list ? '#4b5563' : undefined }}>
+        {(list ? props.when.date : props.when.text) ?? '—'}
       </bdi>
     </span>
   );
@@ -107,6 +125,7 @@ export default function CustomerCells({ property, record, resource, where }: Bas
         status={p.last_order_status}
         reference={p.last_order_reference}
         when={zonedText(p.zoned_times, 'last_order_at')}
+        where={where}
       />
     );
   else if (property.path === 'delivery_rate')
