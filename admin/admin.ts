@@ -20,6 +20,7 @@ import { blockedPhoneResource } from './resources/blocked-phone.resource.js';
 import { accountResource } from './resources/account.resource.js';
 import { apiTokenResource } from './resources/api-token.resource.js';
 import { cityResource } from './resources/city.resource.js';
+import { customerResource } from './resources/customer.resource.js';
 import { exportRunResource } from './resources/export-run.resource.js';
 import { importRunResource } from './resources/import-run.resource.js';
 import { leadHistoryResource } from './resources/lead-history.resource.js';
@@ -46,6 +47,7 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
   return [
     leadResource(ctx, components),
     orderResource(ctx, components),
+    customerResource(ctx, components),
     leadHistoryResource(ctx, components),
     orderHistoryResource(ctx, components),
     productResource(ctx),
@@ -94,6 +96,8 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       zonedTime: component('ZonedTime'),
       valueList: component('ValueList'),
       bulkDelete: component('BulkDelete'),
+      customerRecord: component('CustomerRecord'),
+      customerCells: component('CustomerCells'),
     };
     const admin = new AdminJS({
       rootPath: '/admin',

@@ -21,6 +21,8 @@ export const COMPONENT_SOURCES = {
   AccountPage: 'account-page.tsx',
   ValueList: 'value-list.tsx',
   BulkDelete: 'bulk-delete.tsx',
+  CustomerRecord: 'customer-record.tsx',
+  CustomerCells: 'customer-cells.tsx',
 } as const;
 export type ComponentName = keyof typeof COMPONENT_SOURCES;
 

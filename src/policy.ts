@@ -19,6 +19,7 @@ export const RESOURCES = [
   'exportRun',
   'webhook',
   'blocklist',
+  'customer',
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 
@@ -49,6 +50,8 @@ const ROLE_GRID: Record<Role, Grid> = {
     webhook: CRUD,
     // the account's blocked phones (docs/decisions.md "Blocklist"): an entry is added or removed, never edited
     blocklist: ['viewAny', 'view', 'create', 'delete'],
+    // customer records are kept by the database (migration 20261208100000): read, never written by anyone
+    customer: READ,
   },
   agent: {
     lead: ['viewAny', 'view', 'update'],
@@ -60,6 +63,8 @@ const ROLE_GRID: Record<Role, Grid> = {
     account: ['view'],
     // they see why a caller's leads arrive canceled; blocking and unblocking is the seller's call
     blocklist: READ,
+    // who is on the line: the agent decides the call with it
+    customer: READ,
   },
 };
 

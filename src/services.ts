@@ -3,6 +3,7 @@ import { createInvitationService } from './accounts/invitations.js';
 import { createPasswordResetService } from './auth/password-reset.service.js';
 import { createBlocklistService } from './blocklist/blocklist.service.js';
 import { createCatalogueService } from './catalogue/catalogue.service.js';
+import { createCustomerLookupService } from './customers/customer-lookup.service.js';
 import { createRowCountService } from './db/row-counts.js';
 import { createTableStatisticsService } from './db/table-statistics.js';
 import type { Core } from './context.js';
@@ -43,6 +44,7 @@ export function createServices(core: Core) {
     webhooks: createWebhookService(core),
     blocklist: createBlocklistService(core),
     idempotency: createIdempotencyService(core),
+    customerLookup: createCustomerLookupService(core),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -12,6 +12,7 @@ const ONE_LINE: React.CSSProperties = {
 /** Properties that are identifiers, numbers or addresses: always left to right (dir="ltr"), even in Arabic. */
 const LEFT_TO_RIGHT = new Set([
   'phone',
+  'phone_normalized',
   'reference',
   'lead_reference',
   'order_reference',
@@ -32,6 +33,8 @@ const LIST_WIDTH: Record<string, string> = {
   lead_reference: 'none',
   order_reference: 'none',
   phone: '9em',
+  // E.164: at most 16 characters
+  phone_normalized: 'none',
 };
 
 /**

@@ -5,6 +5,7 @@ import { CustomData, ProductsTable, Timeline, type HistoryEntry, type ProductLin
 import { useViewer } from './zoned-time.js';
 import { formatInZone } from '../../src/time-zones.js';
 import { cardStyle, statusColour } from './status-palette.js';
+import { CustomerBadge, CustomerCard, type ShownCustomer } from './customer-record.js';
 
 /** A lead as the queue hands it out (services.leads.show plus the claim's end). */
 export interface QueueLead {
@@ -25,6 +26,8 @@ export interface QueueLead {
   claim_expires_at: string;
   /** Its times written by the server in the account's zone (admin/pages/queue-page.ts). */
   times?: { created_at: string; action_date: string; claim: string };
+  /** The customer record of its phone (null: no E.164 form), next to the phone. */
+  customer?: ShownCustomer;
 }
 
 export interface QueueCounts {
@@ -97,7 +100,8 @@ export function LeadCard({ lead, zone }: { lead: QueueLead; zone: string }) {
             style={{ fontSize: 20, fontWeight: 700, whiteSpace: 'nowrap' }}
           >
             {lead.phone}
-          </a>
+          </a>{' '}
+          {lead.customer !== undefined && <CustomerBadge customer={lead.customer} />}
         </Field>
         <Field label={translateComponent('queue.city')}>{lead.city || '—'}</Field>
         <Field label={translateComponent('queue.address')}>
@@ -123,6 +127,7 @@ export function LeadCard({ lead, zone }: { lead: QueueLead; zone: string }) {
           <bdi dir="ltr">{times.claim}</bdi>
         </Field>
       </div>
+      {lead.customer !== undefined && <CustomerCard customer={lead.customer} />}
       <div style={card}>
         <h4 style={{ margin: '0 0 10px' }}>{translateComponent('queue.products')}</h4>
         <ProductsTable lines={lead.products} total={lead.total} />

@@ -13,12 +13,19 @@ export function useStatusWord(): (status: string | null | undefined) => string {
   );
 }
 
-/** A status in its palette colour and in words ("No answer"), never wrapped. */
-export function StatusPill({ kind, status }: { kind: StatusKind; status: string | null | undefined }) {
-  const word = useStatusWord();
+/** A word on a coloured pill (white text: every palette colour is dark enough), never wrapped. */
+export function Pill({
+  colour,
+  children,
+  ...data
+}: {
+  colour: string;
+  children: React.ReactNode;
+  [data: `data-${string}`]: string;
+}) {
   return (
     <span
-      data-status={status ?? ''}
+      {...data}
       style={{
         display: 'inline-block',
         whiteSpace: 'nowrap',
@@ -28,11 +35,21 @@ export function StatusPill({ kind, status }: { kind: StatusKind; status: string 
         fontWeight: 600,
         lineHeight: '18px',
         color: '#fff',
-        background: statusColour(kind, status),
+        background: colour,
       }}
     >
-      {word(status)}
+      {children}
     </span>
+  );
+}
+
+/** A status in its palette colour and in words ("No answer"), never wrapped. */
+export function StatusPill({ kind, status }: { kind: StatusKind; status: string | null | undefined }) {
+  const word = useStatusWord();
+  return (
+    <Pill data-status={status ?? ''} colour={statusColour(kind, status)}>
+      {word(status)}
+    </Pill>
   );
 }
 

@@ -68,6 +68,25 @@ const LABELS: Record<string, string> = {
   expired: 'Expired',
 };
 
+/**
+ * A customer's standing beside a phone (admin/components/customer-record.tsx): blocked red and risky orange stand out,
+ * a customer whose parcels arrive reads calm green, one without a delivery yet grey.
+ */
+export const CUSTOMER_COLOURS = {
+  blocked: '#b91c1c',
+  risky: '#c2410c',
+  good: '#15803d',
+  unknown: '#4b5563',
+} as const;
+export type CustomerStanding = keyof typeof CUSTOMER_COLOURS;
+
+/** Blocked before risky before good: the worst that holds decides. */
+export function customerStanding(c: { blocked: boolean; risky: boolean; delivered: number }): CustomerStanding {
+  if (c.blocked) return 'blocked';
+  if (c.risky) return 'risky';
+  return c.delivered > 0 ? 'good' : 'unknown';
+}
+
 /** The colour of a status nobody planned for (a value added to the database before the palette). */
 export const UNKNOWN_COLOUR = '#6b7280';
 

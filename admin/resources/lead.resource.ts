@@ -8,6 +8,7 @@ import { actorOf, allow, guarded, panelText, tenantReadActions, toActionDate } f
 import { serviceActions } from './service-actions.js';
 import { statusOptions } from '../components/status-palette.js';
 import { accountChoiceProp, chosen } from './account-choice.js';
+import { withCustomerRecord } from './customer-view.js';
 import {
   type PanelComponents,
   nav,
@@ -87,6 +88,7 @@ const LEAD_LAYOUT = {
     'status',
     'full_name',
     'phone',
+    'customer_record',
     'city',
     'area',
     'address',
@@ -120,6 +122,8 @@ const leadProperties = (components: PanelComponents): Record<string, PropertyOpt
     components: { list: components.statusBadge, show: components.statusBadge },
   },
   custom_data: { ...virtualText, components: { show: components.recordDetails } },
+  // the customer of its phone, next to it (admin/resources/customer-view.ts)
+  customer_record: { ...virtualText, components: { show: components.customerRecord } },
   // not a column: the lead's product lines, edited by admin/components/products-editor.tsx
   products: {
     type: 'mixed' as const,
@@ -148,7 +152,7 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
       properties: leadProperties(components),
       actions: {
         ...tenantReadActions('lead'),
-        show: timelineShow('lead', ctx),
+        show: withCustomerRecord(timelineShow('lead', ctx), ctx),
         ...serviceActions('lead', {
           create: async (actor, p) =>
             services.leads.createOne(actor, {

@@ -18,6 +18,10 @@ export interface PanelComponents {
   zonedTime: string;
   valueList: string;
   bulkDelete: string;
+  /** A lead's customer record on its page (admin/components/customer-record.tsx). */
+  customerRecord: string;
+  /** The Customers list's computed columns (admin/components/customer-cells.tsx). */
+  customerCells: string;
 }
 
 /** The sidebar's groups; each name is a key of `labels` in admin/locales/*.json (AdminJS translates it). */

@@ -5,6 +5,7 @@ import { accountScope } from '../../src/policy.js';
 import { actorOf, asSeenBy, type PanelAdmin } from './panel-kit.js';
 import { FALLBACK_ZONE } from '../../src/time-zones.js';
 import { dateRange, intValue, isIntType, likePattern, phoneCondition } from './filter-values.js';
+import { computedCondition, computedFiltersOf } from './computed-filters.js';
 
 /** Columns the panel never reads: hashes, secrets, keys and server paths (matched by name, so new ones are covered). */
 const WITHHELD = /password|hash|secret|api_key|file_path/;
@@ -86,9 +87,10 @@ export class ScopedResource extends SequelizeResource {
   private allowedFiltersOf(): Map<string, { values: string[] | null }> {
     const decorated = this.decorate();
     const props = [...decorated.getProperties({ where: 'filter' }), decorated.titleProperty()];
+    const computed = computedFiltersOf(this.model);
     return new Map(
       props
-        .filter((p) => p && this.attrs[p.propertyPath] && !WITHHELD.test(p.propertyPath))
+        .filter((p) => p && (this.attrs[p.propertyPath] || computed[p.propertyPath]) && !WITHHELD.test(p.propertyPath))
         .map((p) => [p.propertyPath, { values: p.availableValues()?.map((v) => String(v.value)) ?? null }]),
     );
   }
@@ -100,10 +102,15 @@ export class ScopedResource extends SequelizeResource {
    */
   private conditions(filter: Filter | undefined, zone: string): WhereOptions[] {
     const allowed = this.filterable();
+    const computed = computedFiltersOf(this.model);
     const out: WhereOptions[] = [];
     for (const { path, value } of Object.values(filter?.filters ?? {})) {
       const rule = allowed.get(path);
       const attr = this.attrs[path];
+      if (rule && computed[path]) {
+        out.push(computedCondition(this.model, computed[path], value) ?? literal('FALSE'));
+        continue;
+      }
       if (!rule || !attr) continue;
       out.push(this.condition(path, attr.type.key, rule.values, value, zone) ?? literal('FALSE'));
     }

@@ -1,6 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { select } from '../query.js';
-import { deliveryRate, riskReason, type RiskThresholds } from './customer.risk.js';
+import { deliveryRate, riskFindings, riskReason, type RiskFinding, type RiskThresholds } from './customer.risk.js';
 
 /**
  * What LeadFlow knows of the person behind a phone in one account (docs/decisions.md "Customers"): the figures of
@@ -28,6 +28,8 @@ export interface CustomerRecord extends CustomerCounts {
   city: string | null;
   risky: boolean;
   risk_reason: string | null;
+  /** The same reasons as data (kind, figures, limit), for words in the reader's language; empty when not risky. */
+  risk_findings: RiskFinding[];
   blocked: boolean;
   block_reason: string | null;
 }
@@ -66,6 +68,7 @@ export function customerRecord(r: CustomerRow): CustomerRecord {
     city: r.city,
     risky: reason !== null,
     risk_reason: reason,
+    risk_findings: riskFindings(r, r),
     blocked: r.block_reason !== null,
     block_reason: r.block_reason,
   };

@@ -30,18 +30,43 @@ export function deliveryRate({ delivered, returned }: OrderOutcomes): number | n
   return finished === 0 ? null : Math.round((100 * delivered) / finished);
 }
 
-/** Why a customer is risky, in words (both reasons when both hold), or null when it is not. */
-export function riskReason(o: OrderOutcomes, t: RiskThresholds): string | null {
-  const reasons: string[] = [];
+/**
+ * Why a customer is risky, as data (empty when it is not): each condition of the rule that holds, with its figures and
+ * the account's limit, so a reader in any language can be told (the panel words them through admin/locales).
+ */
+export type RiskFinding =
+  | { kind: 'returns'; returned: number; limit: number }
+  | { kind: 'delivery'; delivered: number; finished: number; rate: number; limit: number };
+
+/** The conditions of the rule that hold for `o` under `t`, returns first. */
+export function riskFindings(o: OrderOutcomes, t: RiskThresholds): RiskFinding[] {
+  const findings: RiskFinding[] = [];
   if (o.returned >= t.risk_min_returns)
-    reasons.push(`${o.returned} ${o.returned === 1 ? 'parcel' : 'parcels'} returned (limit ${t.risk_min_returns})`);
+    findings.push({ kind: 'returns', returned: o.returned, limit: t.risk_min_returns });
   const finished = o.delivered + o.returned;
   // compared in exact fractions (delivered / finished < rate / 100), as the SQL does, not on the rounded per cent
   if (finished >= t.risk_min_orders && 100 * o.delivered < t.risk_min_delivery_rate * finished)
-    reasons.push(
-      `${o.delivered} of ${finished} orders delivered (${deliveryRate(o)} %, under ${t.risk_min_delivery_rate} %)`,
-    );
-  return reasons.length ? reasons.join('; ') : null;
+    findings.push({
+      kind: 'delivery',
+      delivered: o.delivered,
+      finished,
+      rate: deliveryRate(o)!,
+      limit: t.risk_min_delivery_rate,
+    });
+  return findings;
+}
+
+/** One finding in English words (REST answers, webhooks). */
+function findingWords(f: RiskFinding): string {
+  if (f.kind === 'returns')
+    return `${f.returned} ${f.returned === 1 ? 'parcel' : 'parcels'} returned (limit ${f.limit})`;
+  return `${f.delivered} of ${f.finished} orders delivered (${f.rate} %, under ${f.limit} %)`;
+}
+
+/** Why a customer is risky, in words (both reasons when both hold), or null when it is not. */
+export function riskReason(o: OrderOutcomes, t: RiskThresholds): string | null {
+  const findings = riskFindings(o, t);
+  return findings.length ? findings.map(findingWords).join('; ') : null;
 }
 
 /**

@@ -13,6 +13,7 @@ function expected(role: Role, ability: Ability, resource: Resource): boolean {
     // the blocklist too: an agent sees why a caller's leads arrive canceled (issue 33)
     if (['leadHistory', 'orderHistory', 'product', 'city', 'blocklist'].includes(resource)) return read;
     if (resource === 'account') return ability === 'view';
+    if (resource === 'customer') return read; // who is on the line, issue 33
     return false;
   }
   switch (resource) {
@@ -22,6 +23,7 @@ function expected(role: Role, ability: Ability, resource: Resource): boolean {
     case 'leadHistory':
     case 'orderHistory':
     case 'city':
+    case 'customer': // kept by the database, issue 33
       return read;
     case 'product':
     case 'user':
