@@ -42,6 +42,16 @@ describe('Idempotency-Key: keys, orders, failures and cleanup', () => {
       });
     }
 
+    it('When a token without CREATE LEADS sends an unfit key, Then 403 as without a key: the scope is checked first', async () => {
+      const acc = await makeAccount(getCtx());
+      const call = restClient(web.url, await acc.token(['VIEW LEADS']));
+
+      const res = await call('POST', '/leads', { leads: [item(acc)] }, { 'Idempotency-Key': 'k'.repeat(300) });
+
+      expect(res.status).to.equal(403);
+      expect(await countOf('leads', acc.id)).to.equal(0);
+    });
+
     it('When a key holds a NUL byte, Then the request is refused with a 400, never a 500, and nothing is written', async () => {
       const { acc, token } = await client();
       const body = JSON.stringify({ leads: [item(acc)] });
