@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { parseIdempotencyKey, requestHash } from '../src/idempotency/idempotency-key.js';
+import { requestHash } from '../src/idempotency/idempotency-key.js';
 import type { IdempotencyOption, Outcome, StoredAnswer } from '../src/idempotency/idempotency.service.js';
 
 /** The header a replayed answer carries (Stripe's name); a first answer has none. */
@@ -23,12 +23,12 @@ export async function answerOnce<R>(
   answer: (result: R) => StoredAnswer,
   write: OnceOrPlain<R>,
 ): Promise<void> {
-  // headersDistinct: a key sent twice is refused, not read as "a, b"
-  const key = parseIdempotencyKey(req.headersDistinct['idempotency-key']);
+  // headersDistinct: a key sent twice is refused (by the service, once the token is authorized), not read as "a, b"
+  const keyValues = req.headersDistinct['idempotency-key'];
   let sent: StoredAnswer;
-  if (key === undefined) sent = answer(await write.plain());
+  if (keyValues === undefined) sent = answer(await write.plain());
   else {
-    const outcome = await write.once({ key, endpoint, requestHash: requestHash(req.body), answer });
+    const outcome = await write.once({ keyValues, endpoint, requestHash: requestHash(req.body), answer });
     if (outcome.replayed) res.set(REPLAYED_HEADER, 'true');
     sent = outcome.replayed ?? answer(outcome.result);
   }

@@ -1,6 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { ConflictError, ValidationError } from '../errors.js';
-import { IDEMPOTENCY_HEADER } from './idempotency-key.js';
+import { IDEMPOTENCY_HEADER, parseIdempotencyKey } from './idempotency-key.js';
 import { claimKey, completeKey, deleteExpiredKeys, findFreshKey, type KeyScope } from './idempotency.repository.js';
 
 /** An answer as first given: status and JSON body. */
@@ -14,7 +14,8 @@ export interface StoredAnswer {
  * canonical body, and how the entry point answers the write's result (that answer is what a retry gets again).
  */
 export interface IdempotencyOption<R> {
-  key: string;
+  /** The `Idempotency-Key` header's values as received: read (and refused when unfit) after the actor is authorized. */
+  keyValues: readonly string[];
   endpoint: string;
   requestHash: string;
   answer: (result: R) => StoredAnswer;
@@ -61,8 +62,9 @@ export async function runOnce<R>(
   option: IdempotencyOption<R> | undefined,
   write: (guard: KeyGuard<R>) => Promise<R>,
 ): Promise<Outcome<R>> {
-  if (!option) return { result: await write(noKey) };
-  const scope = { accountId, endpoint: option.endpoint, key: option.key };
+  const key = option && parseIdempotencyKey(option.keyValues);
+  if (!option || key === undefined) return { result: await write(noKey) };
+  const scope = { accountId, endpoint: option.endpoint, key };
   const first = await storedAnswer(sequelize, scope, option.requestHash);
   if (first) return { replayed: first };
   const guard: KeyGuard<R> = {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import crypto from 'node:crypto';
+import { QueryTypes } from 'sequelize';
 import { cleanupIdempotencyKeysJob } from '../../jobs/idempotency.job.js';
 import type { JobDefinition } from '../../jobs/job.js';
 import { getCtx } from '../hooks.js';
@@ -41,6 +42,16 @@ describe('Idempotency-Key: keys, orders, failures and cleanup', () => {
         expect(await keysOf(acc.id)).to.deep.equal([]);
       });
     }
+
+    it('When a token without CREATE LEADS sends an unfit key, Then 403 as without a key: the scope is checked first', async () => {
+      const acc = await makeAccount(getCtx());
+      const call = restClient(web.url, await acc.token(['VIEW LEADS']));
+
+      const res = await call('POST', '/leads', { leads: [item(acc)] }, { 'Idempotency-Key': 'k'.repeat(300) });
+
+      expect(res.status).to.equal(403);
+      expect(await countOf('leads', acc.id)).to.equal(0);
+    });
 
     it('When a key holds a NUL byte, Then the request is refused with a 400, never a 500, and nothing is written', async () => {
       const { acc, token } = await client();
@@ -169,6 +180,54 @@ describe('Idempotency-Key: keys, orders, failures and cleanup', () => {
       expect(retried.status).to.equal(201);
       expect(retried.headers.get('idempotent-replayed')).to.equal(null);
       expect(await countOf('leads', acc.id)).to.equal(2);
+    });
+  });
+
+  describe('a request whose connection is killed while another waits on its key', () => {
+    // the answer's UPDATE sleeps for keys named slow-…, so the first request is caught holding its uncommitted key
+    const sql = (text: string) => getCtx().db.sequelize.query(text);
+    before(async () => {
+      await sql(`
+        CREATE OR REPLACE FUNCTION test_idem_slow() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_sleep(1.5); RETURN NEW; END $$;
+        CREATE TRIGGER test_idem_slow BEFORE UPDATE ON idempotency_keys FOR EACH ROW
+          WHEN (NEW.key LIKE 'slow-%') EXECUTE FUNCTION test_idem_slow();
+        ALTER TABLE idempotency_keys ENABLE ALWAYS TRIGGER test_idem_slow;`);
+    });
+    after(async () => {
+      await sql(`DROP TRIGGER test_idem_slow ON idempotency_keys; DROP FUNCTION test_idem_slow();`);
+    });
+    /** The pid of the backend running `like` (as pg_stat_activity shows it), waiting for it to appear. */
+    async function backendOf(like: string, waiting: boolean): Promise<number> {
+      for (let i = 0; i < 200; i++) {
+        const [row] = await getCtx().db.sequelize.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+              AND state = 'active' AND query LIKE $1 AND (wait_event_type = 'Lock') = $2`,
+          { bind: [like, waiting], type: QueryTypes.SELECT },
+        );
+        if (row) return row.pid;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      throw new Error(`no backend running ${like}`);
+    }
+
+    it('When the first request dies holding its key, Then the waiting one takes the key and writes once', async () => {
+      const { acc, post } = await client();
+      const body = { leads: [item(acc), item(acc)] };
+      const key = `slow-${newKey()}`;
+
+      const first = post('/leads', body, key);
+      const holder = await backendOf('UPDATE idempotency_keys SET status_code%', false);
+      const second = post('/leads', body, key);
+      await backendOf('INSERT INTO idempotency_keys%', true);
+      await sql(`SELECT pg_terminate_backend(${holder})`);
+      const [died, wrote] = await Promise.all([first, second]);
+
+      expect(died.status).to.be.at.least(500);
+      expect(wrote.status).to.equal(201);
+      expect(wrote.headers.get('idempotent-replayed')).to.equal(null);
+      expect(await countOf('leads', acc.id)).to.equal(2);
+      expect((await keysOf(acc.id)).map((k) => [k.key, k.response])).to.deep.equal([[key, wrote.body]]);
     });
   });
 
