@@ -86,6 +86,10 @@ export const shownLead = {
     city: 'Casablanca',
     risky: true,
     risk_reason: '2 parcels returned (limit 2); 1 of 3 orders delivered (33 %, under 50 %)',
+    risk_findings: [
+      { kind: 'returns', returned: 2, limit: 2 },
+      { kind: 'delivery', delivered: 1, finished: 3, rate: 33, limit: 50 },
+    ],
     blocked: false,
     block_reason: null,
   },

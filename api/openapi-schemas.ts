@@ -113,6 +113,22 @@ export const customer: Schema = {
     city: nullable('string', { description: 'The city of its latest lead (of its latest order without a lead)' }),
     risky: { type: 'boolean' },
     risk_reason: nullable('string', { description: "Why it is risky, in words, by the account's thresholds" }),
+    risk_findings: {
+      type: 'array',
+      description: 'The risk rule conditions that hold, as data (returns first), for words in another language',
+      items: {
+        oneOf: [
+          closed({ kind: { type: 'string', enum: ['returns'] }, returned: count, limit: count }),
+          closed({
+            kind: { type: 'string', enum: ['delivery'] },
+            delivered: count,
+            finished: count,
+            rate: { type: 'integer', minimum: 0, maximum: 100 },
+            limit: { type: 'integer', minimum: 0, maximum: 100 },
+          }),
+        ],
+      },
+    },
     blocked: { type: 'boolean', description: "On the account's blocklist" },
     block_reason: nullable('string'),
   }),
