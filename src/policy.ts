@@ -19,6 +19,7 @@ export const RESOURCES = [
   'exportRun',
   'webhook',
   'blocklist',
+  'source',
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 
@@ -49,6 +50,8 @@ const ROLE_GRID: Record<Role, Grid> = {
     webhook: CRUD,
     // the account's blocked phones (docs/decisions.md "Blocklist"): an entry is added or removed, never edited
     blocklist: ['viewAny', 'view', 'create', 'delete'],
+    // the account's landing-page forms and shops (docs/lead-sources.md "Sources")
+    source: CRUD,
   },
   agent: {
     lead: ['viewAny', 'view', 'update'],
@@ -93,6 +96,13 @@ const SCOPE_GRID: Partial<Record<Resource, Partial<Record<Ability, Scope>>>> = {
     view: 'MANAGE BLOCKLIST',
     create: 'MANAGE BLOCKLIST',
     delete: 'MANAGE BLOCKLIST',
+  },
+  source: {
+    viewAny: 'MANAGE SOURCES',
+    view: 'MANAGE SOURCES',
+    create: 'MANAGE SOURCES',
+    update: 'MANAGE SOURCES',
+    delete: 'MANAGE SOURCES',
   },
 };
 

@@ -10,6 +10,7 @@ import { createHistoryService } from './histories/history.service.js';
 import { createLeadService } from './leads/lead.service.js';
 import { createOrderService } from './orders/order.service.js';
 import { createQueueService } from './queue/queue.service.js';
+import { createSourceService } from './sources/source.service.js';
 import { createShippingService } from './shipping/shipping.service.js';
 import { createKpiService } from './stats/kpi.service.js';
 import { createStatsService } from './stats/stats.service.js';
@@ -41,6 +42,7 @@ export function createServices(core: Core) {
     tableStatistics: createTableStatisticsService(core),
     webhooks: createWebhookService(core),
     blocklist: createBlocklistService(core),
+    sources: createSourceService(core),
   };
 }
 export type Services = ReturnType<typeof createServices>;
