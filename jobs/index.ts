@@ -1,5 +1,6 @@
 import type { JobDefinition } from './job.js';
 import { cleanupJobsJob } from './job-store.job.js';
+import { intakeRetentionJob } from './intake-retention.job.js';
 import { foldKpiJob } from './kpi.job.js';
 import { passwordResetJob } from './password-reset.job.js';
 import { pushOrderJob } from './push-order.job.js';
@@ -22,4 +23,5 @@ export const jobDefinitions: JobDefinition<any>[] = [
   passwordResetJob,
   cleanupJobsJob,
   analyzeTablesJob,
+  intakeRetentionJob,
 ];

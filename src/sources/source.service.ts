@@ -11,6 +11,7 @@ import { accountScope, authorize, namedAccountScope } from '../policy.js';
 import { addError, validate } from '../validation.js';
 import type { SourceLine } from './lead-source.model.js';
 import {
+  deleteOldIntake,
   deleteSource,
   findSource,
   insertSource,
@@ -162,6 +163,17 @@ async function intake(core: Core, actor: Actor, id: unknown, query: unknown): Pr
   return { data: rows.map(intakeView), total, page: q.page, perPage: q.per_page };
 }
 
+/** Deleted per statement: a day of a busy form's log goes in a few short statements, none holding locks long. */
+const RETENTION_BATCH = 5000;
+
+/** Deletes every intake entry past the kept 30 days (jobs/intake-retention.job.ts); answers how many went. */
+async function removeOldIntake(core: Core): Promise<number> {
+  let removed = 0;
+  for (let batch = RETENTION_BATCH; batch === RETENTION_BATCH; removed += batch)
+    batch = await deleteOldIntake(core.db.sequelize, RETENTION_BATCH);
+  return removed;
+}
+
 /** An account's lead sources (issue 34, docs/lead-sources.md "Sources") and their intake log. */
 export function createSourceService(core: Core) {
   return {
@@ -171,6 +183,7 @@ export function createSourceService(core: Core) {
     update: (actor: Actor, id: unknown, body: unknown) => update(core, actor, id, body),
     remove: (actor: Actor, id: unknown) => remove(core, actor, id),
     intake: (actor: Actor, id: unknown, query?: unknown) => intake(core, actor, id, query),
+    removeOldIntake: () => removeOldIntake(core),
   };
 }
 
