@@ -1,6 +1,7 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { isRowId, select } from '../query.js';
 import type { SourceLine, SourceKind, IntakeOutcome } from './lead-source.model.js';
+import type { IntakeView } from './source.schemas.js';
 import { HEALTH_WINDOW_HOURS, INTAKE_KEEP_DAYS } from './source-health.js';
 
 /** A source row as read, secret included: the service decides what leaves. */
@@ -21,18 +22,8 @@ export interface SourceRow {
   updated_at: Date;
 }
 
-export interface IntakeRow {
-  id: number;
-  source_id: number;
-  received_at: Date;
-  outcome: IntakeOutcome;
-  reason: string | null;
-  lead_reference: string | null;
-  external_id: string | null;
-  origin: string | null;
-  client_ip: string | null;
-  payload: unknown;
-}
+/** An intake log row as read: its view with the time as a Date. */
+export type IntakeRow = Omit<IntakeView, 'received_at'> & { received_at: Date };
 
 const COLUMNS = `id, account_id, kind, name, public_key, signing_secret, allowed_origins, thank_you_url,
   default_products, product_mapping, active, created_by, created_at, updated_at`;
