@@ -7,6 +7,7 @@ import { createCsrf, requireUser } from './auth.js';
 import { choosePanelBundle } from './panel-components.js';
 import { createApiKeyRoutes } from './routes/api-keys.routes.js';
 import { createDashboardBlocklistRoutes } from './routes/blocklist.routes.js';
+import { createDashboardSourceRoutes } from './routes/sources.routes.js';
 import { createAuthRoutes } from './routes/auth.routes.js';
 import { createInvitationRoutes } from './routes/invitation.routes.js';
 import { createLanguageRoutes } from './routes/language.routes.js';
@@ -30,6 +31,7 @@ const DASHBOARD_PREFIXES = [
   '/exports',
   '/webhooks',
   '/blocklist',
+  '/sources',
 ];
 
 /**
@@ -95,6 +97,7 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
     createTransferRoutes(ctx),
     createDashboardWebhookRoutes(ctx),
     createDashboardBlocklistRoutes(ctx),
+    createDashboardSourceRoutes(ctx),
     createLanguageRoutes(ctx),
   );
 }

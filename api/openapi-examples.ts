@@ -93,6 +93,8 @@ export const shownLead = {
     blocked: false,
     block_reason: null,
   },
+  source: { id: 7, kind: 'form', name: 'Summer landing page' },
+  utm: { utm_source: 'facebook', utm_campaign: 'summer' },
 };
 const orderHistory = (old: string | null, status: string, by: string) => ({
   order_reference: ORDER,

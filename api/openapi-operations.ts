@@ -10,6 +10,7 @@ import { orderListQuerySchema, orderUpdateBodySchema, pushBodySchema } from '../
 import { pageKeys } from '../src/pagination.js';
 import { isoDate } from '../src/validation.js';
 import { BLOCKLIST_OPERATIONS } from './openapi-blocklist.js';
+import { SOURCE_OPERATIONS } from './openapi-sources.js';
 import { QUEUE_OPERATIONS } from './openapi-queue.js';
 import { WEBHOOK_OPERATIONS } from './openapi-webhooks.js';
 import {
@@ -239,4 +240,5 @@ export const OPERATIONS: Operation[] = [
   ...QUEUE_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   ...BLOCKLIST_OPERATIONS,
+  ...SOURCE_OPERATIONS,
 ];

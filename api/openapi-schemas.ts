@@ -154,6 +154,18 @@ const leadShowFields = {
     items: closed({ ...historyFields('lead_reference'), note: nullable('string') }),
   },
   customer,
+  source: {
+    ...nullable('object'),
+    properties: { id: int, kind: { type: 'string', enum: ['form', 'shopify', 'woocommerce'] }, name: str },
+    required: ['id', 'kind', 'name'],
+    additionalProperties: false,
+    description: 'The lead source it came from (a form or a shop); null otherwise',
+  },
+  utm: {
+    ...nullable('object'),
+    additionalProperties: str,
+    description: 'utm_source, utm_medium, utm_campaign, utm_term, utm_content as received',
+  },
 };
 /** GET /leads/{reference}/show's `data`. */
 export const leadShow = closed(leadShowFields);

@@ -12,6 +12,7 @@ import {
   type DocLimits,
 } from './openapi-common.js';
 import { BLOCKLIST_EXAMPLES } from './openapi-blocklist.js';
+import { SOURCE_EXAMPLES } from './openapi-sources.js';
 import { CORE_EXAMPLES, type Example } from './openapi-examples.js';
 import { MORE_EXAMPLES } from './openapi-examples-more.js';
 import { introduction } from './openapi-intro.js';
@@ -26,7 +27,12 @@ export const toJson = (s: Joi.Schema) =>
   (joiToJson as unknown as (s: Joi.Schema, mode: string) => Record<string, unknown>)(s, 'open-api-3.1');
 
 /** Every operation's example request and answer (api/openapi-examples*.ts), by `<method> <path>`. */
-export const EXAMPLES: Record<string, Example> = { ...CORE_EXAMPLES, ...MORE_EXAMPLES, ...BLOCKLIST_EXAMPLES };
+export const EXAMPLES: Record<string, Example> = {
+  ...CORE_EXAMPLES,
+  ...MORE_EXAMPLES,
+  ...BLOCKLIST_EXAMPLES,
+  ...SOURCE_EXAMPLES,
+};
 export const exampleOf = (op: { method: string; path: string }): Example | undefined =>
   EXAMPLES[`${op.method} ${op.path}`];
 
@@ -37,6 +43,7 @@ const TAGS = [
   { name: 'Work queue', description: 'The next lead to call, for a call-centre tool (docs/api.md)' },
   { name: 'Webhooks', description: 'Signed events LeadFlow POSTs to your endpoints, and their delivery log' },
   { name: 'Blocklist', description: 'Phones whose new leads are created canceled' },
+  { name: 'Lead sources', description: 'Landing-page forms and shops that create leads, and their intake log' },
   { name: 'Carrier callback', description: 'Shipping companies report status changes (signed)' },
   { name: 'Reference', description: 'This document' },
 ];
@@ -51,7 +58,9 @@ const tagOf = (path: string) =>
           ? 'Work queue'
           : path.startsWith('/blocklist')
             ? 'Blocklist'
-            : 'Webhooks';
+            : path.startsWith('/sources')
+              ? 'Lead sources'
+              : 'Webhooks';
 
 /** `post /leads/{reference}/show` → `postLeadsReferenceShow`. */
 export const operationId = (method: string, path: string) =>

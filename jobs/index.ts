@@ -1,6 +1,7 @@
 import type { JobDefinition } from './job.js';
 import { cleanupJobsJob } from './job-store.job.js';
 import { cleanupIdempotencyKeysJob } from './idempotency.job.js';
+import { intakeRetentionJob } from './intake-retention.job.js';
 import { foldKpiJob } from './kpi.job.js';
 import { passwordResetJob } from './password-reset.job.js';
 import { pushOrderJob } from './push-order.job.js';
@@ -24,4 +25,5 @@ export const jobDefinitions: JobDefinition<any>[] = [
   cleanupJobsJob,
   analyzeTablesJob,
   cleanupIdempotencyKeysJob,
+  intakeRetentionJob,
 ];

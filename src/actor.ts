@@ -14,6 +14,7 @@ export const SCOPES = [
   'DELETE ORDERS',
   'MANAGE WEBHOOKS',
   'MANAGE BLOCKLIST',
+  'MANAGE SOURCES',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

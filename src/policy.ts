@@ -20,6 +20,7 @@ export const RESOURCES = [
   'webhook',
   'blocklist',
   'customer',
+  'source',
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 
@@ -52,6 +53,8 @@ const ROLE_GRID: Record<Role, Grid> = {
     blocklist: ['viewAny', 'view', 'create', 'delete'],
     // customer records are kept by the database (migration 20261208100000): read, never written by anyone
     customer: READ,
+    // the account's landing-page forms and shops (docs/lead-sources.md "Sources")
+    source: CRUD,
   },
   agent: {
     lead: ['viewAny', 'view', 'update'],
@@ -98,6 +101,13 @@ const SCOPE_GRID: Partial<Record<Resource, Partial<Record<Ability, Scope>>>> = {
     view: 'MANAGE BLOCKLIST',
     create: 'MANAGE BLOCKLIST',
     delete: 'MANAGE BLOCKLIST',
+  },
+  source: {
+    viewAny: 'MANAGE SOURCES',
+    view: 'MANAGE SOURCES',
+    create: 'MANAGE SOURCES',
+    update: 'MANAGE SOURCES',
+    delete: 'MANAGE SOURCES',
   },
 };
 

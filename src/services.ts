@@ -12,6 +12,7 @@ import { createIdempotencyService } from './idempotency/idempotency.service.js';
 import { createLeadService } from './leads/lead.service.js';
 import { createOrderService } from './orders/order.service.js';
 import { createQueueService } from './queue/queue.service.js';
+import { createSourceService } from './sources/source.service.js';
 import { createShippingService } from './shipping/shipping.service.js';
 import { createKpiService } from './stats/kpi.service.js';
 import { createStatsService } from './stats/stats.service.js';
@@ -45,6 +46,7 @@ export function createServices(core: Core) {
     blocklist: createBlocklistService(core),
     idempotency: createIdempotencyService(core),
     customerLookup: createCustomerLookupService(core),
+    sources: createSourceService(core),
   };
 }
 export type Services = ReturnType<typeof createServices>;

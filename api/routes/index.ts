@@ -9,6 +9,7 @@ import { createHistoryRoutes } from './histories.routes.js';
 import { createLeadRoutes } from './leads.routes.js';
 import { createOrderRoutes } from './orders.routes.js';
 import { createQueueRoutes } from './queue.routes.js';
+import { createSourceRoutes } from './sources.routes.js';
 import { createShippingCallbackRoutes } from './shipping.routes.js';
 import { createWebhookRoutes } from './webhooks.routes.js';
 import { openApiDocument } from '../openapi.js';
@@ -54,6 +55,7 @@ export function createRestRouter(ctx: AppContext): Router {
   router.use(createQueueRoutes(ctx));
   router.use(createWebhookRoutes(ctx));
   router.use(createBlocklistRoutes(ctx));
+  router.use(createSourceRoutes(ctx));
   router.use((_req, _res, next) => next(new NotFoundError()));
   return router;
 }

@@ -37,6 +37,7 @@ export function createLeadRoutes(ctx: AppContext): Router {
           per_page: page.perPage,
           search_by: page.query.search_by,
           keyWord: page.query.keyWord,
+          source_id: page.query.source_id,
         }),
       );
     }),

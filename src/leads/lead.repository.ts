@@ -45,6 +45,8 @@ export function leadFilter(
   }
   if (f.status) conds.push(`l.status = ${p(f.status)}`);
   if (f.city_id) conds.push(`l.city_id = ${p(f.city_id)}`);
+  // served by leads_source_created_idx (source_id, created_at DESC, id DESC), in the list's order
+  if (f.source_id) conds.push(`l.source_id = ${p(f.source_id)}`);
   if (f.created_from) conds.push(`l.created_at >= ${p(new Date(f.created_from))}`);
   if (f.created_to) conds.push(`l.created_at <= ${p(new Date(f.created_to))}`);
   // only the account and the status: the exact total is kept in row_counts

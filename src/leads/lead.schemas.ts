@@ -123,6 +123,7 @@ export const restListQuerySchema = Joi.object({
   ...pageKeys,
   search_by: Joi.string().valid(...SEARCH_BY),
   keyWord: Joi.string().trim().max(100).allow(''),
+  source_id: Joi.number().integer().positive().max(2_147_483_647),
 });
 
 /**
@@ -139,6 +140,7 @@ export const dashboardListQuerySchema = Joi.object({
   search_by: Joi.string().valid(...SEARCH_BY),
   keyWord: Joi.string().trim().max(100).allow(''),
   account_id: Joi.number().integer().positive(),
+  source_id: Joi.number().integer().positive().max(2_147_483_647),
 });
 
 export interface LeadFilters {
@@ -150,6 +152,8 @@ export interface LeadFilters {
   created_to?: Date | string;
   search?: string;
   account_id?: number;
+  /** Leads of one lead source (another account's finds nothing: the account filter stays). */
+  source_id?: number;
   /** Not a query key: set by the service (the account's phone_country) to read a phone search in. */
   phone_country?: string;
 }

@@ -9,6 +9,7 @@ import { accountScope, authorize, targetAccount } from '../policy.js';
 import { HISTORY_ORDER, LINE_ORDER, historyView, lineView } from '../record-views.js';
 import { findInScope, type RowKey } from '../query.js';
 import { newReferences } from '../references.js';
+import { leadSourceRef } from '../sources/lead-origin.js';
 import { validate } from '../validation.js';
 import { batchCheckProbe, insertLeadBatch, type LeadOrigin } from './lead-batch.repository.js';
 import { checkLeadItems, leadPhone, namedSkus, totalOf, type PreparedLead } from './lead.check.js';
@@ -207,7 +208,7 @@ async function show(core: Core, actor: Actor, key: { reference: string } | { id:
   authorize(actor, 'view', 'lead');
   const { Lead, LeadProduct, LeadHistory, Order } = core.models;
   const lead = await findInScope(Lead, actor, key);
-  const [products, history, order, customer] = await Promise.all([
+  const [products, history, order, customer, source] = await Promise.all([
     LeadProduct.findAll({ where: { lead_id: lead.id }, order: LINE_ORDER }),
     LeadHistory.findAll({ where: { lead_id: lead.id }, order: HISTORY_ORDER }),
     Order.findOne({
@@ -215,6 +216,7 @@ async function show(core: Core, actor: Actor, key: { reference: string } | { id:
       attributes: ['reference'],
     }),
     customerOfPhone(core.db.sequelize, lead.account_id, lead.phone_normalized),
+    leadSourceRef(core.db.sequelize, lead.account_id, lead.source_id),
   ]);
   return {
     id: lead.id,
@@ -236,6 +238,8 @@ async function show(core: Core, actor: Actor, key: { reference: string } | { id:
     order_reference: order?.reference ?? null,
     history: history.map((h) => ({ lead_reference: h.lead_reference, ...historyView(h), note: h.note ?? null })),
     customer,
+    source,
+    utm: lead.utm ?? null,
   };
 }
 

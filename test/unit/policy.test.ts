@@ -29,6 +29,7 @@ function expected(role: Role, ability: Ability, resource: Resource): boolean {
     case 'user':
     case 'shippingCompany':
     case 'webhook': // the account's webhook endpoints and their log, issue 21
+    case 'source': // the account's landing-page forms and shops, issue 34 (agents: none)
       return !['import', 'export'].includes(ability);
     case 'token':
     case 'blocklist': // an entry is added or removed, never edited (issue 33)
