@@ -10,6 +10,7 @@ import { createLeadRoutes } from './leads.routes.js';
 import { createOrderRoutes } from './orders.routes.js';
 import { createQueueRoutes } from './queue.routes.js';
 import { createShippingCallbackRoutes } from './shipping.routes.js';
+import { createStoreIntakeRoutes } from './store-intake.routes.js';
 import { createWebhookRoutes } from './webhooks.routes.js';
 import { openApiDocument } from '../openapi.js';
 
@@ -32,6 +33,7 @@ export function createRestRouter(ctx: AppContext): Router {
   });
   // public and signed: they read their own raw body, and come before the token
   router.use(createShippingCallbackRoutes(ctx));
+  router.use(createStoreIntakeRoutes(ctx)); // shops' order webhooks (issue 34), signed over their raw body
   router.use(resolveBearer(ctx.services.tokens));
   router.use(
     restRateLimit({
