@@ -68,10 +68,13 @@ export function signedBy(secret: string | null, raw: Buffer, header: string | un
   return expected.length === given.length && crypto.timingSafeEqual(expected, given);
 }
 
+const PUBLIC_KEY = /^[A-Za-z0-9_-]{1,40}$/;
+
 /** The active source of the address, or a 404 (unknown, inactive, another kind): nothing is logged for it. */
 async function sourceOf(core: Core, kind: string, publicKey: unknown): Promise<[StoreSource, StorePlatform]> {
   const platform = Object.hasOwn(STORE_PLATFORMS, kind) ? STORE_PLATFORMS[kind as StoreKind] : null;
-  const key = typeof publicKey === 'string' && publicKey.length <= 40 ? publicKey : null;
+  // a key is letters, digits, `-` and `_` (at most the column's 40): anything else names no source and is not sent
+  const key = typeof publicKey === 'string' && PUBLIC_KEY.test(publicKey) ? publicKey : null;
   const source = platform && key ? await activeStoreSource(core.db.sequelize, platform.kind, key) : null;
   if (!platform || !source) throw new NotFoundError();
   return [source, platform];
@@ -91,7 +94,7 @@ function intakeOf(core: Core, leads: LeadService, found: [StoreSource, StorePlat
 
 async function refuse(intake: Intake, reason: string, payload: unknown, externalId?: string): Promise<StoreAnswer> {
   await intake.log({ outcome: 'refused', reason, payload, externalId });
-  return { message: `Refused: ${reason}.`, outcome: 'refused' };
+  return { message: `Refused: ${reason.replace(/\.$/, '')}.`, outcome: 'refused' };
 }
 
 async function duplicate(intake: Intake, order: StoreOrder, summary: object): Promise<StoreAnswer> {
