@@ -186,7 +186,8 @@ async function receive(core: Core, leads: LeadService, kind: string, publicKey: 
   if (topic !== platform.topic)
     return refuse(intake, `topic not handled: ${topic ?? 'none'}`, fitJson({ topic, delivery_id: deliveryId }));
   const payload = parseBody(d.raw);
-  if (payload === undefined) return refuse(intake, 'malformed JSON', { topic, delivery_id: deliveryId });
+  if (payload === undefined)
+    return refuse(intake, 'malformed JSON', fitJson({ topic, delivery_id: deliveryId, body: d.raw.toString('utf8') }));
   const order = platform.readOrder(payload);
   if (typeof order === 'string') return refuse(intake, `invalid order: ${order}`, fitJson(payload));
   const summary = fitJson({ topic, delivery_id: deliveryId, order: order.label, lines: order.lines.length });

@@ -113,7 +113,9 @@ describe('store webhooks: refusals and hostile input', () => {
     expect(await signed.json()).to.deep.equal({ message: 'Refused: malformed JSON.', outcome: 'refused' });
     const unsigned = await fetch(url(web.url, 'shopify', source.key), { method: 'POST', body: '{"id": 1,' });
     expect(unsigned.status).to.equal(401);
-    expect((await intakeOf(ctx(), source.id)).map((e) => e.reason)).to.deep.equal(['malformed JSON', 'bad signature']);
+    const log = await intakeOf(ctx(), source.id);
+    expect(log.map((e) => e.reason)).to.deep.equal(['malformed JSON', 'bad signature']);
+    expect(log[0].payload).to.deep.include({ topic: 'orders/create', body: '{"id": 1,' });
     expect(await leadsOf(ctx(), acc.id)).to.deep.equal([]);
   });
 
