@@ -168,8 +168,8 @@ async function intakeOrder(intake: Intake, order: StoreOrder, payload: unknown, 
 /**
  * A shop's webhook delivery (docs/lead-sources.md): the source named by the address (404 when unknown or inactive),
  * WooCommerce's ping answered, the signature checked over the exact bytes (401 and logged when wrong), then the
- * order made a lead once. Whatever a signed delivery holds, it is answered 200 and logged: a refusal the shop would
- * retry for days could never pass.
+ * order made a lead once. Whatever a signed delivery holds, it is answered 200 and logged: a shop retries any other
+ * answer for hours, and a body that failed once fails every time (a database outage is not answered 200).
  */
 async function receive(core: Core, leads: LeadService, kind: string, publicKey: unknown, d: StoreDelivery) {
   const found = await sourceOf(core, kind, publicKey);
