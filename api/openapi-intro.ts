@@ -51,10 +51,10 @@ export function introduction(limits: DocLimits, operations: ScopedOperation[]): 
   return `Lead and order management for cash-on-delivery sellers. JSON in and out, under \`/api/web/1.0\`.
 
 ## Authentication
-Every operation but the carrier callback and this document needs \`Authorization: Bearer <id>|<secret>\`: a personal
-access token generated in the dashboard (Settings → API keys) or with \`npm run cli -- token:create\`. The value is
-shown once; a token in the query string or the body is ignored. The token and the rate limits are checked before the
-body is read.
+Every operation but the carrier callback, the store webhooks (both signed) and this document needs
+\`Authorization: Bearer <id>|<secret>\`: a personal access token generated in the dashboard (Settings → API keys) or
+with \`npm run cli -- token:create\`. The value is shown once; a token in the query string or the body is ignored.
+The token and the rate limits are checked before the body is read.
 
 ## Scopes
 A token carries scopes; each operation needs the one below (the queue's take-and-set operations need two), and the

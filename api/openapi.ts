@@ -18,6 +18,7 @@ import { MORE_EXAMPLES } from './openapi-examples-more.js';
 import { introduction } from './openapi-intro.js';
 import { OPERATIONS, type Operation } from './openapi-operations.js';
 import { publicPaths } from './openapi-public.js';
+import { storeIntakePaths } from './openapi-stores.js';
 
 export type { Operation } from './openapi-operations.js';
 export { DEFAULT_LIMITS, type DocLimits } from './openapi-common.js';
@@ -45,6 +46,7 @@ const TAGS = [
   { name: 'Blocklist', description: 'Phones whose new leads are created canceled' },
   { name: 'Lead sources', description: 'Landing-page forms and shops that create leads, and their intake log' },
   { name: 'Carrier callback', description: 'Shipping companies report status changes (signed)' },
+  { name: 'Store webhooks', description: 'Shopify and WooCommerce orders become leads (signed)' },
   { name: 'Reference', description: 'This document' },
 ];
 const tagOf = (path: string) =>
@@ -171,6 +173,7 @@ export function openApiDocument(limits: DocLimits = DEFAULT_LIMITS) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op);
   Object.assign(paths, publicPaths(limits, toJson));
+  Object.assign(paths, storeIntakePaths());
   return {
     openapi: '3.1.0',
     info: { title: 'LeadFlow REST API', version: '1.0', description: introduction(limits, OPERATIONS) },

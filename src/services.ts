@@ -14,6 +14,7 @@ import { createOrderService } from './orders/order.service.js';
 import { createQueueService } from './queue/queue.service.js';
 import { createSourceService } from './sources/source.service.js';
 import { createShippingService } from './shipping/shipping.service.js';
+import { createStoreIntakeService } from './sources/store-intake.service.js';
 import { createKpiService } from './stats/kpi.service.js';
 import { createStatsService } from './stats/stats.service.js';
 import { createTokenService } from './tokens/token.service.js';
@@ -47,6 +48,7 @@ export function createServices(core: Core) {
     idempotency: createIdempotencyService(core),
     customerLookup: createCustomerLookupService(core),
     sources: createSourceService(core),
+    storeIntake: createStoreIntakeService(core, { leads }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -54,6 +54,12 @@ const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 // rule), and text columns silently store U+FFFD in its place. A pair (an emoji) is two code units and passes.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const UNFIT = new RegExp(`${CONTROL.source}|${LONE_SURROGATE.source}`);
+const UNFIT_ALL = new RegExp(UNFIT.source, 'g');
+/**
+ * `s` with each character the text rule refuses (a control character, a lone surrogate) replaced by U+FFFD: for text
+ * LeadFlow keeps from a party it cannot send a refusal to (a shop's webhook), so it is stored, not refused.
+ */
+export const fitText = (s: string): string => s.replace(UNFIT_ALL, '\uFFFD');
 
 /**
  * Names every plain object inherits (`constructor`, `toString`, `__proto__`, …) and `prototype`. As request keys they

@@ -11,6 +11,7 @@ import { createOrderRoutes } from './orders.routes.js';
 import { createQueueRoutes } from './queue.routes.js';
 import { createSourceRoutes } from './sources.routes.js';
 import { createShippingCallbackRoutes } from './shipping.routes.js';
+import { createStoreIntakeRoutes } from './store-intake.routes.js';
 import { createWebhookRoutes } from './webhooks.routes.js';
 import { openApiDocument } from '../openapi.js';
 
@@ -33,6 +34,7 @@ export function createRestRouter(ctx: AppContext): Router {
   });
   // public and signed: they read their own raw body, and come before the token
   router.use(createShippingCallbackRoutes(ctx));
+  router.use(createStoreIntakeRoutes(ctx)); // shops' order webhooks (issue 34), signed over their raw body
   router.use(resolveBearer(ctx.services.tokens));
   router.use(
     restRateLimit({

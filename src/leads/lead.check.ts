@@ -105,7 +105,9 @@ export function namedSkus(items: unknown[]): string[] {
   return [...skus];
 }
 
-const fastItem = fastValidator(leadItemSchema);
+const fastItems = new Map<Joi.Schema, (input: unknown) => unknown>();
+const fastItem = (schema: Joi.Schema) =>
+  fastItems.get(schema) ?? fastItems.set(schema, fastValidator(schema)).get(schema)!;
 
 /**
  * The items converted by leadItemSchema: each by its fast path when it vouches for the item, otherwise by Joi, alone
@@ -113,12 +115,16 @@ const fastItem = fastValidator(leadItemSchema);
  * been validated: each item is validated as `${path}[0]` and its error paths are moved to its own index (toFieldErrors
  * writes the path where the message names the label). Holes are items too (Joi's "must not contain empty items").
  */
-function validItems(items: unknown[], path: string): { values: LeadItemInput[]; error?: Joi.ValidationError } {
-  const values = Array.from(items, fastItem) as LeadItemInput[];
+function validItems(
+  items: unknown[],
+  path: string,
+  schema: Joi.ObjectSchema,
+): { values: LeadItemInput[]; error?: Joi.ValidationError } {
+  const values = Array.from(items, fastItem(schema)) as LeadItemInput[];
   const details: Joi.ValidationErrorItem[] = [];
   for (let i = 0; i < values.length; i++) {
     if (values[i] !== undefined) continue;
-    const { value, error } = oneItem(path).validate({ [path]: [items[i]] }, JOI_OPTIONS);
+    const { value, error } = oneItem(path, schema).validate({ [path]: [items[i]] }, JOI_OPTIONS);
     values[i] = value[path][0];
     for (const d of error?.details ?? []) details.push({ ...d, path: [path, i, ...d.path.slice(2)] });
   }
@@ -129,23 +135,26 @@ function validItems(items: unknown[], path: string): { values: LeadItemInput[]; 
       : undefined,
   };
 }
-const wrappers = new Map<string, Joi.ObjectSchema>();
-const oneItem = (path: string) =>
-  wrappers.get(path) ?? wrappers.set(path, Joi.object({ [path]: Joi.array().items(leadItemSchema) })).get(path)!;
+const wrappers = new Map<Joi.Schema, Map<string, Joi.ObjectSchema>>();
+const oneItem = (path: string, schema: Joi.ObjectSchema) => {
+  const byPath = wrappers.get(schema) ?? wrappers.set(schema, new Map()).get(schema)!;
+  return byPath.get(path) ?? byPath.set(path, Joi.object({ [path]: Joi.array().items(schema) })).get(path)!;
+};
 
 /**
  * Validates lead items (spec Lead table; every sku must be an active product of the account, i.e. in `catalogue`),
  * collecting errors keyed `${path}.${i}.field` instead of throwing. Phones are read in `country`, the account's
  * phone_country; an uncallable one makes its lead `wrong` (leadPhone), never an error. Pure: the REST path and the
- * import's worker thread both use it.
+ * import's worker thread both use it. `schema`: the item's rule (a lead source's item may have no product line).
  */
 export function checkLeadItems(
   items: unknown[],
   path: string,
   catalogue: Catalogue,
   country: string,
+  schema: Joi.ObjectSchema = leadItemSchema,
 ): { prepared: (PreparedLead | null)[]; errors: FieldErrors } {
-  const { values, error } = validItems(items, path);
+  const { values, error } = validItems(items, path, schema);
   const errors: FieldErrors = error ? toFieldErrors(error) : {};
   const invalid = new Set(error?.details.map((d) => Number(d.path[1])) ?? []);
   items.forEach((item, i) => {

@@ -68,6 +68,12 @@ export const leadItemSchema = Joi.object({
     ),
   products: productLines(true).min(1).required(),
 });
+/**
+ * A lead source's item (issue 34, docs/lead-sources.md): the Lead table, except that it may have no product line. A
+ * shop order whose lines all wait for a mapping still becomes a lead (its lines kept in `data`); like any lead without
+ * products, it cannot be confirmed until it has one.
+ */
+export const sourceLeadItemSchema = leadItemSchema.keys({ products: productLines(true).required() });
 export interface LeadItemInput {
   phone: string;
   full_name: string;

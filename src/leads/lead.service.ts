@@ -20,6 +20,7 @@ import {
   dashboardCreateSchema,
   dashboardListQuerySchema,
   restListQuerySchema,
+  sourceLeadItemSchema,
   type DashboardCreateInput,
   type DashboardUpdateInput,
   type LeadFilters,
@@ -68,14 +69,26 @@ export interface InsertOptions {
   origin?: LeadOrigin;
 }
 
+/** How a caller's items are read: `productsOptional` for a lead source's item (sourceLeadItemSchema). */
+export interface PrepareOptions {
+  productsOptional?: boolean;
+}
+
 /** checkLeadItems against the account's active products named by the items and its phone country. */
-async function prepareLeads(core: Core, actor: Actor, items: unknown[], path = 'leads', accountId?: number) {
+async function prepareLeads(
+  core: Core,
+  actor: Actor,
+  items: unknown[],
+  path = 'leads',
+  accountId?: number,
+  options: PrepareOptions = {},
+) {
   const account = accountId ?? targetAccount(actor);
   const [catalogue, country] = await Promise.all([
     activeProducts(core.db.sequelize, account, namedSkus(items)),
     phoneCountryOf(core, account),
   ]);
-  return checkLeadItems(items, path, catalogue, country);
+  return checkLeadItems(items, path, catalogue, country, options.productsOptional ? sourceLeadItemSchema : undefined);
 }
 
 /**
@@ -247,8 +260,8 @@ export function createLeadService(base: Core) {
   const core: LeadCore = { ...base, perBatch: batchCheckProbe(base.db.sequelize, base.config.leadParentChecks) };
   type Key = { reference: string } | { id: number };
   return {
-    prepareLeads: (actor: Actor, items: unknown[], path?: string, accountId?: number) =>
-      prepareLeads(core, actor, items, path, accountId),
+    prepareLeads: (actor: Actor, items: unknown[], path?: string, accountId?: number, options?: PrepareOptions) =>
+      prepareLeads(core, actor, items, path, accountId, options),
     activeProducts: (accountId: number, skus?: string[]) => activeProducts(core.db.sequelize, accountId, skus),
     insertLeads: (actor: Actor, prepared: PreparedLead[], opts: InsertOptions) =>
       insertLeads(core, actor, prepared, opts),

@@ -39,6 +39,8 @@ describe('the OpenAPI document against the router and docs/api.md', () => {
     const expected = new Map<string, string>([
       ...OPERATIONS.map((o) => [`${o.method} ${o.path}`, scopeOf(o)] as [string, string]),
       ['post /shipping/{code}/callback', 'none (signed)'],
+      ['post /intake/shopify/{public_key}', 'none (signed)'],
+      ['post /intake/woocommerce/{public_key}', 'none (signed)'],
       ['get /openapi.json', 'none'],
     ]);
     expect(Object.fromEntries(rows)).to.deep.equal(Object.fromEntries(expected));

@@ -71,6 +71,23 @@ describe('OpenAPI document (api/openapi.ts)', () => {
     ).to.not.throw();
   });
 
+  it('documents the signed store webhooks: no token, the platform signature header, their 200 / 401 / 404 / 413', () => {
+    const paths = doc.paths as Record<string, Record<string, OperationObject>>;
+    for (const [path, header] of [
+      ['/intake/shopify/{public_key}', 'X-Shopify-Hmac-Sha256'],
+      ['/intake/woocommerce/{public_key}', 'X-WC-Webhook-Signature'],
+    ]) {
+      const op = paths[path].post;
+      expect(op.security, path).to.deep.equal([]);
+      expect(op.parameters!.map((p) => `${p.in}:${p.name}`)).to.include.members([
+        'path:public_key',
+        `header:${header}`,
+      ]);
+      expect(JSON.stringify(op)).to.include('HMAC-SHA256');
+      expect(Object.keys(op.responses)).to.include.members(['200', '401', '404', '413']);
+    }
+  });
+
   it('has, for every operation, an example request the service accepts and an example answer its schema accepts', () => {
     const ajv = new Ajv2020.default({ strict: false, allErrors: true });
     addFormats.default(ajv);
