@@ -17,6 +17,7 @@ import { MORE_EXAMPLES } from './openapi-examples-more.js';
 import { introduction } from './openapi-intro.js';
 import { OPERATIONS, type Operation } from './openapi-operations.js';
 import { publicPaths } from './openapi-public.js';
+import { formPaths } from './openapi-forms.js';
 
 export type { Operation } from './openapi-operations.js';
 export { DEFAULT_LIMITS, type DocLimits } from './openapi-common.js';
@@ -38,6 +39,7 @@ const TAGS = [
   { name: 'Webhooks', description: 'Signed events LeadFlow POSTs to your endpoints, and their delivery log' },
   { name: 'Blocklist', description: 'Phones whose new leads are created canceled' },
   { name: 'Carrier callback', description: 'Shipping companies report status changes (signed)' },
+  { name: 'Lead sources', description: 'Public addresses where landing-page forms post their leads' },
   { name: 'Reference', description: 'This document' },
 ];
 const tagOf = (path: string) =>
@@ -137,7 +139,7 @@ function operationObject(op: Operation) {
 export function openApiDocument(limits: DocLimits = DEFAULT_LIMITS) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op);
-  Object.assign(paths, publicPaths(limits, toJson));
+  Object.assign(paths, publicPaths(limits, toJson), formPaths());
   return {
     openapi: '3.1.0',
     info: { title: 'LeadFlow REST API', version: '1.0', description: introduction(limits, OPERATIONS) },

@@ -11,6 +11,7 @@ import { createLeadService } from './leads/lead.service.js';
 import { createOrderService } from './orders/order.service.js';
 import { createQueueService } from './queue/queue.service.js';
 import { createShippingService } from './shipping/shipping.service.js';
+import { createFormIntakeService } from './sources/form-intake.service.js';
 import { createKpiService } from './stats/kpi.service.js';
 import { createStatsService } from './stats/stats.service.js';
 import { createTokenService } from './tokens/token.service.js';
@@ -41,6 +42,7 @@ export function createServices(core: Core) {
     tableStatistics: createTableStatisticsService(core),
     webhooks: createWebhookService(core),
     blocklist: createBlocklistService(core),
+    formIntake: createFormIntakeService(core, { leads }),
   };
 }
 export type Services = ReturnType<typeof createServices>;
