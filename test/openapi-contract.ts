@@ -92,7 +92,8 @@ function documentedOtherThanJson(api: OpenAPIBackend, a: Answer, url: URL): ((wh
   ];
   if (!response) return null;
   return (where) => {
-    if (response.content) return type in response.content ? [] : [`${where}: ${type || 'no body'} is not documented`];
+    if (response.content)
+      return type in response.content ? [] : [`${where}: content-type ${type}, not application/json nor documented`];
     return a.body === '' ? [] : [`${where}: a body where none is documented: ${a.body.slice(0, 100)}`];
   };
 }

@@ -13,7 +13,7 @@ import { sendError, sendErrorPage } from '../../http/errors.js';
 import { formRateLimits } from '../../http/rate-limit.js';
 import { formRefusedPage, formThankYouPage } from '../form-pages.js';
 
-const FORM_PATH = '/intake/forms/:key';
+const FORM_PATH = '/intake/forms/:public_key';
 /** Where a browser lands after a submission to a source without a thank-you address. */
 export const THANK_YOU_PATH = '/intake/thank-you';
 /** A form sends a few short fields: 64 kB and 100 fields are far beyond any real one. */
@@ -110,7 +110,7 @@ export function createFormIntakeRoutes(ctx: AppContext): Router {
   const r = express.Router();
   const forms = ctx.services.formIntake;
   const findSource = route(async (req, res, next) => {
-    res.locals.formSource = await forms.source(req.params.key);
+    res.locals.formSource = await forms.source(req.params.public_key);
     next();
   });
   const limits = formRateLimits({
