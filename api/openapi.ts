@@ -19,6 +19,7 @@ import { introduction } from './openapi-intro.js';
 import { OPERATIONS, type Operation } from './openapi-operations.js';
 import { publicPaths } from './openapi-public.js';
 import { storeIntakePaths } from './openapi-stores.js';
+import { formPaths } from './openapi-forms.js';
 
 export type { Operation } from './openapi-operations.js';
 export { DEFAULT_LIMITS, type DocLimits } from './openapi-common.js';
@@ -172,8 +173,7 @@ function operationObject(op: Operation) {
 export function openApiDocument(limits: DocLimits = DEFAULT_LIMITS) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op);
-  Object.assign(paths, publicPaths(limits, toJson));
-  Object.assign(paths, storeIntakePaths());
+  Object.assign(paths, publicPaths(limits, toJson), storeIntakePaths(), formPaths());
   return {
     openapi: '3.1.0',
     info: { title: 'LeadFlow REST API', version: '1.0', description: introduction(limits, OPERATIONS) },

@@ -5,6 +5,7 @@ import { jsonErrorHandler } from '../http/errors.js';
 import { metricsRoute } from '../http/metrics.js';
 import { observeRequests } from '../http/observe.js';
 import { apiDocsHtml, apiDocsRouter } from '../api/docs-page.js';
+import { formPages } from '../api/form-pages.js';
 import { createRestRouter } from '../api/routes/index.js';
 import { mountDashboard } from '../admin/router.js';
 import * as pages from '../admin/views/pages.js';
@@ -19,6 +20,7 @@ function fixedPages(): string[] {
   const render = Object.values(pages as Record<string, unknown>).filter((p) => typeof p === 'function');
   return [
     apiDocsHtml(),
+    ...formPages(),
     ...render.flatMap((page) => [true, false].map((valid) => (page as (o: object) => string)({ csrf: '', valid }))),
   ];
 }

@@ -57,6 +57,8 @@ function minuteLimiter(
     specHeaders?: boolean;
     property?: string;
     skip?: (req: Request) => boolean;
+    /** The refusal's message (default: the spec's "Too Many Attempts."). */
+    message?: string;
   },
 ): RequestHandler {
   const property = opts.property ?? 'rateLimit';
@@ -70,7 +72,7 @@ function minuteLimiter(
     keyGenerator: opts.key,
     handler: (req, _res, next) => {
       opts.refused?.();
-      next(new RateLimitedError(undefined, opts.specHeaders ? undefined : secondsToReset(req, property)));
+      next(new RateLimitedError(opts.message, opts.specHeaders ? undefined : secondsToReset(req, property)));
     },
     ...(opts.redisUrl ? { store: redisStore(opts.redisUrl, opts.prefix) } : {}),
   });
@@ -117,4 +119,38 @@ export function sessionRateLimit(opts: MinuteBudget): RequestHandler {
     property: 'sessionRateLimit',
     key: (req) => (req.user ? `user:${req.user.id}` : `ip:${ipKeyGenerator(req.ip ?? '')}`),
   });
+}
+
+/**
+ * A form source's budgets (docs/lead-sources.md, "Limits"): per client IP and per source, both counted per source
+ * (read from `sourceOf`), so a visitor of one seller's page never spends another seller's budget and a flood at one
+ * form never closes the others. A refusal is a RateLimitedError with Retry-After and a message a visitor can read.
+ */
+export function formRateLimits(opts: {
+  perIp: number;
+  perSource: number;
+  redisUrl: string | null;
+  sourceOf: (req: Request) => number;
+  refused?: () => void;
+}): RequestHandler[] {
+  return [
+    minuteLimiter({
+      limit: opts.perIp,
+      redisUrl: opts.redisUrl,
+      refused: opts.refused,
+      prefix: 'rl:form-ip:',
+      property: 'formIpRateLimit',
+      message: 'Too many submissions from your address. Please wait a minute and send the form again.',
+      key: (req) => `${opts.sourceOf(req)}:${ipKeyGenerator(req.ip ?? '')}`,
+    }),
+    minuteLimiter({
+      limit: opts.perSource,
+      redisUrl: opts.redisUrl,
+      refused: opts.refused,
+      prefix: 'rl:form-source:',
+      property: 'formSourceRateLimit',
+      message: 'This form receives too many submissions right now. Please try again in a minute.',
+      key: (req) => String(opts.sourceOf(req)),
+    }),
+  ];
 }

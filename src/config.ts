@@ -4,11 +4,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { QUEUE_ENVIRONMENT, queueConfig, type QueueConfig } from './config-queue.js';
+import { FORM_ENVIRONMENT, formConfig, type FormConfig } from './config-forms.js';
 
 /** Crash points a test may switch on with FAULT_INJECTION (src/faults.ts). */
 export const FAULT_POINTS = ['exit-after-push-commit'] as const;
 
 const MONTH_HOURS = 720;
+const IMPORT_MAX_BYTES = 20 * 1024 * 1024;
+const SHARED_STRINGS_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Thrown when the environment is invalid; main prints its message as one line and exits non-zero. */
 export class ConfigError extends Error {}
@@ -47,15 +50,9 @@ const schema = Joi.object({
   LEAD_PARENT_CHECKS: Joi.string().valid('batch', 'row').default('batch'),
   SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
   MAIL_FROM: Joi.string().default('LeadFlow <no-reply@leadflow.local>'),
-  IMPORT_MAX_BYTES: Joi.number()
-    .integer()
-    .min(1024)
-    .default(20 * 1024 * 1024),
+  IMPORT_MAX_BYTES: Joi.number().integer().min(1024).default(IMPORT_MAX_BYTES),
   IMPORT_MAX_ROWS: Joi.number().integer().min(1).default(200_000),
-  IMPORT_MAX_SHARED_STRINGS_BYTES: Joi.number()
-    .integer()
-    .min(1024)
-    .default(64 * 1024 * 1024),
+  IMPORT_MAX_SHARED_STRINGS_BYTES: Joi.number().integer().min(1024).default(SHARED_STRINGS_MAX_BYTES),
   EXPORT_TTL_DAYS: Joi.number().integer().min(1).default(7),
   JOBS_RETENTION_HOURS: Joi.number().min(0.01).default(24),
   JOBS_FAILED_RETENTION_DAYS: Joi.number().min(0.01).default(7),
@@ -77,6 +74,7 @@ const schema = Joi.object({
   METRICS_PORT: Joi.number().integer().min(1).max(65535),
   METRICS_HOST: Joi.string().default('127.0.0.1'),
   ...QUEUE_ENVIRONMENT,
+  ...FORM_ENVIRONMENT,
   SEED_DEMO: Joi.boolean().truthy('1').falsy('0'),
   TEST_SEED_PAUSE_MS: Joi.number().integer().min(0).max(600_000).default(0),
   // Test-only crash points (src/faults.ts); refused outside NODE_ENV=test.
@@ -160,6 +158,8 @@ export interface Config {
   logLevel: string;
   /** The work queue's claim time, fresh window and no_answer retry time (src/config-queue.ts). */
   queue: QueueConfig;
+  /** The landing-page form endpoint's budgets (src/config-forms.ts). */
+  forms: FormConfig;
   /** The first start creates the demo account with sample data (SEED_DEMO; default: not in production). */
   seedDemo: boolean;
   /** Tests only (NODE_ENV=test): the first-start seed pauses this long midway, so a test can stop it there. */
@@ -212,6 +212,7 @@ function budgets(v: Record<string, number>) {
     loginThrottlePerMinute: v.LOGIN_THROTTLE_PER_MINUTE,
     loginFailuresPerIp: v.LOGIN_FAILURES_PER_IP,
     callbackRatePerMinute: v.CALLBACK_RATE_PER_MINUTE,
+    forms: formConfig(v),
   };
 }
 

@@ -15,6 +15,7 @@ import { createQueueService } from './queue/queue.service.js';
 import { createSourceService } from './sources/source.service.js';
 import { createShippingService } from './shipping/shipping.service.js';
 import { createStoreIntakeService } from './sources/store-intake.service.js';
+import { createFormIntakeService } from './sources/form-intake.service.js';
 import { createKpiService } from './stats/kpi.service.js';
 import { createStatsService } from './stats/stats.service.js';
 import { createTokenService } from './tokens/token.service.js';
@@ -49,6 +50,7 @@ export function createServices(core: Core) {
     customerLookup: createCustomerLookupService(core),
     sources: createSourceService(core),
     storeIntake: createStoreIntakeService(core, { leads }),
+    formIntake: createFormIntakeService(core, { leads }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -63,6 +63,8 @@ function check(
 ): string[] {
   const url = new URL(a.url, 'http://localhost');
   const where = `${a.method} ${url.pathname} → ${a.status}`;
+  const documented = documentedOtherThanJson(api, a, url);
+  if (documented) return documented(where);
   const parsed = parseJson(a.body);
   if (parsed === undefined) return [`${where}: the body is not JSON: ${a.body.slice(0, 200)}`];
   if (!String(a.headers['content-type'] ?? '').startsWith('application/json'))
@@ -72,6 +74,28 @@ function check(
   const op = api.matchOperation({ method: a.method, path: url.pathname, headers: {}, query: url.search.slice(1) });
   if (!op || (concrete && !concrete[a.method.toLowerCase()])) return unmatched(api, refusal, a, parsed, where);
   return checkOperation(api, op, a, parsed, where);
+}
+
+/**
+ * An answer that is not JSON, checked against what its operation documents for its status: a page (the public form
+ * endpoint answers a browser's form post with HTML), or no body at all (a redirect, a preflight). Null when the answer
+ * is JSON, or its operation documents nothing for its status: the JSON checks then say what is wrong.
+ */
+function documentedOtherThanJson(api: OpenAPIBackend, a: Answer, url: URL): ((where: string) => string[]) | null {
+  const type = String(a.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim();
+  if (type === 'application/json') return null;
+  const op = api.matchOperation({ method: a.method, path: url.pathname, headers: {}, query: url.search.slice(1) });
+  const response = (op?.responses as Record<string, { content?: Record<string, unknown> }> | undefined)?.[
+    String(a.status)
+  ];
+  if (!response) return null;
+  return (where) => {
+    if (response.content)
+      return type in response.content ? [] : [`${where}: content-type ${type}, not application/json nor documented`];
+    return a.body === '' ? [] : [`${where}: a body where none is documented: ${a.body.slice(0, 100)}`];
+  };
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];

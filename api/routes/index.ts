@@ -5,6 +5,7 @@ import { dropBodyToken, resolveBearer, requireToken } from '../middleware/bearer
 import { accountRateLimit, restRateLimit } from '../../http/rate-limit.js';
 import { refuseUnfitInput } from '../../http/input-guard.js';
 import { createBlocklistRoutes } from './blocklist.routes.js';
+import { createFormIntakeRoutes } from './form-intake.routes.js';
 import { createHistoryRoutes } from './histories.routes.js';
 import { createLeadRoutes } from './leads.routes.js';
 import { createOrderRoutes } from './orders.routes.js';
@@ -35,6 +36,7 @@ export function createRestRouter(ctx: AppContext): Router {
   // public and signed: they read their own raw body, and come before the token
   router.use(createShippingCallbackRoutes(ctx));
   router.use(createStoreIntakeRoutes(ctx)); // shops' order webhooks (issue 34), signed over their raw body
+  router.use(createFormIntakeRoutes(ctx));
   router.use(resolveBearer(ctx.services.tokens));
   router.use(
     restRateLimit({
