@@ -19,6 +19,10 @@ const source = {
     name: str,
     public_key: { type: 'string', description: 'Names the source in its public address; not a secret' },
     intake_url: { type: 'string', description: 'The form\u2019s action, or the shop\u2019s webhook URL' },
+    snippet: {
+      type: ['string', 'null'],
+      description: 'A form\u2019s copy-paste HTML (docs/lead-sources.md "The form snippet"); null for a shop',
+    },
     allowed_origins: { type: 'array', items: str },
     thank_you_url: nullable('string'),
     default_products: { type: 'array', items: line },
@@ -107,6 +111,9 @@ const example = {
   name: 'Summer landing page',
   public_key: 'q2Jx7mTgK0bq5ZtV1aN3cYfE',
   intake_url: 'https://leadflow.example/api/web/1.0/intake/forms/q2Jx7mTgK0bq5ZtV1aN3cYfE',
+  snippet:
+    '<form class="leadflow-form" method="post" ' +
+    'action="https://leadflow.example/api/web/1.0/intake/forms/q2Jx7mTgK0bq5ZtV1aN3cYfE">…</form>',
   allowed_origins: ['https://shop.example'],
   thank_you_url: 'https://shop.example/thanks',
   default_products: [{ sku: 'SKU-1', quantity: 1 }],

@@ -1,8 +1,9 @@
 /** The copy-paste HTML of a form source (docs/lead-sources.md, "The form snippet"): pure, no framework. */
+import { intakeUrl } from './intake-url.js';
 
 /** The form endpoint of a source, under the app's public address. */
 export function formAction(publicKey: string, appUrl: string): string {
-  return `${appUrl.replace(/\/+$/, '')}/api/web/1.0/intake/forms/${encodeURIComponent(publicKey)}`;
+  return intakeUrl(appUrl, 'form', publicKey);
 }
 
 // Escaped for both text and attribute values: the key and the address are the only data in the snippet.

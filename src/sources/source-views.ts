@@ -1,10 +1,7 @@
+import { formSnippet } from './form-snippet.js';
+import { intakeUrl } from './intake-url.js';
 import type { IntakeRow, SourceRow } from './source.repository.js';
 import type { IntakeView, SourceHealth, SourceView } from './source.schemas.js';
-
-/** The public address of each kind (the form engineer's and the store engineer's routes), under the app's URL. */
-export function intakeUrl(appUrl: string, kind: string, publicKey: string): string {
-  return `${appUrl}/api/web/1.0/intake/${kind === 'form' ? 'forms' : kind}/${encodeURIComponent(publicKey)}`;
-}
 
 /**
  * What shows that a secret is set, without it: its last four characters when it is long enough that four leave most
@@ -23,6 +20,7 @@ export function sourceView(r: SourceRow, health: SourceHealth, appUrl: string): 
     name: r.name,
     public_key: r.public_key,
     intake_url: intakeUrl(appUrl, r.kind, r.public_key),
+    snippet: r.kind === 'form' ? formSnippet(r, appUrl) : null,
     allowed_origins: r.allowed_origins,
     thank_you_url: r.thank_you_url,
     default_products: r.default_products,

@@ -126,6 +126,8 @@ export interface SourceView {
   public_key: string;
   /** The public address to paste into the form's action or the shop's webhook settings. */
   intake_url: string;
+  /** A form's copy-paste HTML (src/sources/form-snippet.ts); null for a shop. */
+  snippet: string | null;
   allowed_origins: string[];
   thank_you_url: string | null;
   default_products: SourceLine[];
