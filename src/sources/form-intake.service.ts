@@ -15,6 +15,7 @@ import type { LeadService } from '../leads/lead.service.js';
 import { loggedFields, readForm, type ReadForm } from './form-fields.js';
 import { activeFormSource, insertedLead, type FormSource } from './form-intake.repository.js';
 import { recordIntake } from './intake.repository.js';
+import { isPublicKey } from './intake-url.js';
 
 export type { FormSource };
 
@@ -159,8 +160,7 @@ export function createFormIntakeService(core: Core, deps: { leads: LeadService }
   return {
     /** The active form source of a public key; an unknown, inactive or shop key is a NotFoundError (nothing logged). */
     async source(publicKey: unknown): Promise<FormSource> {
-      const key = typeof publicKey === 'string' && publicKey.length <= 40 ? publicKey : null;
-      const source = key ? await activeFormSource(sequelize, key) : null;
+      const source = isPublicKey(publicKey) ? await activeFormSource(sequelize, publicKey) : null;
       if (!source) throw new NotFoundError();
       return source;
     },

@@ -3,3 +3,11 @@ export function intakeUrl(appUrl: string, kind: string, publicKey: string): stri
   const base = appUrl.replace(/\/+$/, '');
   return `${base}/api/web/1.0/intake/${kind === 'form' ? 'forms' : kind}/${encodeURIComponent(publicKey)}`;
 }
+
+/**
+ * Whether `key` can be a source's public key (generated as URL-safe base64: letters, digits, `-` and `_`, at most the
+ * column's 40). Anything else names no source and is never sent to the database (PostgreSQL refuses NUL in text).
+ */
+export function isPublicKey(key: unknown): key is string {
+  return typeof key === 'string' && /^[A-Za-z0-9_-]{1,40}$/.test(key);
+}

@@ -1,3 +1,4 @@
+import { isPublicKey } from './intake-url.js';
 import crypto from 'node:crypto';
 import type { Transaction } from 'sequelize';
 import { systemActor } from '../actor.js';
@@ -68,13 +69,10 @@ export function signedBy(secret: string | null, raw: Buffer, header: string | un
   return expected.length === given.length && crypto.timingSafeEqual(expected, given);
 }
 
-const PUBLIC_KEY = /^[A-Za-z0-9_-]{1,40}$/;
-
 /** The active source of the address, or a 404 (unknown, inactive, another kind): nothing is logged for it. */
 async function sourceOf(core: Core, kind: string, publicKey: unknown): Promise<[StoreSource, StorePlatform]> {
   const platform = Object.hasOwn(STORE_PLATFORMS, kind) ? STORE_PLATFORMS[kind as StoreKind] : null;
-  // a key is letters, digits, `-` and `_` (at most the column's 40): anything else names no source and is not sent
-  const key = typeof publicKey === 'string' && PUBLIC_KEY.test(publicKey) ? publicKey : null;
+  const key = isPublicKey(publicKey) ? publicKey : null;
   const source = platform && key ? await activeStoreSource(core.db.sequelize, platform.kind, key) : null;
   if (!platform || !source) throw new NotFoundError();
   return [source, platform];
