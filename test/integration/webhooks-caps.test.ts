@@ -17,7 +17,7 @@ const leads = (ctx: AppContext, acc: TestAccount, n: number) =>
   ctx.services.leads.createMany(acc.seller.actor, {
     leads: Array.from({ length: n }, (_, i) => ({
       phone: phone(),
-      full_name: `Customer ${i}`,
+      full_name: `Client ${i}`,
       products: [{ sku: acc.skus.active[0], quantity: 1, price: 10 }],
     })),
   });
