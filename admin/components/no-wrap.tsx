@@ -35,6 +35,11 @@ const LIST_WIDTH: Record<string, string> = {
   phone: '9em',
   // E.164: at most 16 characters
   phone_normalized: 'none',
+  // a carrier's code and an account's name are read whole on hover or on the record; the orders list of a whole
+  // suite's data (uncallable phones, long names, zones wrapping under the time) overflowed 1440 px by 11–14 px
+  // with both at 7.5em
+  tracking_number: '6em',
+  account_id: '6em',
 };
 
 /**
