@@ -13,6 +13,8 @@ export interface ScreenFacts {
   lengthWords: string[];
   /** Names of the panel's resources, singular and plural ("User", "Users"): `User 2` is a reference shown raw. */
   resourceNames: string[];
+  /** Texts people typed that look like a reference ("Customer 0", a buyer's name in the test data): data, not raw. */
+  typedNames?: string[];
 }
 
 /**
@@ -59,7 +61,9 @@ function screenProblems(facts: ScreenFacts): string[] {
 
   if (facts.resourceNames.length) {
     const names = facts.resourceNames.map(escape).join('|');
-    const raw = new RegExp(`(?:^|[^\\p{L}\\p{N}_-])((?:${names}) #?\\d+)(?![\\p{L}\\p{N}_-])`, 'u').exec(body);
+    const typed = new Set(facts.typedNames ?? []);
+    const pattern = new RegExp(`(?:^|[^\\p{L}\\p{N}_-])((?:${names}) #?\\d+)(?![\\p{L}\\p{N}_-])`, 'gu');
+    const raw = [...body.matchAll(pattern)].find((m) => !typed.has(m[1]));
     if (raw) problems.push(`a reference shown raw: "${raw[1]}"`);
   }
 

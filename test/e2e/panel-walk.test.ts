@@ -84,7 +84,11 @@ const startCase = (name: string) =>
     .join(' ');
 
 /** What the checks of one language need to know, per resource (for the start-cased fallbacks of its labels). */
-function factsFor(resources: BaseResource[], language: Language): (resourceId?: string) => ScreenFacts {
+function factsFor(
+  resources: BaseResource[],
+  language: Language,
+  typedNames: string[] = [],
+): (resourceId?: string) => ScreenFacts {
   const words = wordsOf(language);
   const own = new Set(words.values());
   const english =
@@ -130,7 +134,29 @@ function factsFor(resources: BaseResource[], language: Language): (resourceId?: 
     fallbacks: resourceId ? (fallbacks.get(resourceId) ?? []) : [],
     resourceNames: [...new Set(resourceNames)],
     lengthWords: [...new Set(['Length', words.get('properties.length') ?? 'Length'])],
+    typedNames,
   });
+}
+
+/**
+ * Names the suite's data gave people, products and accounts that read like a reference ("Customer 0"): a screen that
+ * shows one shows what was typed, not a reference shown raw.
+ */
+async function typedNames(): Promise<string[]> {
+  const shaped = (column: string, table: string) =>
+    `SELECT ${column} AS name FROM ${table} WHERE ${column} ~ '^\\S+ #?\\d+$'`;
+  const [rows] = await getCtx().db.sequelize.query(
+    [
+      shaped('full_name', 'leads'),
+      shaped('full_name', 'orders'),
+      shaped('name', 'users'),
+      shaped('name', 'accounts'),
+      shaped('name', 'products'),
+      shaped('name', 'cities'),
+      shaped('name', 'lead_sources'),
+    ].join(' UNION '),
+  );
+  return (rows as { name: string }[]).map((r) => r.name);
 }
 
 /** The panel's currentAdmin for a user, as admin/panel-guards.ts builds it from the session. */
@@ -342,7 +368,7 @@ describe('panel walk: every resource and page, as every role, in every language,
       await chooseLanguage(page, language);
       const { builtPanel } = await import('../../admin/admin.js');
       const admin = builtPanel()!;
-      const facts = factsFor(admin.resources, language);
+      const facts = factsFor(admin.resources, language, await typedNames());
       for (const target of await targetsOf(admin, users[role], filled)) await look(target, facts(target.resourceId));
       return problems;
     } finally {
