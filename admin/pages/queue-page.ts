@@ -7,7 +7,6 @@ import { timeZoneOf } from '../../src/accounts/time-zone.js';
 import { formatInZone, wallTime, wallTimeToUtc } from '../../src/time-zones.js';
 import { viewerOf } from '../resources/panel-times.js';
 import { customerView } from '../resources/customer-view.js';
-import type { CustomerRecord } from '../../src/customers/customer.repository.js';
 import { idOf, pageActor, payloadOf, refusalOf, type Refusal } from './page-kit.js';
 
 /** What the queue page shows after every request: the counts, the lead held now, and what just happened. */
@@ -26,14 +25,14 @@ interface QueueAnswer {
  * The held lead with its times written by the server in the account's zone (the browsers' zone data differ), the one
  * formatter of src/time-zones.ts: `times` for the card, `when_text` on each history entry.
  */
-function zonedLead(lead: QueueItem, customer: CustomerRecord | undefined, zone: string, language: string) {
+function zonedLead(lead: QueueItem, zone: string, language: string) {
   const say = (iso: string | null | undefined) => formatInZone(iso, zone, language);
   return {
     ...lead,
     times: { created_at: say(lead.created_at), action_date: say(lead.action_date), claim: say(lead.claim_expires_at) },
     history: lead.history.map((h) => ({ ...h, when_text: say(h.changed_at) })),
-    // who is on the line: the customer record of the phone, null without an E.164 form
-    customer: customerView(customer, zone, language),
+    // who is on the line: the customer record of the phone the lead's show answered, null without an E.164 form
+    customer: customerView(lead.customer ?? undefined, zone, language),
   };
 }
 
@@ -53,7 +52,7 @@ const NOT_FOUND = 'components.queue.notFound';
  * Writes arrive as AdminJS API POSTs: the session and the same-origin check of admin/panel-guards.ts apply.
  */
 export function queuePageHandler(ctx: AppContext): PageHandler {
-  const { queue, accounts, customerLookup } = ctx.services;
+  const { queue, accounts } = ctx.services;
   return async (request, _response, context) => {
     const actor = pageActor(context);
     const body = request.method === 'post' ? payloadOf(request) : {};
@@ -73,11 +72,7 @@ export function queuePageHandler(ctx: AppContext): PageHandler {
       }
       if (body.op === 'skip') await queue.release(actor, leadId);
       if (body.op === 'next' || body.op === 'outcome' || body.op === 'skip')
-        answer.lead = await queue.next(actor, scope).then(async (l) => {
-          if (!l) return l;
-          const customer = (await customerLookup.ofLeads(actor, [l.id])).get(l.id);
-          return zonedLead(l, customer, zone, viewerOf(context).language);
-        });
+        answer.lead = await queue.next(actor, scope).then((l) => l && zonedLead(l, zone, viewerOf(context).language));
     } catch (err) {
       Object.assign(answer, refusalOf(err, NOT_FOUND, viewerOf(context).language));
       // A lost claim or a lead gone: the page drops it (a field error keeps it on screen, to correct and retry).
