@@ -123,7 +123,7 @@ function sourceProperties(components: PanelComponents): Record<string, PropertyO
       components: { list: components.sourceParts, show: components.sourceParts },
     },
     ...Object.fromEntries(SHOWN.map((path) => [path, { type: 'string', isVisible: showOnly, ...part }])),
-    allowed_origins: { description: 'descriptions.sourceOrigins' },
+    allowed_origins: { description: 'descriptions.sourceOrigins', isRequired: false },
     thank_you_url: { description: 'descriptions.sourceThankYou' },
     signing_secret: {
       isVisible: { list: false, filter: false, show: false, edit: true },
