@@ -49,7 +49,7 @@ function CopyBlock({ text, testId }: { text: string; testId: string }) {
   const { copied, copy } = useCopy(text, select);
   return (
     <Box>
-      <pre ref={block} data-testid={testId} style={PRE}>
+      <pre ref={block} dir="ltr" data-testid={testId} style={PRE}>
         {text}
       </pre>
       <Button type="button" size="sm" variant="outlined" mt="sm" onClick={copy} data-testid={`${testId}-copy`}>
@@ -135,23 +135,32 @@ function ShownPart({ path, value, resourceId }: { path: string; value: string; r
         {tc('SourceParts.openLog', resourceId)}
       </a>
     );
-  if (path === 'products_text' || path === 'mapping_text')
+  if (path === 'products_text' || path === 'mapping_text' || path === 'payload_text')
     return (
       <Box>
-        <pre style={PRE}>{value}</pre>
-        <Text variant="sm" mt="sm">
-          {tc('SourceParts.restOnly', resourceId)}
-        </Text>
+        <pre dir="ltr" style={PRE}>
+          {value}
+        </pre>
+        {path !== 'payload_text' && (
+          <Text variant="sm" mt="sm">
+            {tc('SourceParts.restOnly', resourceId)}
+          </Text>
+        )}
       </Box>
     );
   return <span>{value || '—'}</span>;
 }
 
+/**
+ * Lead sources' and intake entries' parts: the kind in words, the health badge, the copy blocks, JSON texts read left to
+ * right in Arabic too, and the form's create-only kind and write-only secret.
+ */
 export default function SourceParts(props: BasePropertyProps) {
-  const { translateProperty } = useTranslation();
+  const { translateProperty, tl } = useTranslation();
   const { property, record, resource, where } = props;
   if (where === 'edit') return property.path === 'kind' ? <KindEdit {...props} /> : <SecretEdit {...props} />;
   const value = String(record?.params?.[property.path] ?? '');
+  if (where === 'list' && property.path === 'kind') return <span>{tl(`kind.${value}`, resource.id)}</span>;
   if (where === 'list') return <HealthBadge raw={value} resourceId={resource.id} />;
   // a shop has no snippet: no empty block
   if (property.path === 'snippet' && !value) return null;

@@ -46,7 +46,8 @@ export function leadIntakeResource(ctx: AppContext, components: PanelComponents)
         source_id: { reference: 'lead_sources', components: { list: components.noWrap } },
         lead_id: { isVisible: hidden },
         payload: { isVisible: hidden },
-        payload_text: virtualText,
+        // the submission as JSON, left to right in Arabic too (admin/components/source-parts.tsx)
+        payload_text: { ...virtualText, components: { show: components.sourceParts } },
       },
       actions: {
         ...tenantReadActions('source'),

@@ -114,7 +114,7 @@ function sourceProperties(components: PanelComponents): Record<string, PropertyO
     ...noWrapProps(components.noWrap, ['name']),
     kind: {
       availableValues: SOURCE_KINDS.map((value) => ({ value, label: value })),
-      components: { edit: components.sourceParts },
+      components: { list: components.sourceParts, edit: components.sourceParts },
     },
     health: {
       type: 'string',
