@@ -25,6 +25,8 @@ import { exportRunResource } from './resources/export-run.resource.js';
 import { importRunResource } from './resources/import-run.resource.js';
 import { leadHistoryResource } from './resources/lead-history.resource.js';
 import { leadResource } from './resources/lead.resource.js';
+import { leadIntakeResource } from './resources/lead-intake.resource.js';
+import { leadSourceResource } from './resources/lead-source.resource.js';
 import { orderHistoryResource } from './resources/order-history.resource.js';
 import { orderResource } from './resources/order.resource.js';
 import { actorOf, lockDown } from './resources/panel-kit.js';
@@ -61,6 +63,8 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
     webhookEndpointResource(ctx, components),
     webhookDeliveryResource(ctx, components),
     blockedPhoneResource(ctx, components),
+    leadSourceResource(ctx, components),
+    leadIntakeResource(ctx, components),
   ];
 }
 
@@ -98,6 +102,7 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       bulkDelete: component('BulkDelete'),
       customerRecord: component('CustomerRecord'),
       customerCells: component('CustomerCells'),
+      sourceParts: component('SourceParts'),
     };
     const admin = new AdminJS({
       rootPath: '/admin',

@@ -23,6 +23,7 @@ export const COMPONENT_SOURCES = {
   BulkDelete: 'bulk-delete.tsx',
   CustomerRecord: 'customer-record.tsx',
   CustomerCells: 'customer-cells.tsx',
+  SourceParts: 'source-parts.tsx',
 } as const;
 export type ComponentName = keyof typeof COMPONENT_SOURCES;
 

@@ -53,9 +53,12 @@ html[dir='rtl'] input[name='sku'] {
   direction: ltr;
   text-align: right;
 }
-/* the Customers list has eleven columns (twelve for an admin): narrower cells, so it fits 1280 px with the menu open */
+/* the Customers list has eleven columns (twelve for an admin), the Intake log nine for an admin: narrower cells, so
+   they fit 1280 px with the menu open */
 [data-css='customers-table'] td,
-[data-css='customers-table'] th {
+[data-css='customers-table'] th,
+[data-css='lead_intake-table'] td,
+[data-css='lead_intake-table'] th {
   padding-inline: 6px;
 }
 `;

@@ -113,6 +113,33 @@ export interface FilledAccount extends TestAccount {
  * phone, an import run and an export run. `secrets` holds every secret value it owns (token, token hash, password
  * hashes, carrier key and secret, webhook signing secret), for tests that look for leaks.
  */
+/**
+ * Lead sources (issue 34): a form and a signed shop, and the form's intake log: a lead created, a refusal, and an
+ * entry past the kept 30 days (last, so the first row of the log is one the panel shows). Answers the shop's secret.
+ */
+async function fillSources(ctx: AppContext, acc: TestAccount, tag: string): Promise<string> {
+  const shopSecret = `shop-secret-${tag}-${crypto.randomBytes(8).toString('hex')}`;
+  const form = await ctx.services.sources.create(acc.seller.actor, {
+    kind: 'form',
+    name: `Landing ${tag}`,
+    allowed_origins: ['https://shop.example'],
+  });
+  await ctx.services.sources.create(acc.seller.actor, {
+    kind: 'shopify',
+    name: `Shop ${tag}`,
+    signing_secret: shopSecret,
+  });
+  const lead = await ctx.models.Lead.findOne({ where: { account_id: acc.id }, order: [['id', 'ASC']] });
+  const entry = { account_id: acc.id, source_id: form.id, origin: 'https://shop.example', client_ip: '203.0.113.7' };
+  const payload = { full_name: `Visitor ${tag}`, phone: '0612345678' };
+  await ctx.models.LeadIntake.bulkCreate([
+    { ...entry, outcome: 'created', lead_id: lead?.id, lead_reference: lead?.get('reference'), payload },
+    { ...entry, outcome: 'refused', reason: 'The website field must be empty.', payload },
+    { ...entry, outcome: 'created', received_at: new Date(Date.now() - 40 * 86_400_000), payload },
+  ]);
+  return shopSecret;
+}
+
 export async function makeFilledAccount(ctx: AppContext, tag = uid()): Promise<FilledAccount> {
   const acc = await makeAccount(ctx);
   // before the leads, so their events leave deliveries in the log
@@ -138,6 +165,7 @@ export async function makeFilledAccount(ctx: AppContext, tag = uid()): Promise<F
     phone: `+2127${String(acc.id % 10000).padStart(4, '0')}${String(Date.now() % 10000).padStart(4, '0')}`,
     reason: `Blocked by ${tag}`,
   });
+  const shopSecret = await fillSources(ctx, acc, tag);
   const token = await acc.token(undefined, `key ${tag}`);
   const apiKey = `api-key-${tag}-${crypto.randomBytes(8).toString('hex')}`;
   const hmacSecret = `hmac-secret-${tag}-${crypto.randomBytes(8).toString('hex')}`;
@@ -163,6 +191,6 @@ export async function makeFilledAccount(ctx: AppContext, tag = uid()): Promise<F
   return {
     ...acc,
     leadIds,
-    secrets: [token, token.split('|')[1], apiKey, hmacSecret, hook.secret, ...hashes.map((r) => r.h)],
+    secrets: [token, token.split('|')[1], apiKey, hmacSecret, hook.secret, shopSecret, ...hashes.map((r) => r.h)],
   };
 }

@@ -13,15 +13,23 @@ export interface ShownOnce {
  * 12 s), with a copy button and the once-only warning. The secret is only ever in this dialog: never in an address,
  * a notice or a log. Where the clipboard is refused, the button selects the text for the user to copy.
  */
+/**
+ * A copy button's action: the text to the clipboard (`copied` then says so), or where the clipboard is refused,
+ * `select` selects it on the page for the user to copy.
+ */
+export function useCopy(value: string, select: () => void): { copied: boolean; copy: () => void } {
+  const [copied, setCopied] = useState(false);
+  const copy = () => {
+    if (!navigator.clipboard) return select();
+    navigator.clipboard.writeText(value).then(() => setCopied(true), select);
+  };
+  return { copied, copy };
+}
+
 export function SecretDialog({ secret, onClose }: { secret: ShownOnce; onClose: () => void }) {
   const { translateComponent: tc } = useTranslation();
-  const [copied, setCopied] = useState(false);
   const field = useRef<HTMLInputElement>(null);
-  const copy = () => {
-    const select = () => field.current?.select();
-    if (!navigator.clipboard) return select();
-    navigator.clipboard.writeText(secret.value).then(() => setCopied(true), select);
-  };
+  const { copied, copy } = useCopy(secret.value, () => field.current?.select());
   return (
     <Modal title={tc(`SecretDialog.${secret.kind}`)} variant="primary">
       <Box data-testid="secret-dialog">

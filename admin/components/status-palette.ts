@@ -43,9 +43,17 @@ export const RUN_STATUS_COLOURS = {
   expired: '#4b5563',
 } as const;
 
+/** What became of a submission to a lead source: a lead green, a duplicate grey, refused red, held back amber. */
+export const INTAKE_OUTCOME_COLOURS = {
+  created: '#15803d',
+  duplicate: '#4b5563',
+  refused: '#b91c1c',
+  rate_limited: '#b45309',
+} as const;
+
 export type LeadStatusName = keyof typeof LEAD_STATUS_COLOURS;
 export type OrderStatusName = keyof typeof ORDER_STATUS_COLOURS;
-export type StatusKind = 'lead' | 'order' | 'delivery' | 'run';
+export type StatusKind = 'lead' | 'order' | 'delivery' | 'run' | 'intake';
 
 /** Status words as people read them. */
 const LABELS: Record<string, string> = {
@@ -66,6 +74,9 @@ const LABELS: Record<string, string> = {
   running: 'Running',
   completed: 'Completed',
   expired: 'Expired',
+  created: 'Created',
+  refused: 'Refused',
+  rate_limited: 'Rate limited',
 };
 
 /**
@@ -104,6 +115,7 @@ const PALETTES: Record<StatusKind, Record<string, string>> = {
   order: ORDER_STATUS_COLOURS,
   delivery: DELIVERY_STATE_COLOURS,
   run: RUN_STATUS_COLOURS,
+  intake: INTAKE_OUTCOME_COLOURS,
 };
 
 /** The colour of a status of a kind (a lead's, an order's, a delivery's, a run's). */
@@ -115,6 +127,7 @@ export function statusColour(kind: StatusKind, status: string | null | undefined
 export function statusKindOf(resourceId: string | undefined): StatusKind {
   if (resourceId === 'webhook_deliveries') return 'delivery';
   if (resourceId === 'import_runs' || resourceId === 'export_runs') return 'run';
+  if (resourceId === 'lead_intake') return 'intake';
   return resourceId === 'orders' || resourceId === 'order_histories' ? 'order' : 'lead';
 }
 

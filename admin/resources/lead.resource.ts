@@ -82,7 +82,8 @@ const LEAD_LAYOUT = {
   titleProperty: 'full_name',
   listProperties: ['reference', 'full_name', 'phone', 'city', 'status', 'created_at', 'account_id'],
   // one City filter: the city chosen from the list, the one an export takes along (city_id)
-  filterProperties: ['reference', 'phone', 'full_name', 'status', 'city_id', 'created_at', 'account_id'],
+  // the source a lead came in by (a form, a shop), chosen from the account's lead sources
+  filterProperties: ['reference', 'phone', 'full_name', 'status', 'city_id', 'source_id', 'created_at', 'account_id'],
   showProperties: [
     'reference',
     'status',
@@ -93,6 +94,7 @@ const LEAD_LAYOUT = {
     'area',
     'address',
     'order_reference',
+    'source_id',
     'products_table',
     'history_timeline',
     'custom_data',

@@ -22,6 +22,8 @@ export interface PanelComponents {
   customerRecord: string;
   /** The Customers list's computed columns (admin/components/customer-cells.tsx). */
   customerCells: string;
+  /** A lead source's health, snippet, addresses and form fields (admin/components/source-parts.tsx). */
+  sourceParts: string;
 }
 
 /** The sidebar's groups; each name is a key of `labels` in admin/locales/*.json (AdminJS translates it). */
@@ -141,6 +143,7 @@ const REFERENCES: Record<string, string> = {
   endpoint_id: 'webhook_endpoints',
   lead_id: 'leads',
   order_id: 'orders',
+  source_id: 'lead_sources',
 };
 /** Columns that hold a status: a badge in the palette's colour and words wherever they are shown. */
 const STATUS_COLUMNS = new Set(['status', 'state', 'old_status', 'new_status']);

@@ -6,6 +6,7 @@ import { actorOf, asSeenBy, type PanelAdmin } from './panel-kit.js';
 import { FALLBACK_ZONE } from '../../src/time-zones.js';
 import { dateRange, intValue, isIntType, likePattern, phoneCondition } from './filter-values.js';
 import { computedCondition, computedFiltersOf } from './computed-filters.js';
+import { INTAKE_KEEP_DAYS } from '../../src/sources/source-health.js';
 
 /** Columns the panel never reads: hashes, secrets, keys and server paths (matched by name, so new ones are covered). */
 const WITHHELD = /password|hash|secret|api_key|file_path/;
@@ -13,6 +14,13 @@ const WITHHELD = /password|hash|secret|api_key|file_path/;
 const WRITE_ONLY = /secret|api_key/;
 /** Reference data every role reads and only services write; any other model must carry `account_id`. */
 const SHARED_MODELS = new Set(['City']);
+/**
+ * Rows a model keeps only for a while: the panel never shows one past its time, even before the hourly job deletes it
+ * (the intake log's 30 days, src/sources/source-health.ts).
+ */
+const KEPT: Record<string, WhereOptions> = {
+  LeadIntake: { received_at: { [Op.gt]: literal(`now() - make_interval(days => ${INTAKE_KEEP_DAYS})`) } },
+};
 const MAX_PER_PAGE = 500;
 const MAX_OFFSET = 10_000_000;
 
@@ -74,7 +82,9 @@ export class ScopedResource extends SequelizeResource {
   scopeOf(context?: ActionContext): WhereOptions {
     if (!context?.currentAdmin) throw new AdminForbiddenError('The panel reads data only for a signed-in user.');
     const { account_id } = accountScope(actorOf(context)); // the one tenancy rule (src/policy.ts)
-    return this.tenantColumn && account_id ? { [this.tenantColumn]: account_id } : {};
+    const tenant = this.tenantColumn && account_id ? { [this.tenantColumn]: account_id } : {};
+    const kept = KEPT[this.model.name];
+    return kept ? { [Op.and]: [tenant, kept] } : tenant;
   }
 
   /** The properties a request may filter on: those the panel offers as filters, and the title (search). */

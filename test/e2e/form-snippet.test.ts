@@ -4,13 +4,13 @@ import { getCtx } from '../hooks.js';
 import { makeAccount, type TestAccount } from '../factories.js';
 import { serveLocal, startTestServer } from '../helpers.js';
 import { intakeOf, leadsOf, makeFormSource } from '../form-sources.js';
-import { chromiumAvailable, CHROMIUM, launch } from './browser.js';
+import { chromiumAvailable, CHROMIUM, launch, loginAs, shot } from './browser.js';
 import { formSnippet } from '../../src/sources/form-snippet.js';
 
 const PER_IP = 3;
 
 describe('The form snippet in Chromium: a page on another origin posts to the app', function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
   let app: Awaited<ReturnType<typeof startTestServer>>;
   let pages: Awaited<ReturnType<typeof serveLocal>>;
   let browser: Browser;
@@ -74,6 +74,48 @@ describe('The form snippet in Chromium: a page on another origin posts to the ap
     expect(lead.utm).to.deep.equal({ utm_source: 'facebook', utm_campaign: 'summer' });
     expect((await intakeOf(getCtx(), source.id))[0]).to.include({ outcome: 'created', origin: pageOrigin() });
     await page.close();
+  });
+
+  it('When the seller copies the snippet from the panel onto their page, Then a visitor’s lead arrives, the thank-you page opens and the panel’s intake log shows it created', async () => {
+    const ctx = getCtx();
+    const source = await ctx.services.sources.create(acc.seller.actor, {
+      kind: 'form',
+      name: 'Summer page',
+      allowed_origins: [pageOrigin()],
+      thank_you_url: `${pageOrigin()}/thanks`,
+      default_products: [{ sku: acc.skus.active[0], quantity: 1 }],
+    });
+    const panel = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    panel.setDefaultTimeout(180_000); // the first panel page of a run may wait for AdminJS to bundle its components
+    await loginAs(panel, app.url, acc.seller.email, acc.seller.password);
+    await panel.goto(`${app.url}/admin/resources/lead_sources/records/${source.id}/show`);
+    const snippet = (await panel.textContent('[data-testid="source-snippet"]'))!;
+    await shot(panel, 'sources-show');
+    // the snippet posts to the app's public address (APP_URL); the browser reaches the test server there
+    const action = `${ctx.config.appUrl}/api/web/1.0/intake/forms/${source.public_key}`;
+    expect(snippet).to.include(`action="${action}"`);
+    snippets.set(source.public_key, snippet);
+    const page = await browser.newPage();
+    await page.route(`${action}`, async (route) =>
+      route.fulfill({ response: await route.fetch({ url: `${app.url}${new URL(action).pathname}`, maxRedirects: 0 }) }),
+    );
+
+    await fillAndSend(page, source.public_key, '0612345690');
+
+    expect(page.url()).to.equal(`${pageOrigin()}/thanks`);
+    const [lead] = await leadsOf(ctx, source.id);
+    expect(lead).to.include({ account_id: acc.id, phone: '0612345690', source_id: source.id });
+    expect(lead.skus).to.deep.equal([acc.skus.active[0]]);
+    await Promise.all([panel.waitForURL(/lead_intake/), panel.click('[data-testid="source-intake-log"]')]);
+    const row = panel.locator('tr', { has: panel.locator('[data-status="created"]') });
+    await row.first().waitFor();
+    expect(await row.count()).to.equal(1);
+    expect(await row.first().textContent())
+      .to.include(lead.reference)
+      .and.include('Summer page');
+    await shot(panel, 'sources-intake-log');
+    await page.close();
+    await panel.close();
   });
 
   it('When the page is not an allowed origin, Then the visitor reads why, nothing is created and it is logged', async () => {

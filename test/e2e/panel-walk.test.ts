@@ -9,6 +9,7 @@ import { TRANSLATIONS } from '../../admin/panel-locale.js';
 import { getCtx } from '../hooks.js';
 import { makeAdmin, makeFilledAccount, type FilledAccount, type TestUser } from '../factories.js';
 import { startTestServer } from '../helpers.js';
+import { login } from '../session.js';
 import { chromiumAvailable, CHROMIUM, launch, loginAs, shot } from './browser.js';
 import { allowCompiledFunctions, problemsOn, type ScreenFacts } from './panel-checks.js';
 
@@ -337,6 +338,10 @@ describe('panel walk: every resource and page, as every role, in every language,
     filled = await makeFilledAccount(getCtx(), 'walk');
     await realisticLengths(filled);
     users = { admin: await makeAdmin(getCtx()), seller: filled.seller, agent: filled.agent };
+    // AdminJS bundles the components on the first request for them; the three walks of a language start at once, and
+    // on a busy machine one was served the bundle half-written ("Component … not found" in every cell): built here once
+    const client = await login(web.url, users.seller.email, users.seller.password);
+    expect((await client.fetch('/admin/frontend/assets/components.bundle.js')).status).to.equal(200);
   });
   after(async () => {
     await browser?.close();

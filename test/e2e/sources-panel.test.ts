@@ -1,0 +1,37 @@
+import { expect } from 'chai';
+import { getCtx } from '../hooks.js';
+import { makeAccount } from '../factories.js';
+import { shot, useBrowser } from './browser.js';
+
+/** The panel's New lead source form in Chromium (docs/lead-sources.md "In the panel"): the shop's write-only secret. */
+describe('panel Lead sources in Chromium: the signing secret is asked of a shop only and never shown back', function () {
+  this.timeout(300_000);
+  const app = useBrowser();
+
+  it('When a seller creates a Shopify source, Then the secret field appears once Shopify is chosen, is stored, and the page shows only its hint', async () => {
+    const acc = await makeAccount(getCtx());
+    const secret = 'shpss_0123456789abcdef0123456789abcdef';
+    const p = await app.signedIn(acc.seller, { viewport: { width: 1280, height: 900 }, timeout: 180_000 });
+    await p.goto(`${app.url}/admin/resources/lead_sources/actions/new`);
+    await p.waitForSelector('#name');
+    expect(await p.locator('input[type=password]').count(), 'no secret for a form').to.equal(0);
+
+    const kind = p.locator('[data-testid="property-edit-kind"] input[role=combobox]');
+    await kind.click();
+    await p.locator('[class*=option]', { hasText: 'Shopify' }).first().click();
+    await p.fill('#name', 'My shop');
+    await p.fill('input[type=password]', secret);
+    await shot(p, 'sources-new-shopify', { fullPage: false });
+    await Promise.all([p.waitForURL(/\/records\/\d+\/show/), p.click('button[type=submit]')]);
+
+    const [row] = await getCtx().models.LeadSource.findAll({ where: { account_id: acc.id } });
+    expect(row.get({ plain: true })).to.include({ kind: 'shopify', name: 'My shop', signing_secret: secret });
+    await p.waitForSelector('text=••••cdef');
+    expect(await p.content()).to.not.include(secret.slice(6));
+    expect(await p.locator('[data-testid="source-snippet"]').count(), 'no snippet for a shop').to.equal(0);
+    expect(await p.textContent('[data-testid="source-intake_url"]')).to.include(
+      `/intake/shopify/${row.get('public_key')}`,
+    );
+    await shot(p, 'sources-show-shopify');
+  });
+});
