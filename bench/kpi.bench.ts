@@ -106,7 +106,11 @@ export async function run(args: string[]): Promise<void> {
         `${cost.triggers
           .filter((t) => t['Trigger Name'].includes('_count_'))
           .reduce((s, t) => s + t.Time, 0)
-          .toFixed(2)} ms\n`,
+          .toFixed(2)} ms; customer upkeep ` +
+        `${cost.triggers
+          .filter((t) => t['Trigger Name'].includes('_customers_'))
+          .map((t) => `${t['Trigger Name']} ${t.Time.toFixed(2)} ms`)
+          .join(', ')}\n`,
     );
   } finally {
     await pool.end();
