@@ -9,7 +9,7 @@ import { accountScope, authorize, targetAccount } from '../policy.js';
 import { HISTORY_ORDER, LINE_ORDER, historyView, lineView } from '../record-views.js';
 import { findInScope, type RowKey } from '../query.js';
 import { newReferences } from '../references.js';
-import { leadSourceRef } from '../sources/lead-origin.js';
+import { leadSourceRef, withUtmData } from '../sources/lead-origin.js';
 import { validate } from '../validation.js';
 import { batchCheckProbe, insertLeadBatch, type LeadOrigin } from './lead-batch.repository.js';
 import { checkLeadItems, leadPhone, namedSkus, totalOf, type PreparedLead } from './lead.check.js';
@@ -106,7 +106,7 @@ async function insertLeads(core: LeadCore, actor: Actor, prepared: PreparedLead[
     tokenId: actor.kind === 'token' ? actor.tokenId : null,
     actorName: opts.origin?.name ?? actor.name,
     references,
-    leads: prepared,
+    leads: withUtmData(prepared, opts.origin?.utm),
     importRunId: opts.importRunId ?? null,
     importRows: opts.importRows ?? prepared.map(() => null),
     seenPhones: opts.seenPhones ?? [],

@@ -23,3 +23,22 @@ export async function leadSourceRef(
   );
   return row ?? null;
 }
+
+/**
+ * A source's UTM fields also as the lead's data entries, after the ones it has (an entry of the same key is kept as
+ * it is): the KPI page's source breakdown reads `utm_source` from a lead's data (migration 20261129000000), where REST
+ * and import leads carry it, so form and shop leads are counted by their campaign source too.
+ */
+export function withUtmData<L extends { data: { key?: string; value?: string }[] }>(
+  leads: L[],
+  utm: Record<string, string> | null | undefined,
+): L[] {
+  if (!utm) return leads;
+  return leads.map((lead) => {
+    const named = new Set(lead.data.map((d) => d.key?.toLowerCase()));
+    const extra = Object.entries(utm)
+      .filter(([key]) => !named.has(key))
+      .map(([key, value]) => ({ key, value }));
+    return extra.length ? { ...lead, data: [...lead.data, ...extra] } : lead;
+  });
+}

@@ -33,7 +33,15 @@ describe('Form endpoint: submissions become leads, each logged', () => {
       full_name: 'Amina Benali',
     });
     expect(lead.utm).to.deep.equal({ utm_source: 'facebook', utm_campaign: 'summer' });
-    expect(lead.data).to.deep.equal([{ key: 'color', value: 'red' }]);
+    // the UTM fields in the data too, where the KPI page's source breakdown reads utm_source (as for REST leads)
+    expect(lead.data).to.deep.equal([
+      { key: 'color', value: 'red' },
+      { key: 'utm_source', value: 'facebook' },
+      { key: 'utm_campaign', value: 'summer' },
+    ]);
+    await getCtx().services.kpi.fold();
+    const report = await getCtx().services.kpi.kpi(acc.seller.actor, { by: 'source' });
+    expect(report.breakdown.find((b) => b.key === 'facebook')?.leads).to.equal(1);
     expect(lead.skus).to.deep.equal([acc.skus.active[0]]);
     const [log] = await intakeOf(getCtx(), s.id);
     expect(log).to.include({ outcome: 'created', lead_reference: body.reference, origin: PAGE });
