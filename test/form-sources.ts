@@ -1,5 +1,8 @@
 import crypto from 'node:crypto';
+import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
+import { pageWords } from '../admin/panel-form-errors.js';
+import { intakeReason } from '../admin/resources/intake-reasons.js';
 import type { AppContext } from '../src/context.js';
 import { LeadSource } from '../src/sources/lead-source.model.js';
 
@@ -86,4 +89,22 @@ export function postForm(
     },
     body,
   });
+}
+
+/**
+ * Every reason the intake log holds for `accountIds`, as the panel words it in French and Arabic
+ * (admin/resources/intake-reasons.ts): each must be worded, not the logged English (at least `min` reasons seen).
+ */
+export async function expectReasonsWorded(ctx: AppContext, accountIds: number[], min: number): Promise<void> {
+  const [rows] = await ctx.db.sequelize.query(
+    'SELECT DISTINCT reason FROM lead_intake WHERE account_id = ANY($1::int[]) AND reason IS NOT NULL',
+    { bind: [accountIds] },
+  );
+  const reasons = (rows as { reason: string }[]).map((r) => r.reason);
+  expect(reasons.length, 'reasons logged').to.be.at.least(min);
+  for (const language of ['fr', 'ar'])
+    for (const reason of reasons) {
+      const worded = intakeReason(reason, pageWords(language));
+      expect(worded, `${reason} in ${language}`).to.not.equal(reason).and.not.include('{{');
+    }
 }

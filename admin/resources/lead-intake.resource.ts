@@ -1,6 +1,7 @@
 import { flat, type ActionContext, type ActionRequest, type ActionResponse, type ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { INTAKE_OUTCOMES } from '../../src/sources/lead-source.model.js';
+import { intakeReasonsAfter } from './intake-reasons.js';
 import { allow, tenantReadActions } from './panel-kit.js';
 import { serviceActions } from './service-actions.js';
 import { accountProp, hidden, nav, noWrapProps, virtualText, type PanelComponents } from './panel-ui.js';
@@ -9,7 +10,8 @@ import { accountProp, hidden, nav, noWrapProps, virtualText, type PanelComponent
  * The submission as received, one JSON text on the show page (AdminJS would flatten the column into keys); React
  * writes it as text. The record was read through the scoped adapter, so it is the viewer's.
  */
-async function payloadAfter(response: ActionResponse, _request: ActionRequest, context: ActionContext) {
+async function payloadAfter(response: ActionResponse, request: ActionRequest, context: ActionContext) {
+  await intakeReasonsAfter(response, request, context);
   const params: Record<string, unknown> | undefined = response.record?.params;
   if (!params?.id || !context.record) return response;
   const payload: unknown = flat.get(context.record.params, 'payload') ?? null; // before the keys go (one object)
@@ -51,6 +53,7 @@ export function leadIntakeResource(ctx: AppContext, components: PanelComponents)
       },
       actions: {
         ...tenantReadActions('source'),
+        list: { isAccessible: allow('source', 'viewAny'), after: intakeReasonsAfter as never },
         show: { isAccessible: allow('source', 'view'), after: payloadAfter as never },
         // nothing is written here: no new, edit, delete or bulk action
         ...serviceActions('source', {}),

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { getCtx } from '../hooks.js';
 import { makeAccount, type TestAccount } from '../factories.js';
 import { startTestServer } from '../helpers.js';
-import { intakeOf, leadsOf, makeFormSource, postForm } from '../form-sources.js';
+import { expectReasonsWorded, intakeOf, leadsOf, makeFormSource, postForm } from '../form-sources.js';
 
 const visitor = { full_name: 'Amina Benali', phone: '0612345678' };
 
@@ -80,5 +80,9 @@ describe('Form endpoint: budgets and hostile input', () => {
     });
     expect(res.status).to.equal(422);
     expect((await res.json()).errors).to.have.keys(['phone', 'full_name']);
+  });
+
+  it('When the panel shows the reasons these refusals logged, Then each reads in French and in Arabic', async () => {
+    await expectReasonsWorded(getCtx(), [acc.id], 3);
   });
 });

@@ -168,6 +168,20 @@ describe('panel: Lead sources and Intake log', () => {
     expect(JSON.parse(shown.body.record.params.payload_text)).to.deep.equal({ full_name: '<b>Amina</b>' });
   });
 
+  it('When a French-speaking seller reads the intake log, Then its reasons are in French on the list and the entry', async () => {
+    const acc = await makeAccount(getCtx());
+    const page = await getCtx().services.sources.create(acc.seller.actor, { kind: 'form', name: 'Page' });
+    await intakeEntry(acc, page.id, 1, 'This page may not send to this form.');
+    await getCtx().db.sequelize.query("UPDATE users SET language = 'fr' WHERE id = $1", { bind: [acc.seller.id] });
+    const c = await login(web.url, acc.seller.email, acc.seller.password);
+    const list = await panelApi(c, web.url, 'GET', 'lead_intake/actions/list');
+    const [entry] = list.body.records as Rec[];
+    const shown = await panelApi(c, web.url, 'GET', `lead_intake/records/${entry.params.id}/show`);
+    const french = "Envoyé depuis une page que ce formulaire n'autorise pas";
+    expect(entry.params.reason).to.equal(french);
+    expect(shown.body.record.params.reason).to.equal(french);
+  });
+
   it('When the intake log is written to in the panel, Then there is no action to do it', async () => {
     const acc = await makeAccount(getCtx());
     const c = await login(web.url, acc.seller.email, acc.seller.password);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { getCtx } from '../hooks.js';
 import { useTestServer } from '../helpers.js';
+import { expectReasonsWorded } from '../form-sources.js';
 import { deliver, fixture, intakeOf, leadsOf, makeStoreAccount, makeStoreSource, sign } from '../store-webhooks.js';
 
 /**
@@ -15,8 +16,10 @@ describe('store webhooks: refusals and hostile input', () => {
   const web = useTestServer();
   const ctx = () => getCtx();
 
+  const accounts: number[] = [];
   async function shop(mapping: Record<string, string> = {}) {
     const acc = await makeStoreAccount(ctx(), [['IPOD2008PINK', 150]]);
+    accounts.push(acc.id);
     return { acc, source: await makeStoreSource(acc.id, 'shopify', { mapping }) };
   }
 
@@ -188,5 +191,9 @@ describe('store webhooks: refusals and hostile input', () => {
     const res = await fetch(url(web.url, 'shopify', source.key));
     expect(res.status).to.equal(405);
     expect(await res.json()).to.deep.equal({ message: 'The method is not supported for this route.' });
+  });
+
+  it('When the panel shows the reasons these deliveries logged, Then each reads in French and in Arabic', async () => {
+    await expectReasonsWorded(ctx(), accounts, 4);
   });
 });
