@@ -248,3 +248,16 @@ export async function lockByKeys<R extends { id: number; reference: string }>(
   });
   return { byKey, errors };
 }
+
+/** What a retention job deletes per statement: a day of a busy table goes in short statements, none locking long. */
+export const DELETE_BATCH = 5_000;
+
+/**
+ * Repeats `deleteBatch` (deleting at most `size` rows, answering how many went) until a batch comes back short;
+ * answers the total (the retention jobs of the intake log and the idempotency keys).
+ */
+export async function deleteInBatches(deleteBatch: (size: number) => Promise<number>, size = DELETE_BATCH) {
+  let removed = 0;
+  for (let n = size; n === size; removed += n) n = await deleteBatch(size);
+  return removed;
+}

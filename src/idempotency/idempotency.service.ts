@@ -1,5 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { ConflictError, ValidationError } from '../errors.js';
+import { deleteInBatches } from '../query.js';
 import { IDEMPOTENCY_HEADER, parseIdempotencyKey } from './idempotency-key.js';
 import { claimKey, completeKey, deleteExpiredKeys, findFreshKey, type KeyScope } from './idempotency.repository.js';
 
@@ -85,18 +86,9 @@ export async function runOnce<R>(
   }
 }
 
-/** The cleanup job's batch size: one short DELETE at a time, so the table is never locked long. */
-const CLEANUP_BATCH = 5_000;
-
 /** Removes keys older than their lifetime, batch by batch; answers how many went. */
-export async function removeExpiredKeys(sequelize: Sequelize): Promise<number> {
-  let removed = 0;
-  for (;;) {
-    const n = await deleteExpiredKeys(sequelize, CLEANUP_BATCH);
-    removed += n;
-    if (n < CLEANUP_BATCH) return removed;
-  }
-}
+export const removeExpiredKeys = (sequelize: Sequelize): Promise<number> =>
+  deleteInBatches((size) => deleteExpiredKeys(sequelize, size));
 
 export function createIdempotencyService(core: { db: { sequelize: Sequelize } }) {
   return {

@@ -7,6 +7,7 @@ import { resolveLines } from '../leads/lead.check.js';
 import { activeProducts } from '../leads/lead.repository.js';
 import type { ProductLineInput } from '../leads/lead.schemas.js';
 import type { Page } from '../pagination.js';
+import { deleteInBatches } from '../query.js';
 import { accountScope, authorize, namedAccountScope } from '../policy.js';
 import { addError, validate } from '../validation.js';
 import type { SourceLine } from './lead-source.model.js';
@@ -163,16 +164,8 @@ async function intake(core: Core, actor: Actor, id: unknown, query: unknown): Pr
   return { data: rows.map(intakeView), total, page: q.page, perPage: q.per_page };
 }
 
-/** Deleted per statement: a day of a busy form's log goes in a few short statements, none holding locks long. */
-const RETENTION_BATCH = 5000;
-
 /** Deletes every intake entry past the kept 30 days (jobs/intake-retention.job.ts); answers how many went. */
-async function removeOldIntake(core: Core): Promise<number> {
-  let removed = 0;
-  for (let batch = RETENTION_BATCH; batch === RETENTION_BATCH; removed += batch)
-    batch = await deleteOldIntake(core.db.sequelize, RETENTION_BATCH);
-  return removed;
-}
+const removeOldIntake = (core: Core) => deleteInBatches((size) => deleteOldIntake(core.db.sequelize, size));
 
 /** An account's lead sources (issue 34, docs/lead-sources.md "Sources") and their intake log. */
 export function createSourceService(core: Core) {
