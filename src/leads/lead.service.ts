@@ -12,7 +12,7 @@ import { newReferences } from '../references.js';
 import { leadSourceRef, withUtmData } from '../sources/lead-origin.js';
 import { validate } from '../validation.js';
 import { batchCheckProbe, insertLeadBatch, type LeadOrigin } from './lead-batch.repository.js';
-import { checkLeadItems, leadPhone, namedSkus, totalOf, type PreparedLead } from './lead.check.js';
+import { checkLeadItems, leadPhone, namedSkus, totalOf, type Catalogue, type PreparedLead } from './lead.check.js';
 import type { LeadStatus } from './lead.model.js';
 import { activeProducts, listLeads, phoneTaken } from './lead.repository.js';
 import {
@@ -72,6 +72,11 @@ export interface InsertOptions {
 /** How a caller's items are read: `productsOptional` for a lead source's item (sourceLeadItemSchema). */
 export interface PrepareOptions {
   productsOptional?: boolean;
+  /**
+   * The account's active products the caller already read (a form's or a shop order's lines, priced from it): only
+   * the skus of the items it lacks are read again.
+   */
+  catalogue?: Catalogue;
 }
 
 /** checkLeadItems against the account's active products named by the items and its phone country. */
@@ -84,10 +89,13 @@ async function prepareLeads(
   options: PrepareOptions = {},
 ) {
   const account = accountId ?? targetAccount(actor);
-  const [catalogue, country] = await Promise.all([
-    activeProducts(core.db.sequelize, account, namedSkus(items)),
+  const known = options.catalogue;
+  const unread = namedSkus(items).filter((sku) => !known?.has(sku));
+  const [read, country] = await Promise.all([
+    activeProducts(core.db.sequelize, account, unread),
     phoneCountryOf(core, account),
   ]);
+  const catalogue = known ? new Map([...known, ...read]) : read;
   return checkLeadItems(items, path, catalogue, country, options.productsOptional ? sourceLeadItemSchema : undefined);
 }
 

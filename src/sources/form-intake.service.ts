@@ -113,7 +113,8 @@ async function productsOf(leads: LeadService, source: FormSource, read: ReadForm
     lines.map((l) => String(l.sku).trim()),
   );
   // an sku the catalogue does not have keeps a placeholder price, so that the sku is what gets refused
-  return lines.map((l) => ({ ...l, price: l.price ?? catalogue.get(String(l.sku).trim())?.price ?? 1 }));
+  const priced = lines.map((l) => ({ ...l, price: l.price ?? catalogue.get(String(l.sku).trim())?.price ?? 1 }));
+  return { priced, catalogue };
 }
 
 export function createFormIntakeService(core: Core, deps: { leads: LeadService }) {
@@ -142,9 +143,12 @@ export function createFormIntakeService(core: Core, deps: { leads: LeadService }
     const read = readForm(submission.fields);
     if (read.honeypot) throw ValidationError.single('website', 'The website field must be empty.');
     if (Object.keys(read.errors).length) throw new ValidationError(read.errors);
-    const item = { ...read.item, data: read.item.data, products: await productsOf(deps.leads, source, read) };
+    const { priced, catalogue } = await productsOf(deps.leads, source, read);
+    const item = { ...read.item, data: read.item.data, products: priced };
     if (!item.data.length) delete (item as { data?: unknown }).data;
-    const { prepared, errors } = await deps.leads.prepareLeads(system(source), [item], PATH, source.account_id);
+    const { prepared, errors } = await deps.leads.prepareLeads(system(source), [item], PATH, source.account_id, {
+      catalogue,
+    });
     if (Object.keys(errors).length) throw new ValidationError(formErrors(errors));
     return sequelize.transaction(async (transaction) => {
       const [reference] = await deps.leads.insertLeads(system(source), prepared as PreparedLead[], {

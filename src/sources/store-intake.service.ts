@@ -126,6 +126,7 @@ async function intakeOrder(intake: Intake, order: StoreOrder, payload: unknown, 
   const item = leadItemOf(order, lines);
   const { prepared, errors } = await leads.prepareLeads(actor, [item], 'order', source.account_id, {
     productsOptional: true,
+    catalogue,
   });
   if (Object.keys(errors).length)
     return refuse(intake, `invalid order: ${ValidationError.summary(errors)}`, fitJson(payload), order.orderId);

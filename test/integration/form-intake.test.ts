@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { getCtx } from '../hooks.js';
 import { makeAccount, type TestAccount } from '../factories.js';
-import { useTestServer } from '../helpers.js';
+import { captureSql, useTestServer } from '../helpers.js';
 import { intakeOf, leadsOf, makeFormSource, postForm } from '../form-sources.js';
 
 const PAGE = 'https://shop.example';
@@ -46,6 +46,17 @@ describe('Form endpoint: submissions become leads, each logged', () => {
     const [log] = await intakeOf(getCtx(), s.id);
     expect(log).to.include({ outcome: 'created', lead_reference: body.reference, origin: PAGE });
     expect(log.payload).to.include({ phone: '0612345678', color: 'red' });
+  });
+
+  it('When a submission is priced from the catalogue, Then the catalogue is read once, not again by the lead rules', async () => {
+    const s = await source();
+    const { formIntake } = getCtx().services;
+    const found = await formIntake.source(s.public_key);
+    const fields = { ...visitor, phone: '0611111199' };
+    const submission = { fields, unreadable: null, origin: PAGE, clientIp: '203.0.113.9' };
+    const { result, sent } = await captureSql(getCtx().db.sequelize, () => formIntake.submit(found, submission));
+    expect(result.outcome).to.equal('created');
+    expect(sent.filter((q) => /FROM products\s+WHERE account_id/.test(q.sql))).to.have.length(1);
   });
 
   it('When a script posts JSON with a sku and quantity, Then the lead has that product, not the default', async () => {
