@@ -9,8 +9,6 @@ import type {
 import type { AppContext } from '../../src/context.js';
 import { can } from '../../src/policy.js';
 import { SOURCE_KINDS } from '../../src/sources/lead-source.model.js';
-import { sourceHealth } from '../../src/sources/source-health.js';
-import { intakeCounts } from '../../src/sources/source.repository.js';
 import { accountChoiceProp, chosen } from './account-choice.js';
 import { actorOf, allow, tenantReadActions } from './panel-kit.js';
 import { serviceActions } from './service-actions.js';
@@ -31,18 +29,15 @@ function sourceBody(p: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
-/** Each listed source's health by the one rule (sourceHealth) over its last 24 hours' counts. */
+/** Each listed source's health, from the service (the one rule, sourceHealth). */
 function healthAfter(ctx: AppContext) {
-  return async (response: ActionResponse) => {
+  return async (response: ActionResponse, _request: ActionRequest, context: ActionContext) => {
     const records = (response.records ?? []) as RecordJSON[];
-    const counts = await intakeCounts(
-      ctx.db.sequelize,
+    const health = await ctx.services.sources.health(
+      actorOf(context),
       records.map((r) => Number(r.params.id)),
     );
-    for (const r of records) {
-      const c = counts.get(Number(r.params.id)) ?? { received: 0, refused: 0 };
-      r.params.health = JSON.stringify(sourceHealth(c.received, c.refused));
-    }
+    for (const r of records) r.params.health = JSON.stringify(health.get(Number(r.params.id)));
     return response;
   };
 }

@@ -155,6 +155,7 @@ export async function deleteSource(sequelize: Sequelize, id: number, accountId: 
 export async function intakeCounts(
   sequelize: Sequelize,
   sourceIds: number[],
+  accountId: number | null = null,
 ): Promise<Map<number, { received: number; refused: number }>> {
   if (!sourceIds.length) return new Map();
   const rows = await select<{ source_id: number; received: number; refused: number }>(
@@ -162,8 +163,9 @@ export async function intakeCounts(
     `SELECT source_id, count(*)::int AS received,
             count(*) FILTER (WHERE outcome IN ('refused', 'rate_limited'))::int AS refused
        FROM lead_intake WHERE source_id = ANY($1::int[]) AND received_at > now() - make_interval(hours => $2)
+        AND ($3::int IS NULL OR account_id = $3)
       GROUP BY source_id`,
-    [sourceIds, HEALTH_WINDOW_HOURS],
+    [sourceIds, HEALTH_WINDOW_HOURS, accountId],
   );
   return new Map(rows.map((r) => [r.source_id, { received: r.received, refused: r.refused }]));
 }

@@ -7,7 +7,7 @@ import { resolveLines } from '../leads/lead.check.js';
 import { activeProducts } from '../leads/lead.repository.js';
 import type { ProductLineInput } from '../leads/lead.schemas.js';
 import type { Page } from '../pagination.js';
-import { deleteInBatches } from '../query.js';
+import { deleteInBatches, isRowId } from '../query.js';
 import { accountScope, authorize, namedAccountScope } from '../policy.js';
 import { addError, validate } from '../validation.js';
 import type { SourceLine } from './lead-source.model.js';
@@ -31,6 +31,7 @@ import {
   type IntakeListInput,
   type IntakeView,
   type SourceCreateInput,
+  type SourceHealth,
   type SourceListInput,
   type SourceUpdateInput,
   type SourceView,
@@ -41,15 +42,24 @@ import { intakeView, sourceView } from './source-views.js';
 /** 144 random bits, base64url: unguessable, and fits a URL path as it is. */
 export const newPublicKey = () => crypto.randomBytes(18).toString('base64url');
 
-async function viewsOf(core: Core, rows: SourceRow[]): Promise<SourceView[]> {
-  const counts = await intakeCounts(
-    core.db.sequelize,
-    rows.map((r) => r.id),
+/** Each source's health by the one rule (sourceHealth) over its last 24 hours, by id; only `accountId`'s count. */
+async function healthOf(core: Core, ids: number[], accountId: number | null): Promise<Map<number, SourceHealth>> {
+  const counts = await intakeCounts(core.db.sequelize, ids, accountId);
+  return new Map(
+    ids.map((id) => {
+      const c = counts.get(id) ?? { received: 0, refused: 0 };
+      return [id, sourceHealth(c.received, c.refused)];
+    }),
   );
-  return rows.map((r) => {
-    const c = counts.get(r.id) ?? { received: 0, refused: 0 };
-    return sourceView(r, sourceHealth(c.received, c.refused), core.config.appUrl);
-  });
+}
+
+async function viewsOf(core: Core, rows: SourceRow[]): Promise<SourceView[]> {
+  const health = await healthOf(
+    core,
+    rows.map((r) => r.id),
+    null,
+  );
+  return rows.map((r) => sourceView(r, health.get(r.id)!, core.config.appUrl));
 }
 
 async function sourceInScope(core: Core, actor: Actor, id: unknown): Promise<SourceRow> {
@@ -176,6 +186,11 @@ export function createSourceService(core: Core) {
     update: (actor: Actor, id: unknown, body: unknown) => update(core, actor, id, body),
     remove: (actor: Actor, id: unknown) => remove(core, actor, id),
     intake: (actor: Actor, id: unknown, query?: unknown) => intake(core, actor, id, query),
+    /** The health of sources a list already found in the actor's scope (the panel's list), by id. */
+    health: (actor: Actor, ids: number[]) => {
+      authorize(actor, 'viewAny', 'source');
+      return healthOf(core, ids.filter(isRowId), accountScope(actor).account_id ?? null);
+    },
     removeOldIntake: () => removeOldIntake(core),
   };
 }

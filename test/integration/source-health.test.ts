@@ -42,6 +42,16 @@ describe('Lead source health', () => {
 
     expect(shown.health).to.deep.equal({ state: 'failing', received_24h: 11, refused_24h: 7 });
     expect(listed.data[0].health).to.deep.equal(shown.health);
+    // the panel's list, through the service, as its seller; another account's seller is answered no count of it
+    const other = await makeAccount(ctx);
+    expect((await ctx.services.sources.health(acc.seller.actor, [source.id])).get(source.id)).to.deep.equal(
+      shown.health,
+    );
+    expect((await ctx.services.sources.health(other.seller.actor, [source.id])).get(source.id)).to.deep.equal({
+      state: 'ok',
+      received_24h: 0,
+      refused_24h: 0,
+    });
   });
 
   it('When the refusals are older than 24 hours, Then they do not count and the source is ok', async () => {
