@@ -148,7 +148,7 @@ const changed = (columns: string) => `
 
 /** An update that moves counts (account, phone, confirmed-ness or status) or the "latest" fields. */
 const LEAD_CHANGE = changed("?.account_id, ?.phone_normalized, ?.status = 'confirmed', ?.city, ?.created_at");
-const ORDER_CHANGE = changed('?.account_id, ?.phone_normalized, ?.status, ?.city, ?.created_at');
+export const ORDER_CHANGE = changed('?.account_id, ?.phone_normalized, ?.status, ?.city, ?.created_at');
 /**
  * An update that moves a row to another key or changes what the "latest" fields are made of: only these re-read the
  * tables. A status change alone (a confirmation, a carrier callback) moves counts and, for an order that is its
@@ -167,8 +167,8 @@ const LAST_ORDER_STATUS = `
 type DeltaFunction = [name: string, deltas: string, keys: string, more?: string];
 
 /**
- * A trigger function applying `deltas`, then refreshing the "latest" fields of `keys` by `refresh`, then `more`. `ka`
- * and `kp` may hold the keys (account ids, phones) for the refresh.
+ * A trigger function applying `deltas`, then refreshing the "latest" fields of `keys` by `refresh`, then `more`. `ka`,
+ * `kp`, `ki` and `ks` may hold keys (account ids, phones) and orders (ids, statuses) for the refresh and `more`.
  */
 export const deltaFunction =
   (refresh: (keys: string) => string) =>
@@ -177,6 +177,8 @@ export const deltaFunction =
     DECLARE
       ka integer[];
       kp text[];
+      ki bigint[];
+      ks text[];
     BEGIN
       ${applyDeltas(deltas)}
       ${refresh(keys)}

@@ -1,5 +1,5 @@
 import type { Migration } from '../src/db/migrator.js';
-import { DELTA_FUNCTIONS, deltaFunction, refreshFrom, tableRefresh } from './20261208100000-customers.js';
+import { DELTA_FUNCTIONS, deltaFunction, ORDER_CHANGE, refreshFrom, tableRefresh } from './20261208100000-customers.js';
 
 /**
  * The customer upkeep's update and delete triggers (migration 20261208100000) refresh the "latest" fields of the keys
@@ -11,6 +11,10 @@ import { DELTA_FUNCTIONS, deltaFunction, refreshFrom, tableRefresh } from './202
  * Now the keys are collected first (arrays `ka`, `kp`). None, the common case of a status change: nothing more runs.
  * Otherwise the refresh and the DELETE start from `unnest(ka, kp)`, whose size the planner knows, and probe the unique
  * (account_id, phone_normalized) index per key.
+ *
+ * The orders' update trigger then gives a customer whose last order changed status that status. Its UPDATE joined
+ * customers to the transition tables, and PostgreSQL 18 read every customer for it: 85 ms of a 500-order carrier
+ * callback at 100,000 customers. It now starts from the changed orders collected the same way.
  */
 const UNNESTED = 'unnest(ka, kp) AS k(account_id, phone_normalized)';
 
@@ -22,8 +26,22 @@ const keyRefresh = (keys: string) => `
         ${refreshFrom(UNNESTED, UNNESTED)}
       END IF;`;
 
+const LAST_ORDER_STATUS = `
+      SELECT array_agg(n.account_id), array_agg(n.phone_normalized), array_agg(n.id), array_agg(n.status)
+        INTO ka, kp, ki, ks
+        FROM (SELECT n.* ${ORDER_CHANGE}) n WHERE n.phone_normalized IS NOT NULL;
+      IF ka IS NOT NULL THEN
+        UPDATE customers c SET last_order_status = k.status
+          FROM unnest(ka, kp, ki, ks) AS k(account_id, phone_normalized, id, status)
+         WHERE c.account_id = k.account_id AND c.phone_normalized = k.phone_normalized AND c.last_order_id = k.id
+           AND c.last_order_status IS DISTINCT FROM k.status;
+      END IF;`;
+
 export const up: Migration = async ({ context: db }) => {
-  for (const f of DELTA_FUNCTIONS) await db.query(deltaFunction(keyRefresh)(f));
+  for (const [name, deltas, keys, more] of DELTA_FUNCTIONS) {
+    const then = name === 'customers_orders_update' ? LAST_ORDER_STATUS : more;
+    await db.query(deltaFunction(keyRefresh)([name, deltas, keys, then]));
+  }
 };
 
 export const down: Migration = async ({ context: db }) => {

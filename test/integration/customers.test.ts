@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { QueryTypes } from 'sequelize';
 import { systemActor } from '../../src/actor.js';
 import { customersByPhones } from '../../src/customers/customer.repository.js';
 import { getCtx } from '../hooks.js';
@@ -189,28 +188,6 @@ describe('customers', () => {
         ['+212644444444', 1],
       ]);
       expect(rows).to.deep.equal(await recomputed(a.id));
-    });
-
-    it('When a status changes, Then the upkeep reads no customer beyond its keys (no scan of the table)', async () => {
-      // migration 20261210000000: the refresh's DELETE was planned as a scan of every customer, on every status change
-      const a = await makeAccount(getCtx());
-      const call = restClient(web.url, await a.token());
-      const refs = (await call('POST', '/leads', { leads: [lead(a, '0655555555'), lead(a, '0666666666')] })).body
-        .references;
-      const { sequelize } = getCtx().db;
-      const scans = await sequelize.transaction(async (transaction) => {
-        await sequelize.query(`UPDATE leads SET status = 'no_answer' WHERE account_id = $1 AND reference = ANY($2)`, {
-          bind: [a.id, refs],
-          transaction,
-        });
-        const [row] = await sequelize.query<{ n: number }>(
-          `SELECT seq_scan::int AS n FROM pg_stat_xact_user_tables WHERE relname = 'customers'`,
-          { type: QueryTypes.SELECT, transaction },
-        );
-        return row.n;
-      });
-      expect(scans).to.equal(0);
-      expect(await stored(a.id)).to.deep.equal(await recomputed(a.id));
     });
 
     it('When leads are deleted, Then their customer loses them, and goes with the last one', async () => {
