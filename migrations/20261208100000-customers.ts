@@ -285,25 +285,37 @@ export const DELTA_FUNCTIONS: DeltaFunction[] = [
   ['customers_orders_update', bothVersions(orderDelta, ORDER_CHANGE), changedKeys(ORDER_MOVE), LAST_ORDER_STATUS],
 ];
 
-const FUNCTIONS = `
-    CREATE FUNCTION customers_leads_insert() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
+/** New leads' customers, per key in key order: the insert of both versions of `customers_leads_insert`. */
+export const LEADS_INSERT = `
       INSERT INTO customers AS c (account_id, phone_normalized, leads, confirmed, first_seen_at, last_seen_at,
                                   last_lead_at, city)
         SELECT account_id, phone_normalized, count(*), count(*) FILTER (WHERE status = 'confirmed'),
                min(created_at), max(created_at), max(created_at),
                (array_agg(city ORDER BY created_at DESC, id DESC))[1]
           FROM new_rows WHERE phone_normalized IS NOT NULL
-         GROUP BY 1, 2 ORDER BY 1, 2
+         GROUP BY 1, 2 ORDER BY 1, 2`;
+
+/** What a new lead adds to a customer that exists (or that another transaction made meanwhile). */
+export const LEADS_ON_CONFLICT = `
       ON CONFLICT (account_id, phone_normalized) DO UPDATE SET
         leads = c.leads + EXCLUDED.leads, confirmed = c.confirmed + EXCLUDED.confirmed,
         first_seen_at = LEAST(c.first_seen_at, EXCLUDED.first_seen_at),
         last_seen_at = GREATEST(c.last_seen_at, EXCLUDED.last_seen_at),
         last_lead_at = GREATEST(c.last_lead_at, EXCLUDED.last_lead_at),
         city = CASE WHEN c.last_lead_at IS NULL OR EXCLUDED.last_lead_at >= c.last_lead_at
-                    THEN EXCLUDED.city ELSE c.city END;
+                    THEN EXCLUDED.city ELSE c.city END;`;
+
+/** New leads' customers by an upsert per key (migration 20261210000000 inserts a bulk statement's plainly first). */
+export const LEADS_UPSERT = `
+    CREATE OR REPLACE FUNCTION customers_leads_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      ${LEADS_INSERT}
+      ${LEADS_ON_CONFLICT}
       RETURN NULL;
-    END $$;
+    END $$;`;
+
+const FUNCTIONS = `
+    ${LEADS_UPSERT}
 
     ${DELTA_FUNCTIONS.map(deltaFunction(tableRefresh)).join('\n')}
     ${ORDERS_INSERT}

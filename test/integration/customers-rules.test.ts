@@ -148,6 +148,46 @@ describe('customers: concurrent writers', () => {
     expect(await stored(acc.id)).to.deep.equal(await recomputed(acc.id));
   });
 
+  it('When bulk statements meet existing customers, alone and two at once, Then every lead counts once', async () => {
+    // migration 20261210000000: a statement of 100 leads or more inserts its customers plainly first, and falls back
+    // to the upsert when a phone is a customer already or becomes one in the other transaction
+    const acc = await makeAccount(getCtx());
+    const call = restClient(web.url, await acc.token());
+    await call('POST', '/leads', { leads: [lead(acc, '0613000150')] });
+    const clients = [new pg.Client(getCtx().db.url), new pg.Client(getCtx().db.url)];
+    await Promise.all(clients.map((c) => c.connect()));
+    // 150 leads of phones from..from+149 in one statement
+    const bulk = (c: pg.Client, tag: string, from: number) =>
+      c.query(
+        `INSERT INTO leads (account_id, reference, phone, phone_normalized, full_name)
+         SELECT $1, $2 || lpad(g::text, 6, '0'), '+2126130' || lpad(g::text, 5, '0'),
+                '+2126130' || lpad(g::text, 5, '0'), 'Bulk'
+           FROM generate_series($3::int, $3::int + 149) g`,
+        [acc.id, `LDBK${tag}`, from],
+      );
+    try {
+      await bulk(clients[0], 'A', 1); // phones 1–150: 150 is a customer already
+      await clients[0].query('BEGIN');
+      await clients[1].query('BEGIN');
+      await bulk(clients[0], 'B', 101); // 101–250, uncommitted
+      // 201–350 shares 201–250 with the first: it waits for it, then adds to what it committed
+      const second = bulk(clients[1], 'C', 201).then(() => clients[1].query('COMMIT'));
+      await new Promise((r) => setTimeout(r, 200));
+      await clients[0].query('COMMIT');
+      await second;
+    } finally {
+      await Promise.all(clients.map((c) => c.end()));
+    }
+    const rows = await stored(acc.id);
+    const leadsOf = (n: number) =>
+      (rows as { phone_normalized: string; leads: number }[]).find(
+        (r) => r.phone_normalized === `+2126130${String(n).padStart(5, '0')}`,
+      )?.leads;
+    expect([1, 100, 101, 150, 200, 201, 250, 251, 350].map(leadsOf)).to.deep.equal([1, 1, 2, 3, 1, 2, 2, 1, 1]);
+    expect(rows.reduce((n: number, r: any) => n + r.leads, 0)).to.equal(1 + 3 * 150);
+    expect(rows).to.deep.equal(await recomputed(acc.id));
+  });
+
   it('When many requests add and confirm leads of a few phones in parallel, Then nothing is lost', async () => {
     const acc = await makeAccount(getCtx());
     const call = restClient(web.url, await acc.token());
