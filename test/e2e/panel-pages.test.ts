@@ -4,12 +4,19 @@ import { getCtx } from '../hooks.js';
 import { makeAccount, makeUser, type TestAccount, type TestUser } from '../factories.js';
 import { seedQueue } from '../queue-fixtures.js';
 import { shot, useBrowser } from './browser.js';
+import { wallTime } from '../../src/time-zones.js';
 
 /** The viewport of the pictures in docs/images/ (docs/admin-panel.md): wide enough for AdminJS's sidebar. */
 const VIEWPORT = { width: 1366, height: 800 };
 
 /** Custom data a lead carries from its landing page, as the queue and the show page list it. */
 const UTM = [{ key: 'utm_source', value: 'facebook' }];
+
+/** The date `back` days ago in the account's time zone (the KPI page's days), as YYYY-MM-DD. */
+async function accountDay(accountId: number, back: number): Promise<string> {
+  const zone = (await getCtx().models.Account.findByPk(accountId))!.time_zone;
+  return wallTime(new Date(Date.now() - back * 86_400_000), zone).slice(0, 10);
+}
 
 describe('admin panel pages in Chromium: work queue, lead pages, KPI dashboard', function () {
   this.timeout(240_000);
@@ -168,7 +175,8 @@ describe('admin panel pages in Chromium: work queue, lead pages, KPI dashboard',
   });
 
   it("the KPI controls are the design system's, the active period is the selected button and dates are ISO", async () => {
-    const p = await pageOf((await makeAccount(getCtx())).seller);
+    const acc = await makeAccount(getCtx());
+    const p = await pageOf(acc.seller);
     await p.goto(`${app.url}/admin/pages/kpi`);
     await p.waitForSelector('[data-testid=kpi-totals]');
     const pressed = () => p.locator('[data-testid=kpi-controls] button[aria-pressed=true]').allTextContents();
@@ -181,7 +189,8 @@ describe('admin panel pages in Chromium: work queue, lead pages, KPI dashboard',
     expect(await pressed()).to.deep.equal(['Today']);
     await p.click('[data-testid=kpi-custom]');
     expect(await pressed()).to.deep.equal(['Custom']);
-    const today = new Date().toISOString().slice(0, 10);
+    // the account's day, not UTC's (they differ for an hour a day in Casablanca)
+    const today = await accountDay(acc.id, 0);
     expect(await p.inputValue('[data-testid=kpi-from] input')).to.equal(today);
     expect(await p.inputValue('[data-testid=kpi-to] input')).to.equal(today);
     await p.click('[data-testid=kpi-last-7]');
@@ -194,11 +203,12 @@ describe('admin panel pages in Chromium: work queue, lead pages, KPI dashboard',
   });
 
   it('the KPI page shows the period asked last, even when the answer for an earlier one comes late', async () => {
-    const p = await pageOf((await makeAccount(getCtx())).seller);
+    const acc = await makeAccount(getCtx());
+    const p = await pageOf(acc.seller);
     await p.goto(`${app.url}/admin/pages/kpi`);
     await p.waitForSelector('[data-testid=kpi-totals]');
-    const day = (back: number) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10);
-    const week = `from=${day(6)}`;
+    const [week6, day89] = [await accountDay(acc.id, 6), await accountDay(acc.id, 89)];
+    const week = `from=${week6}`;
     // the answer for the last 7 days is held back until the one for the last 90 days is on screen
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -210,12 +220,12 @@ describe('admin panel pages in Chromium: work queue, lead pages, KPI dashboard',
     await p.click('[data-testid=kpi-last-90]');
     const shows = (from: string) =>
       document.querySelector('[data-testid=kpi-page]')?.textContent?.includes(`(${from} to`);
-    await p.waitForFunction(shows, day(89));
+    await p.waitForFunction(shows, day89);
     const late = p.waitForResponse((r) => r.url().includes(week));
     release();
     await late;
     await p.waitForTimeout(500);
-    expect(await p.evaluate(shows, day(89)), 'the 90-day figures stay').to.equal(true);
+    expect(await p.evaluate(shows, day89), 'the 90-day figures stay').to.equal(true);
   });
 
   it('the home page lays its tiles on a grid and links to the queue and the KPI page', async () => {
