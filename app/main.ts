@@ -59,14 +59,12 @@ async function firstStart(ctx: ProcessContext, modules: Modules, appUrl: string)
   if (hint) ctx.logger.warn(hint);
 }
 
-/** How often a start that is not ready yet says what it is waiting for: start-up never hangs silently. */
-const STILL_STARTING_EVERY_MS = 10_000;
-
-function startupProgress() {
-  let step = 'reading the configuration';
+/** A start that is not ready yet says what it is waiting for every STARTUP_PROGRESS_SECONDS: never silently. */
+function startupProgress(everyMs: number) {
+  let step = 'checking DATA_DIR';
   const timer = setInterval(() => {
     process.stderr.write(`LeadFlow is still starting after ${Math.round(process.uptime())} s: ${step}\n`);
-  }, STILL_STARTING_EVERY_MS);
+  }, everyMs);
   timer.unref();
   return {
     step: (s: string) => {
@@ -151,9 +149,9 @@ function shutdownOf(running: Running) {
 }
 
 async function main(): Promise<void> {
-  const progress = startupProgress();
   const role = parseRole(process.argv.slice(2));
   const config = loadConfig();
+  const progress = startupProgress(config.startupProgressMs);
   // Exports, uploads and mails written by an earlier version become the service user's only (0700 / 0600).
   lockDownDataDir(config.dataDir);
   const running: Running = { ctx: null, web: null, metricsServer: null, started: false };

@@ -7,9 +7,7 @@ import type { Metrics } from '../src/metrics.js';
 import { within } from '../src/timers.js';
 import type { JobDefinition } from './job.js';
 import { insertJobsIn, removeFinishedJobs } from './job-store.js';
-import { defineJob, LOCK_LIFETIME_MS, type JobRuntime, type Logger } from './job-runner.js';
-
-export { LOCK_LIFETIME_MS } from './job-runner.js';
+import { defineJob, type JobRuntime, type Logger } from './job-runner.js';
 
 export interface JobSystem extends JobControl {
   agenda: Agenda;
@@ -63,7 +61,7 @@ async function closeOnce(rt: JobRuntime, started: boolean, graceMs: number): Pro
       await within(Promise.all([...running.values()].map((r) => r.heartbeat.stop())), 1000);
       // A started one-off job has no next run time, so Agenda would never pick it up again with its lock cleared
       // (its own unlock skips such jobs); an expired lock is what makes another worker take it at once. On MongoDB
-      // the locks simply run out after LOCK_LIFETIME_MS.
+      // the locks simply run out after JOBS_LOCK_SECONDS.
       if (pool)
         await within(
           pool.query('UPDATE agenda_jobs SET locked_at = to_timestamp(0) WHERE id = ANY($1::uuid[])', [held]),
@@ -76,7 +74,7 @@ async function closeOnce(rt: JobRuntime, started: boolean, graceMs: number): Pro
 }
 
 /** Jobs due and waiting, and running, per priority (read from agenda_jobs; none on MongoDB). */
-async function queueDepth(pool: pg.Pool | null) {
+async function queueDepth(pool: pg.Pool | null, lockMs: number) {
   if (!pool) return [];
   const { rows } = await pool.query<{ priority: number; waiting: number; running: number }>(
     `SELECT priority, count(*) FILTER (WHERE NOT running)::int AS waiting,
@@ -86,7 +84,7 @@ async function queueDepth(pool: pg.Pool | null) {
               WHERE disabled IS NOT TRUE
                 AND (next_run_at <= now() OR locked_at > now() - make_interval(secs => $1))) j
       GROUP BY priority`,
-    [LOCK_LIFETIME_MS / 1000],
+    [lockMs / 1000],
   );
   // every priority is reported, at 0 when nothing waits: an alert on a missing series would not fire
   return Object.entries(PRIORITY).map(([priority, value]) => {
@@ -136,7 +134,7 @@ export async function createJobSystem(
     processEvery: 250,
     maxConcurrency: 50,
     defaultConcurrency: 1,
-    defaultLockLifetime: LOCK_LIFETIME_MS,
+    defaultLockLifetime: config.jobsLockMs,
   });
   await agenda.ready;
   const rt: JobRuntime = {
@@ -147,6 +145,7 @@ export async function createJobSystem(
     lost: new Set(),
     running: new Map(),
     closing: () => !!closing,
+    lockMs: config.jobsLockMs,
   };
   skipLostOutcomes(agenda, rt.lost);
   return {
@@ -162,7 +161,7 @@ export async function createJobSystem(
     async ping() {
       if (pool) await pool.query('SELECT 1 FROM agenda_jobs LIMIT 1');
     },
-    queueDepth: () => queueDepth(pool),
+    queueDepth: () => queueDepth(pool, config.jobsLockMs),
     async removeFinished() {
       if (!pool) return 0;
       const now = Date.now();

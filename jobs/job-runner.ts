@@ -6,12 +6,6 @@ import type { Metrics } from '../src/metrics.js';
 import { delay, within } from '../src/timers.js';
 import type { JobDefinition } from './job.js';
 
-/**
- * How long a lock outlives its worker. A running job renews it (heartbeat) every third of this, so a live job is never
- * taken by another worker however long it runs, and the jobs of a killed worker are taken by another one within it.
- */
-export const LOCK_LIFETIME_MS = 30_000;
-
 export type Logger = AppContext['logger'];
 
 /** What the job system of one process holds while it runs jobs; jobs/agenda.ts builds it, these functions use it. */
@@ -33,18 +27,24 @@ export interface JobRuntime {
   running: Map<string, { done: Promise<unknown>; heartbeat: Heartbeat; handBack: AbortController }>;
   /** True once close() began: no new work, no reconnects. */
   closing(): boolean;
+  /**
+   * How long a lock outlives its worker (JOBS_LOCK_SECONDS). A running job renews it (heartbeat) every third of this,
+   * so a live job is never taken by another worker however long it runs, and the jobs of a killed worker are taken by
+   * another one within it.
+   */
+  lockMs: number;
 }
 
 /**
  * Takes the job's lock back after an outage: the heartbeats failed meanwhile, so the stored lock may have run out and
  * another worker may have taken the job. False when it has (that worker runs it now).
  */
-async function relock({ pool }: JobRuntime, job: Job, heartbeat: Heartbeat): Promise<boolean> {
+async function relock({ pool, lockMs }: JobRuntime, job: Job, heartbeat: Heartbeat): Promise<boolean> {
   if (!pool) return true; // MongoDB: no conditional update here; handlers are idempotent
   const now = new Date();
   const { rowCount } = await pool.query(
     'UPDATE agenda_jobs SET locked_at = $2 WHERE id = $1 AND (locked_at = $3 OR locked_at <= $4)',
-    [String(job.attrs._id), now, heartbeat.lastLock(), new Date(now.getTime() - LOCK_LIFETIME_MS)],
+    [String(job.attrs._id), now, heartbeat.lastLock(), new Date(now.getTime() - lockMs)],
   );
   if (rowCount) heartbeat.locked(now);
   return rowCount === 1;
@@ -104,7 +104,7 @@ export function defineJob(rt: JobRuntime, ctx: AppContext, d: JobDefinition<any>
     d.name,
     async (job) => {
       const id = String(job.attrs._id);
-      const heartbeat = startHeartbeat(job, rt.logger);
+      const heartbeat = startHeartbeat(job, rt.logger, rt.lockMs);
       const handBack = new AbortController();
       const labels = { job: d.name, priority: d.priority };
       const timer = rt.metrics.jobDuration.startTimer(labels);
@@ -162,7 +162,7 @@ export interface Heartbeat {
 }
 
 /** Renews a running job's lock every third of the lock lifetime. */
-function startHeartbeat(job: Job, logger: Logger): Heartbeat {
+function startHeartbeat(job: Job, logger: Logger, lockMs: number): Heartbeat {
   let last = job.attrs.lockedAt;
   let beat: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
@@ -172,7 +172,7 @@ function startHeartbeat(job: Job, logger: Logger): Heartbeat {
       },
       (err) => logger.warn({ err: (err as Error).message, job: job.attrs.name }, 'job heartbeat failed'),
     );
-  }, LOCK_LIFETIME_MS / 3);
+  }, lockMs / 3);
   return {
     lastLock: () => last,
     locked(at) {

@@ -3,6 +3,7 @@ import { getCountries } from 'libphonenumber-js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { JOBS_ENVIRONMENT, jobsConfig, type JobsConfig } from './config-jobs.js';
 import { QUEUE_ENVIRONMENT, queueConfig, type QueueConfig } from './config-queue.js';
 import { FORM_ENVIRONMENT, formConfig, type FormConfig } from './config-forms.js';
 
@@ -54,8 +55,6 @@ const schema = Joi.object({
   IMPORT_MAX_ROWS: Joi.number().integer().min(1).default(200_000),
   IMPORT_MAX_SHARED_STRINGS_BYTES: Joi.number().integer().min(1024).default(SHARED_STRINGS_MAX_BYTES),
   EXPORT_TTL_DAYS: Joi.number().integer().min(1).default(7),
-  JOBS_RETENTION_HOURS: Joi.number().min(0.01).default(24),
-  JOBS_FAILED_RETENTION_DAYS: Joi.number().min(0.01).default(7),
   SHIPPING_ALLOW_PRIVATE_URLS: Joi.boolean().truthy('1').falsy('0').default(false),
   WEBHOOK_ALLOW_PRIVATE_URLS: Joi.boolean().truthy('1').falsy('0').default(false),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(10_000),
@@ -65,8 +64,6 @@ const schema = Joi.object({
   WEBHOOK_ACCOUNT_IN_FLIGHT: Joi.number().integer().min(1).max(64).default(4),
   WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: Joi.number().integer().min(1).max(1000).default(10),
   WEBHOOK_SECRET_GRACE_HOURS: Joi.number().min(0).max(MONTH_HOURS).default(24),
-  WORKER_URGENT_CONCURRENCY: Joi.number().integer().min(1).default(5),
-  WORKER_IMPORTANT_CONCURRENCY: Joi.number().integer().min(1).default(2),
   PASSWORD_HASH_COST: Joi.string().valid('normal', 'fast').default('normal'),
   METRICS_TOKEN: Joi.string()
     .min(16)
@@ -74,15 +71,17 @@ const schema = Joi.object({
   METRICS_PORT: Joi.number().integer().min(1).max(65535),
   METRICS_HOST: Joi.string().default('127.0.0.1'),
   ...QUEUE_ENVIRONMENT,
+  ...JOBS_ENVIRONMENT,
   ...FORM_ENVIRONMENT,
   SEED_DEMO: Joi.boolean().truthy('1').falsy('0'),
   TEST_SEED_PAUSE_MS: Joi.number().integer().min(0).max(600_000).default(0),
+  STARTUP_PROGRESS_SECONDS: Joi.number().integer().min(1).max(3600).default(10),
   // Test-only crash points (src/faults.ts); refused outside NODE_ENV=test.
   FAULT_INJECTION: Joi.string().valid(...FAULT_POINTS),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
 }).unknown(true);
 
-export interface Config {
+export interface Config extends JobsConfig {
   env: 'development' | 'test' | 'production';
   host: string;
   port: number;
@@ -123,11 +122,6 @@ export interface Config {
   /** An xlsx's shared strings are held in memory whole while it is read: their expanded size is capped. */
   importMaxSharedStringsBytes: number;
   exportTtlDays: number;
-  /** Finished one-off jobs leave agenda_jobs after this; those whose last run failed after jobsFailedRetentionMs. */
-  jobsRetentionMs: number;
-  jobsFailedRetentionMs: number;
-  workerUrgentConcurrency: number;
-  workerImportantConcurrency: number;
   /** Carrier endpoints may be loopback or private addresses (tests, carriers on the operator's own network). */
   shippingAllowPrivateUrls: boolean;
   /** Webhook endpoints may be loopback or private addresses (tests, receivers on the operator's own network). */
@@ -164,6 +158,8 @@ export interface Config {
   seedDemo: boolean;
   /** Tests only (NODE_ENV=test): the first-start seed pauses this long midway, so a test can stop it there. */
   testSeedPauseMs: number;
+  /** A start not ready yet prints what it waits for this often (STARTUP_PROGRESS_SECONDS). */
+  startupProgressMs: number;
   /** A crash point switched on by a test (NODE_ENV=test only), or null. */
   faultInjection: (typeof FAULT_POINTS)[number] | null;
 }
@@ -221,16 +217,15 @@ function firstStart(v: Record<string, unknown>) {
   return {
     seedDemo: (v.SEED_DEMO as boolean | undefined) ?? v.NODE_ENV !== 'production',
     testSeedPauseMs: v.NODE_ENV === 'test' ? (v.TEST_SEED_PAUSE_MS as number) : 0,
+    startupProgressMs: (v.STARTUP_PROGRESS_SECONDS as number) * 1000,
   };
 }
 
-/** How long finished things are kept (docs/operations.md): exports, webhook deliveries, finished jobs. */
+/** How long finished things are kept (docs/operations.md): exports, webhook deliveries (jobs: src/config-jobs.ts). */
 function retention(v: Record<string, number>) {
   return {
     exportTtlDays: v.EXPORT_TTL_DAYS,
     webhookLogDays: v.WEBHOOK_LOG_DAYS,
-    jobsRetentionMs: Math.round(v.JOBS_RETENTION_HOURS * 3_600_000),
-    jobsFailedRetentionMs: Math.round(v.JOBS_FAILED_RETENTION_DAYS * 86_400_000),
   };
 }
 
@@ -272,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     agendaMongoUrl: v.AGENDA_MONGO_URL ?? null,
     ...budgets(v),
     ...retention(v),
+    ...jobsConfig(v),
     resetRequestsPerIp: v.RESET_REQUESTS_PER_IP,
     resetMailIntervalMinutes: v.RESET_MAIL_INTERVAL_MINUTES,
     duplicateWindowDays: v.DUPLICATE_WINDOW_DAYS,
@@ -282,8 +278,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     importMaxBytes: v.IMPORT_MAX_BYTES,
     importMaxRows: v.IMPORT_MAX_ROWS,
     importMaxSharedStringsBytes: v.IMPORT_MAX_SHARED_STRINGS_BYTES,
-    workerUrgentConcurrency: v.WORKER_URGENT_CONCURRENCY,
-    workerImportantConcurrency: v.WORKER_IMPORTANT_CONCURRENCY,
     shippingAllowPrivateUrls: v.SHIPPING_ALLOW_PRIVATE_URLS,
     webhookAllowPrivateUrls: v.WEBHOOK_ALLOW_PRIVATE_URLS,
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,

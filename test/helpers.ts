@@ -14,6 +14,10 @@ import { watchAnswers } from './openapi-contract.js';
  */
 export async function startTestServer(ctx: AppContext = getCtx()): Promise<WebServer & { url: string }> {
   const web = await startWebServer(ctx, 0, '127.0.0.1');
+  // The server never closes an idle kept-alive socket first: undici (fetch) keeps one for the server's hint less 2 s,
+  // and when this process's event loop was busy past both timers, a request could go out on the socket the server was
+  // closing (ECONNRESET in CI's panel tenancy walk). close() still ends idle sockets at once.
+  web.server.keepAliveTimeout = 10 * 60_000;
   const url = `http://127.0.0.1:${(web.server.address() as AddressInfo).port}`;
   const served = await fetch(`${url}/api/web/1.0/openapi.json`);
   await watchAnswers(web.server, await served.json());
@@ -115,10 +119,19 @@ export async function leadInsertPlan(sequelize: Sequelize, sent: SentStatement[]
   });
 }
 
-/** The plan (EXPLAIN) of a captured statement with sequential scans switched off: which index it can use, if any. */
-export async function planWithoutSeqScan(sequelize: Sequelize, statement: SentStatement): Promise<string> {
+/**
+ * The plan (EXPLAIN) of a captured statement with sequential scans switched off: which index it can use, if any. With
+ * `noSort`, sorts are switched off too: a Sort left in the plan means no index gives the statement its order, whatever
+ * rows the rest of the database holds (on a small table the planner may rightly prefer sorting a few rows).
+ */
+export async function planWithoutSeqScan(
+  sequelize: Sequelize,
+  statement: SentStatement,
+  opts: { noSort?: boolean } = {},
+): Promise<string> {
   return sequelize.transaction(async (transaction) => {
     await sequelize.query('SET LOCAL enable_seqscan = off', { transaction });
+    if (opts.noSort) await sequelize.query('SET LOCAL enable_sort = off', { transaction });
     const rows = await sequelize.query<Record<string, string>>(`EXPLAIN ${statement.sql}`, {
       bind: statement.bind,
       transaction,

@@ -6,21 +6,6 @@ export interface SessionClient {
   csrf: string;
 }
 
-/**
- * fetch, sent once more when the connection is reset before an answer. The test server runs in this process with a
- * 5 s keep-alive: when the event loop was busy past both sides' keep-alive timers, undici can pick the idle socket for
- * the next request just before the server's timer closes it (seen once in CI: ECONNRESET in the panel tenancy walk).
- * The server read nothing from that socket; a server that resets every request still fails the second send.
- */
-async function send(url: string, init: RequestInit): Promise<Response> {
-  try {
-    return await fetch(url, init);
-  } catch (err) {
-    if ((err as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw err;
-    return fetch(url, init);
-  }
-}
-
 export function sessionClient(baseUrl: string): SessionClient {
   const cookies = new Map<string, string>();
   const client: SessionClient = {
@@ -36,7 +21,7 @@ export function sessionClient(baseUrl: string): SessionClient {
         body = JSON.stringify(init.json);
       }
       if (!headers.has('accept')) headers.set('accept', 'application/json');
-      const res = await send(`${baseUrl}${path}`, { ...init, headers, body, redirect: 'manual' });
+      const res = await fetch(`${baseUrl}${path}`, { ...init, headers, body, redirect: 'manual' });
       for (const c of res.headers.getSetCookie()) {
         const [pair] = c.split(';');
         const i = pair.indexOf('=');

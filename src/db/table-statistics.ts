@@ -12,7 +12,8 @@ import { delay } from '../timers.js';
  * wakes the worker's `analyze-tables` job at its commit; that job also runs every minute, for what smaller writes
  * add up to. Skew is the point, not size: a new account's 20,000 leads are 2 % of a million-lead table, so no share
  * of the table is required, only 1,000 changed rows. Analyzing is cheap (a sample of 30,000 rows at most) but not
- * free: a process's analyzes take at most 5 % of the time (after one that took 100 ms, the next waits 1.9 s).
+ * free: a process's analyzes take at most 5 % of the time (ANALYZE_TIME_SHARE_PERCENT; after one that took 100 ms, the
+ * next waits 1.9 s).
  */
 
 /** The tables whose lists and lookups bulk writes can mislead. */
@@ -27,8 +28,6 @@ export const ANALYZE_WAKE_ROWS = 1000;
 
 /** A table is analyzed once this many of its rows were written since its last analyze. */
 const MIN_CHANGED_ROWS = 1000;
-/** After an analyze that took t, the next one of this process waits PAUSE_FACTOR × t: at most 5 % of the time. */
-const PAUSE_FACTOR = 19;
 
 /** When this process may analyze again (its last analyze's end plus the pause it earned). */
 type Pacing = { nextAt: number };
@@ -48,7 +47,8 @@ async function analyze(core: Core, pacing: Pacing, tables: string[], why: Record
   const started = Date.now();
   await core.db.sequelize.query(`ANALYZE ${tables.map((t) => `"${t}"`).join(', ')}`);
   const took = Date.now() - started;
-  pacing.nextAt = Date.now() + PAUSE_FACTOR * took;
+  // at most ANALYZE_TIME_SHARE_PERCENT of the time (5 %: the next one waits 19 × t)
+  pacing.nextAt = Date.now() + core.config.analyzePauseFactor * took;
   core.logger.info({ tables, ...why, duration_ms: took }, 'tables analyzed');
 }
 

@@ -65,6 +65,8 @@ describe('admin panel forms in Chromium: the account choice, secrets in a dialog
   it('a new API key stays in its dialog after 15 s, and its copy button puts it on the clipboard', async () => {
     const p = await pageOf(a.seller);
     await p.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+    // the page's clock, so that its 15 s pass at once (a dismissing timer would fire all the same)
+    await p.clock.install();
     await p.goto(`${app.url}/admin/resources/api_tokens/actions/new`);
     await p.fill('#name', 'dialog key');
     await p.getByRole('button', { name: /add new item/i }).click();
@@ -77,7 +79,7 @@ describe('admin panel forms in Chromium: the account choice, secrets in a dialog
     await value.waitFor();
     const token = await value.inputValue();
     expect(token).to.match(/^\d+\|[A-Za-z0-9_-]{40}$/);
-    await p.waitForTimeout(15_000);
+    await p.clock.runFor(15_000);
     expect(await p.getByTestId('secret-dialog').isVisible()).to.equal(true);
     expect(await p.getByTestId('secret-warning').textContent()).to.match(/shown this once/);
     // never in the address or a notice

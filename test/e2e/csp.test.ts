@@ -22,10 +22,25 @@ async function watchViolations(page: Page): Promise<string[]> {
   return seen;
 }
 
-/** The page loaded and its first requests answered (networkidle waits too long on a busy machine). */
-async function settle(page: Page): Promise<void> {
-  await page.waitForLoadState('load');
-  await page.waitForTimeout(400);
+/**
+ * `settle()`: the page loaded and no request of its in flight for 100 ms (5 s at most). A blocked load is reported when
+ * it is tried, so a quiet page has nothing left to report; networkidle waits 500 ms more on every page.
+ */
+function quietNetwork(page: Page): () => Promise<void> {
+  let inFlight = 0;
+  let last = Date.now();
+  const count = (d: number) => () => {
+    inFlight += d;
+    last = Date.now();
+  };
+  page.on('request', count(1));
+  page.on('requestfinished', count(-1));
+  page.on('requestfailed', count(-1));
+  return async () => {
+    await page.waitForLoadState('load');
+    const end = Date.now() + 5000;
+    while ((inFlight > 0 || Date.now() - last < 100) && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+  };
 }
 
 describe('Content-Security-Policy in Chromium: login, reset, API docs, every panel page, KPI charts', function () {
@@ -44,6 +59,7 @@ describe('Content-Security-Policy in Chromium: login, reset, API docs, every pan
     const context = await app.browser.newContext({ viewport: { width: 1366, height: 800 } });
     const page = await context.newPage();
     const violations = await watchViolations(page);
+    const settle = quietNetwork(page);
     const policies = new Map<string, string>();
     page.on('response', async (r) => {
       if ((r.headers()['content-type'] ?? '').startsWith('text/html'))
@@ -52,7 +68,7 @@ describe('Content-Security-Policy in Chromium: login, reset, API docs, every pan
 
     for (const path of ['/api/docs', '/reset-password', '/reset-password/not-a-live-token']) {
       await page.goto(`${app.url}${path}`);
-      await settle(page);
+      await settle();
     }
     await loginAs(page, app.url, acc.seller.email, acc.seller.password);
     // the dashboard, drawn by the bundle: a blocked script or style would leave the root empty
@@ -68,17 +84,17 @@ describe('Content-Security-Policy in Chromium: login, reset, API docs, every pan
     for (const resource of builtPanel()!.resources) {
       await page.goto(`${app.url}/admin/resources/${resource.id()}`);
       await page.waitForSelector('table, [data-css$="no-records"], section', { timeout: 30_000 });
-      await settle(page);
+      await settle();
       const links = page.locator('tbody tr a[href*="/show"]');
       const show = (await links.count()) ? await links.first().getAttribute('href') : null;
       if (show) {
         shown.push(resource.id());
         await page.goto(`${app.url}${show}`);
-        await settle(page);
+        await settle();
       }
     }
     await page.goto(`${app.url}/leads/import`);
-    await settle(page);
+    await settle();
     await context.close();
 
     const distinct = [...new Set(violations.map((v) => v.replace(/^[^:]+:\/\/[^/]+/, '').slice(0, 300)))];

@@ -87,18 +87,27 @@ describe('backup and restore', () => {
     let restoredApp: ReturnType<typeof runMain> | null = null;
     try {
       await expectReady(base, app);
+      const loadStarted = Date.now();
       const load = writeLoad(base, token);
-      await new Promise((r) => setTimeout(r, 2000));
+      // the writes are under way (≈ 1 s of them) before the backup starts
+      expect(
+        await waitFor(async () => load.acknowledged.length >= 200, 30_000),
+        `${load.acknowledged.length} leads acknowledged`,
+      ).to.equal(true);
       const backupStarted = Date.now();
       const backup = await runCli({ DATA_DIR: dataDir }, ['backup', file]);
       const backupEnded = Date.now();
-      await new Promise((r) => setTimeout(r, 500));
+      // and go on after it
+      expect(
+        await waitFor(async () => load.acknowledged.some((a) => a.at > backupEnded), 30_000),
+        'leads acknowledged after the backup',
+      ).to.equal(true);
       await load.stop();
       const consistentAt = new Date(backup.consistent_at).getTime();
       expect(consistentAt).to.be.within(backupStarted, backupEnded);
       const before = load.acknowledged.filter((a) => a.at < consistentAt).map((a) => a.reference);
       const during = load.acknowledged.filter((a) => a.at > backupStarted && a.at < consistentAt);
-      const rate = before.length / ((consistentAt - backupStarted + 2000) / 1000);
+      const rate = before.length / ((consistentAt - loadStarted) / 1000);
       expect(during.length, 'leads were written while the backup ran').to.be.above(20);
       // ≈ 200 asked for; a loaded 2-core machine reaches 100–150
       expect(rate, 'leads a second before the consistent point').to.be.above(50);

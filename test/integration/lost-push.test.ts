@@ -77,7 +77,24 @@ describe('no lost push', () => {
           ])
         ).rows[0].n as number;
       expect(await waitFor(async () => (await pushed()) === 3, 60_000), worker.output.text).to.equal(true);
-      await new Promise((r) => setTimeout(r, 1500)); // a second delivery would show by now
+      // only a push-order job calls the carrier: once every one has run for good (finished, not due again, not
+      // locked), a second delivery can no longer come
+      const settled = async () =>
+        (
+          await client.query(
+            `SELECT count(*)::int AS n,
+                    count(*) FILTER (WHERE last_finished_at IS NOT NULL AND next_run_at IS NULL
+                                       AND locked_at IS NULL)::int AS done
+               FROM agenda_jobs WHERE name = 'push-order'`,
+          )
+        ).rows[0] as { n: number; done: number };
+      expect(
+        await waitFor(async () => {
+          const { n, done } = await settled();
+          return n >= 3 && done === n;
+        }, 60_000),
+        `push jobs ${JSON.stringify(await settled())}`,
+      ).to.equal(true);
       expect(calls.map((c) => c.reference).sort()).to.deep.equal([...references].sort());
       expect(calls.every((c) => c.key === c.reference)).to.equal(true);
       worker.kill('SIGTERM');

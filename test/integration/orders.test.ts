@@ -226,13 +226,16 @@ describe('orders', () => {
   describe('push to shipping company', () => {
     let jobs: JobSystem;
     const slowStarted: number[] = [];
+    // the slow jobs hold their slots until the test that queues them opens the gate (in its finally)
+    let openGate = () => {};
+    const gate = new Promise<void>((resolve) => (openGate = () => resolve()));
     const slowJob: JobDefinition = {
       name: 'test-slow-important',
       priority: 'IMPORTANT',
       concurrency: (ctx) => ctx.config.workerImportantConcurrency,
       handler: async () => {
         slowStarted.push(Date.now());
-        await new Promise((r) => setTimeout(r, 3000));
+        await gate;
       },
     };
     before(async () => {
@@ -241,8 +244,24 @@ describe('orders', () => {
     });
     after(async function () {
       this.timeout(20_000);
-      await jobs.close();
+      openGate();
+      await jobs.close({ graceMs: 300 });
+      // no other worker defines the slow job: what it left would wait in agenda_jobs for ever
+      await getCtx().db.sequelize.query('DELETE FROM agenda_jobs WHERE name = $1', { bind: [slowJob.name] });
     });
+
+    /** Waits until every push job of the order has run for good: finished, not due again, not locked. */
+    const pushJobsSettled = (orderId: number) =>
+      waitFor(async () => {
+        const [{ n, done }] = await getCtx().db.sequelize.query<{ n: number; done: number }>(
+          `SELECT count(*)::int AS n,
+                  count(*) FILTER (WHERE last_finished_at IS NOT NULL AND next_run_at IS NULL
+                                     AND locked_at IS NULL)::int AS done
+             FROM agenda_jobs WHERE name = 'push-order' AND (data->>'orderId')::bigint = $1`,
+          { bind: [orderId], type: QueryTypes.SELECT },
+        );
+        return n > 0 && done === n;
+      });
 
     async function setup(script: ('ok' | '500' | 'slow')[], timeoutMs = 2000) {
       const acc = await makeAccount(getCtx());
@@ -276,7 +295,8 @@ describe('orders', () => {
           return x?.status === 'pushed' && x;
         });
         expect(o.tracking_number).to.equal(`TRK-${ref}`);
-        await new Promise((r) => setTimeout(r, 500));
+        // only a push job calls the carrier: once the order's have all run for good, a second call cannot come
+        await pushJobsSettled(o.id);
         expect(carrier.calls).to.have.length(1);
         expect(carrier.calls[0].idempotency).to.equal(ref);
         expect(carrier.calls[0].signature).to.equal(signBody(SECRET, carrier.calls[0].body));
@@ -344,6 +364,7 @@ describe('orders', () => {
         expect(Date.now() - t0).to.be.below(1000);
         expect(slowStarted.length).to.be.below(n);
       } finally {
+        openGate();
         await carrier.close();
       }
     });
