@@ -68,6 +68,15 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // CommonJS where a tool loads with require() (mocha's reporters: test/timing-reporter.cjs)
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', process: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['**/*.ts', '**/*.js'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off', // a few third-party shapes (AdminJS, Agenda job data) are untyped

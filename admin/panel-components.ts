@@ -47,6 +47,11 @@ export const PREBUILT_BUNDLE_DIR = path.join(path.dirname(fileURLToPath(import.m
  * dist/ may be read-only); otherwise AdminJS bundles the sources under DATA_DIR/.adminjs (or ADMIN_JS_TMP_DIR).
  */
 export function choosePanelBundle(dataDir: string): { prebuilt: boolean } {
+  // a bundle made beforehand for this process (the test runner makes one for all its shards), named by AdminJS's own
+  // variables: served as it is, like the build's
+  const given = process.env.ADMIN_JS_TMP_DIR;
+  if (process.env.ADMIN_JS_SKIP_BUNDLE === 'true' && given && fs.existsSync(path.join(given, 'bundle.js')))
+    return { prebuilt: true };
   if (fs.existsSync(path.join(PREBUILT_BUNDLE_DIR, 'bundle.js'))) {
     process.env.ADMIN_JS_TMP_DIR = PREBUILT_BUNDLE_DIR;
     process.env.ADMIN_JS_SKIP_BUNDLE = 'true';

@@ -10,10 +10,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PREBUILT_BUNDLE_DIR, addComponentSources } from '../admin/panel-components.js';
 
-// dist/scripts/ → the repository, whose admin/components/ holds the sources.
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// dist/scripts/ (or scripts/, run from the sources by the test runner) → the repository, whose admin/components/ holds
+// the sources.
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, path.basename(path.dirname(HERE)) === 'dist' ? '../..' : '..');
 const SOURCES_DIR = path.join(ROOT, 'admin', 'components');
-const BUNDLE = path.join(PREBUILT_BUNDLE_DIR, 'bundle.js');
+// The folder: the build's, or the one named on the command line (the test runner's shared bundle, test/run.ts).
+const OUT_DIR = process.argv[2] ? path.resolve(process.argv[2]) : PREBUILT_BUNDLE_DIR;
+const BUNDLE = path.join(OUT_DIR, 'bundle.js');
 
 const mtime = (file: string) => fs.statSync(file).mtimeMs;
 
@@ -32,15 +36,15 @@ async function bundle(): Promise<void> {
   // AdminJS reads these when its modules load: a minified bundle, written where the compiled panel looks for it.
   process.env.NODE_ENV = 'production';
   process.env.ADMIN_JS_SKIP_BUNDLE = 'false';
-  process.env.ADMIN_JS_TMP_DIR = PREBUILT_BUNDLE_DIR;
+  process.env.ADMIN_JS_TMP_DIR = OUT_DIR;
   const { default: AdminJS, ComponentLoader } = await import('adminjs');
   const componentLoader = new ComponentLoader();
   addComponentSources(componentLoader, SOURCES_DIR);
-  fs.rmSync(PREBUILT_BUNDLE_DIR, { recursive: true, force: true });
+  fs.rmSync(OUT_DIR, { recursive: true, force: true });
   const started = Date.now();
   await new AdminJS({ componentLoader }).initialize();
   // The entry AdminJS generated names the sources by relative paths; only the bundle is served.
-  fs.rmSync(path.join(PREBUILT_BUNDLE_DIR, 'entry.js'), { force: true });
+  fs.rmSync(path.join(OUT_DIR, 'entry.js'), { force: true });
   const size = Math.round(fs.statSync(BUNDLE).size / 1024);
   process.stdout.write(`panel components bundled: ${BUNDLE} (${size} KiB, ${Date.now() - started} ms)\n`);
 }

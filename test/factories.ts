@@ -177,7 +177,7 @@ export async function makeFilledAccount(ctx: AppContext, tag = uid()): Promise<F
     api_key: apiKey,
     hmac_secret: hmacSecret,
   });
-  const file = path.join(os.tmpdir(), `filled-${tag}.csv`);
+  const file = path.join(os.tmpdir(), `filled-${tag}-${process.pid}.csv`);
   await fs.promises.writeFile(file, `phone,sku\n+212600000001,${acc.skus.active[0]}\n`);
   await ctx.services.imports.start(acc.seller.actor, { path: file, originalname: `upload-${tag}.csv`, size: 40 });
   await ctx.services.exports.start(acc.seller.actor, { file_extension: 'csv' });

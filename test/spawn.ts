@@ -59,4 +59,8 @@ export const exited = (child: { exitCode: number | null; on(e: 'exit', f: (code:
  * A port for a child process to listen on, below Linux's ephemeral range (32768–60999): a port drawn from that range
  * can already be the local end of some outgoing connection (a database client), and the child then fails to listen.
  */
-export const randomPort = () => 20000 + Math.floor(Math.random() * 12000);
+export const randomPort = () => {
+  // shards of test/run.ts running at once each draw from their own 1,500 ports (up to 8 shards)
+  const shard = Number(process.env.TEST_SHARD ?? 0) % 8;
+  return 20000 + shard * 1500 + Math.floor(Math.random() * 1500);
+};

@@ -93,7 +93,7 @@ describe('logs of jobs and of a requested shutdown', function () {
     const { lines, logger } = capture();
     const services = createServices({ ...ctx, logger });
     const acc = await makeAccount(ctx);
-    const file = path.join(os.tmpdir(), `handback-${acc.id}.csv`);
+    const file = path.join(os.tmpdir(), `handback-${process.pid}-${acc.id}.csv`);
     const sku = acc.skus.active[0];
     const rows = Array.from({ length: 20 }, (_, i) => `+21261999${String(i).padStart(4, '0')},Buyer ${i},${sku}`);
     await fs.promises.writeFile(file, `phone,full_name,sku\n${rows.join('\n')}\n`);

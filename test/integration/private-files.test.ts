@@ -43,7 +43,7 @@ describe('private files under DATA_DIR (exports, uploads, mail outbox)', functio
         const run = await services.exports.start(acc.seller.actor, { file_extension });
         await services.exports.run(run.id);
       }
-      const upload = path.join(os.tmpdir(), `lf-upload-${acc.id}.csv`);
+      const upload = path.join(os.tmpdir(), `lf-upload-${process.pid}-${acc.id}.csv`);
       fs.writeFileSync(upload, `phone,sku\n+212600000001,${acc.skus.active[0]}\n`);
       const run = await services.imports.start(acc.seller.actor, { path: upload, originalname: 'leads.csv', size: 40 });
       // its file is removed with the directory below: the queued job must not pick the run up later

@@ -92,7 +92,7 @@ async function randomWrite(acc: TestAccount, rnd: ReturnType<typeof randomSequen
       return orders.length && ctx.services.orders.updateStatuses(actor, { orders });
     }
     default: {
-      const file = path.join(os.tmpdir(), `counts-${acc.id}-${step}.csv`);
+      const file = path.join(os.tmpdir(), `counts-${process.pid}-${acc.id}-${step}.csv`);
       const rows = Array.from(
         { length: 50 + rnd.int(200) },
         (_, i) => `+2127${step}${String(i).padStart(5, '0')},A ${i}`,
