@@ -212,7 +212,7 @@ async function main() {
     }
   });
   if (chosen) for (const f of chosen) if (!testFiles().includes(f)) throw new Error(`not a test file: ${f}`);
-  const jobs = opts.jobs || Number(process.env.TEST_JOBS) || Math.max(2, os.availableParallelism() + 1);
+  const jobs = opts.jobs || Number(process.env.TEST_JOBS) || Math.max(2, os.availableParallelism() * 2);
   const shards = dealShards(work, Math.min(jobs, work.length));
   if (opts.list) {
     for (const s of shards) console.log(`shard ${s.id} (${s.mode}, ~${seconds(s.estimateMs)}): ${s.files.join(' ')}`);
