@@ -304,7 +304,7 @@ function writeTimings(byMode: Record<Mode, Record<string, FileReport>>, results:
     for (const [file, f] of Object.entries(byMode[mode])) next[mode][file] = f.ms;
   const sorted = (o: Record<string, number>) =>
     Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
-  fs.writeFileSync(TIMINGS, JSON.stringify({ embedded: sorted(next.embedded), url: sorted(next.url) }, null, 1) + '\n');
+  fs.writeFileSync(TIMINGS, JSON.stringify({ embedded: sorted(next.embedded), url: sorted(next.url) }, null, 2) + '\n');
 
   const rows = Object.entries(byMode).flatMap(([mode, files]) =>
     Object.entries(files).map(([file, f]) => ({ mode, file, ms: f.ms, tests: f.tests.length })),
