@@ -11,7 +11,7 @@ import { createAppContext } from '../../app/context.js';
 import { initModels } from '../../src/db/models.js';
 import { seed } from '../../src/seed.js';
 import { getCtx, testConfig } from '../hooks.js';
-import { startTestServer } from '../helpers.js';
+import { startTestServer, useTestServer } from '../helpers.js';
 import { adminUrl, freshDatabase, randomPort, runMain, waitFor } from '../processes.js';
 
 describe('foundation', () => {
@@ -34,28 +34,21 @@ describe('foundation', () => {
   });
 
   describe('health', () => {
+    // one server for the describe: neither test changes it
+    const web = useTestServer();
+
     it('answers live and ready with the database and job backend reachable', async () => {
-      const web = await startTestServer();
-      try {
-        const live = await fetch(`${web.url}/health/live`);
-        expect(live.status).to.equal(200);
-        const ready = await fetch(`${web.url}/health/ready`);
-        expect(ready.status).to.equal(200);
-        expect(await ready.json()).to.deep.equal({ status: 'ok', database: 'ok', jobs: 'ok' });
-      } finally {
-        await web.close();
-      }
+      const live = await fetch(`${web.url}/health/live`);
+      expect(live.status).to.equal(200);
+      const ready = await fetch(`${web.url}/health/ready`);
+      expect(ready.status).to.equal(200);
+      expect(await ready.json()).to.deep.equal({ status: 'ok', database: 'ok', jobs: 'ok' });
     });
 
     it('answers unknown paths with JSON 404, never HTML', async () => {
-      const web = await startTestServer();
-      try {
-        const res = await fetch(`${web.url}/no/such/page`, { headers: { accept: 'application/json' } });
-        expect(res.status).to.equal(404);
-        expect(await res.json()).to.deep.equal({ message: 'Not found.' });
-      } finally {
-        await web.close();
-      }
+      const res = await fetch(`${web.url}/no/such/page`, { headers: { accept: 'application/json' } });
+      expect(res.status).to.equal(404);
+      expect(await res.json()).to.deep.equal({ message: 'Not found.' });
     });
   });
 
