@@ -9,9 +9,33 @@ import { inRequestScope } from '../src/logger.js';
  */
 export const SAFE_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
-/** The route pattern that answered (`/api/web/1.0/leads/:reference`), never the raw path: bounded label values. */
+/** Where the router that matched the request's route is mounted, taken when Express sets `req.route`. */
+const routeBase = new WeakMap<Request, string>();
+
+/**
+ * Notes the router's mount at the moment Express matches a route (`req.route = route`): `req.baseUrl` is then the
+ * mount of the router holding the route. Read later, it may hold path values: a middleware or error handler mounted
+ * with a parameter (`use('/intake/forms/:public_key', …)`) sets it to the concrete path, key included.
+ */
+function watchRoute(req: Request): void {
+  let route: unknown = req.route;
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => route,
+    set(value) {
+      route = value;
+      if (value) routeBase.set(req, req.baseUrl);
+    },
+  });
+}
+
+/**
+ * The route pattern that answered (`/api/web/1.0/leads/:reference`), never the raw path: label values from the code's
+ * own routes, a bounded set; anything no route matched counts under one label.
+ */
 function routeOf(req: Request, res: Response): string {
-  if (req.route?.path) return `${req.baseUrl}${String(req.route.path)}`;
+  if (req.route?.path) return `${routeBase.get(req) ?? ''}${String(req.route.path)}`;
   return res.statusCode === 404 ? '(not found)' : '(no route)';
 }
 
@@ -24,6 +48,7 @@ export function observeRequests(ctx: AppContext): RequestHandler {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
     req.id = id;
+    watchRoute(req);
     res.set('X-Request-Id', id);
     const started = process.hrtime.bigint();
     res.once('close', () => {

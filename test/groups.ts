@@ -81,6 +81,7 @@ export const GROUPS = {
     'test/integration/queue-fuzz.test.ts',
     'test/integration/queue-rest.test.ts',
     'test/integration/rest-rate-limit.test.ts',
+    'test/integration/route-labels.test.ts',
     'test/integration/sessions-credentials.test.ts',
     'test/integration/signals.test.ts',
     'test/integration/source-health.test.ts',
