@@ -30,7 +30,11 @@ const fields: Schema = {
     utm_campaign: str,
     utm_term: str,
     utm_content: str,
-    website: { type: 'string', maxLength: 0, description: 'The honeypot: must be empty' },
+    website: {
+      type: 'string',
+      maxLength: 0,
+      description: 'The honeypot: must be empty (absent, empty or blank; JSON null and false count as empty)',
+    },
   },
   additionalProperties: { type: 'string', maxLength: 100, description: "Kept in the lead's data (at most 20)" },
 };

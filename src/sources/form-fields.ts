@@ -29,6 +29,13 @@ function text(value: unknown): string | undefined | null {
   return null;
 }
 
+/**
+ * The honeypot counts as filled only with something in it: absent, null, false and blank text are empty (a script that
+ * sends the form as JSON may write an empty field so); any other value is a bot's.
+ */
+const filled = (value: unknown): boolean =>
+  !(value === undefined || value === null || value === false || (typeof value === 'string' && value.trim() === ''));
+
 /** Extra fields into data: a checkbox group (a list of texts) joined; empty ones dropped; bounded. */
 function dataOf(fields: Record<string, unknown>, errors: FieldErrors) {
   const data: { key: string; value: string }[] = [];
@@ -75,7 +82,7 @@ export function readForm(body: unknown): ReadForm {
   const sku = text(fields.sku);
   if (sku === null) addError(errors, 'sku', 'The sku field must be a string.');
   const quantity = text(fields.quantity);
-  const honeypot = fields.website !== undefined && text(fields.website) !== '';
+  const honeypot = filled(fields.website);
   const data = Object.keys(errors).length ? [] : dataOf(fields, errors);
   return {
     item: { ...item, data },

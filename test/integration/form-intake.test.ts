@@ -111,6 +111,29 @@ describe('Form endpoint: submissions become leads, each logged', () => {
     });
   });
 
+  it('When a script sends the honeypot as JSON null, false or blank, Then it counts as empty and the lead is created; true is a bot', async () => {
+    for (const [i, website] of [null, false, '  '].entries()) {
+      const s = await source();
+      const res = await postForm(
+        app.url,
+        s.public_key,
+        { ...visitor, phone: `06111122${30 + i}`, website },
+        { json: true },
+      );
+      expect(res.status, `website: ${JSON.stringify(website)}`).to.equal(201);
+      expect(await leadsOf(getCtx(), s.id)).to.have.length(1);
+    }
+    const s = await source();
+    const res = await postForm(
+      app.url,
+      s.public_key,
+      { ...visitor, phone: '0611112240', website: true },
+      { json: true },
+    );
+    expect(res.status).to.equal(422);
+    expect((await res.json()).errors).to.have.keys(['website']);
+  });
+
   it('When a page of another origin posts, Then 403 without CORS headers, no lead, logged refused', async () => {
     const s = await source();
     const res = await postForm(app.url, s.public_key, visitor, { headers: { origin: 'https://evil.example' } });
