@@ -8,6 +8,7 @@ import express, {
 import type { AppContext } from '../../src/context.js';
 import { AppError, MethodNotAllowedError, RateLimitedError, ValidationError } from '../../src/errors.js';
 import { originOf, type FormSource, type FormSubmission } from '../../src/sources/form-intake.service.js';
+import { thankYouAddress } from '../../src/sources/source.schemas.js';
 import { route } from '../../http/async.js';
 import { sendError, sendErrorPage } from '../../http/errors.js';
 import { formRateLimits } from '../../http/rate-limit.js';
@@ -136,7 +137,7 @@ export function createFormIntakeRoutes(ctx: AppContext): Router {
       const source = sourceOf(res);
       const { reference } = await forms.submit(source, submission(req, res));
       if (!fromBrowserForm(req)) return void res.status(201).json({ message: 'Lead created.', reference });
-      const own = /^https?:\/\//i.test(source.thank_you_url ?? '') ? source.thank_you_url! : null;
+      const own = thankYouAddress(source.thank_you_url);
       res
         .status(303)
         .location(own ?? req.baseUrl + THANK_YOU_PATH)

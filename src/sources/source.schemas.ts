@@ -41,10 +41,26 @@ const origin = Joi.string()
   .messages({ 'origin.invalid': 'The {{#label}} must be an origin: http(s)://host[:port], without a path.' });
 
 const origins = Joi.array().items(origin).max(LIMITS.origins).unique();
+/**
+ * A seller's thank-you page, when the form may send visitors there: an http(s) address without a user name or password
+ * (a visitor's browser would be sent on with credentials it never saw); otherwise null, and the form uses its own page.
+ */
+export function thankYouAddress(url: string | null | undefined): string | null {
+  if (!url || !/^https?:\/\//i.test(url)) return null;
+  try {
+    const parsed = new URL(url);
+    return parsed.username || parsed.password ? null : url;
+  } catch {
+    return null;
+  }
+}
+
 const thankYouUrl = Joi.string()
   .trim()
   .uri({ scheme: ['http', 'https'] })
   .max(2000)
+  .custom((value: string, helpers) => (thankYouAddress(value) ? value : helpers.error('thankYou.credentials')))
+  .messages({ 'thankYou.credentials': 'The {{#label}} must not carry a user name or password.' })
   .allow(null);
 const name = Joi.string().trim().min(1).max(100);
 const secret = Joi.string().trim().min(8).max(255);

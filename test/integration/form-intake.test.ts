@@ -134,6 +134,34 @@ describe('Form endpoint: submissions become leads, each logged', () => {
     expect((await res.json()).errors).to.have.keys(['website']);
   });
 
+  it('When a stored thank-you address carries a user name and password, Then the browser is sent to the form’s own page, not there', async () => {
+    const s = await makeFormSource(acc.id, {
+      origins: [PAGE],
+      products: [{ sku: acc.skus.active[0], quantity: 1 }],
+      thankYou: 'https://user:pass@shop.example/thanks',
+    });
+    const res = await postForm(
+      app.url,
+      s.public_key,
+      { ...visitor, phone: '0611112250' },
+      { headers: { origin: PAGE, accept: 'text/html' } },
+    );
+    expect(res.status).to.equal(303);
+    expect(res.headers.get('location')).to.not.include('shop.example');
+    const plain = await makeFormSource(acc.id, {
+      origins: [PAGE],
+      products: [{ sku: acc.skus.active[0], quantity: 1 }],
+      thankYou: 'https://shop.example/thanks',
+    });
+    const sent = await postForm(
+      app.url,
+      plain.public_key,
+      { ...visitor, phone: '0611112251' },
+      { headers: { origin: PAGE, accept: 'text/html' } },
+    );
+    expect(sent.headers.get('location')).to.equal('https://shop.example/thanks');
+  });
+
   it('When a page of another origin posts, Then 403 without CORS headers, no lead, logged refused', async () => {
     const s = await source();
     const res = await postForm(app.url, s.public_key, visitor, { headers: { origin: 'https://evil.example' } });

@@ -177,6 +177,8 @@ describe('REST lead sources (scope MANAGE SOURCES)', () => {
       ],
       [form(acc, { thank_you_url: 'javascript:alert(1)' }), 'thank_you_url'],
       [form(acc, { thank_you_url: 'ftp://shop.example/x' }), 'thank_you_url'],
+      [form(acc, { thank_you_url: 'https://user:pass@shop.example/thanks' }), 'thank_you_url'],
+      [form(acc, { thank_you_url: 'https://user@shop.example/thanks' }), 'thank_you_url'],
       [form(acc, { default_products: [{ sku: 'NOPE' }] }), 'default_products.0.sku'],
       [form(acc, { default_products: [{ sku: acc.skus.inactive }] }), 'default_products.0.sku'],
       [form(acc, { default_products: [{ sku: acc.skus.active[0], quantity: 0 }] }), 'default_products.0.quantity'],
