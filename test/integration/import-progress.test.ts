@@ -88,16 +88,33 @@ async function holdProduct(acc: TestAccount, sku: string) {
   };
 }
 
-/** Reads the run until it has committed some rows and two reads 400 ms apart agree (the import waits at the lock). */
+/** True once a connection of the suite's database waits on a lock: the import's batch, at the held product. */
+async function waitsOnALock(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: getCtx().db.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+    );
+    return rows[0].n > 0;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Reads the run once the import waits at the held product's lock (seen in pg_stat_activity: an event, not two reads
+ * some time apart, which a batch slower than that on a busy machine fooled) and has committed some rows.
+ */
 async function readUntilStalled(c: SessionClient, id: number, seen: RunView[]): Promise<RunView> {
   const until = Date.now() + 60_000;
-  let previous: RunView | null = null;
   while (Date.now() < until) {
-    const now = await readRun(c, id);
-    seen.push(now);
-    if (previous && now.rows_done > 0 && now.rows_done === previous.rows_done) return now;
-    previous = now;
-    await sleep(400);
+    if (await waitsOnALock()) {
+      const now = await readRun(c, id);
+      seen.push(now);
+      if (now.rows_done > 0) return now;
+    }
+    await sleep(50);
   }
   throw new Error(`the import never stalled: ${JSON.stringify(seen.at(-1))}`);
 }
