@@ -12,8 +12,8 @@ describe('Form endpoint: submissions become leads, each logged', () => {
   before(async () => {
     acc = await makeAccount(getCtx());
   });
-  const source = () =>
-    makeFormSource(acc.id, { origins: [PAGE], products: [{ sku: acc.skus.active[0], quantity: 1 }] });
+  const source = (thankYou: string | null = null) =>
+    makeFormSource(acc.id, { origins: [PAGE], products: [{ sku: acc.skus.active[0], quantity: 1 }], thankYou });
   const visitor = { full_name: 'Amina Benali', phone: '0612345678', city: 'Casablanca' };
 
   it('When a page posts the urlencoded form, Then one lead arrives with its source, utm and extra fields', async () => {
@@ -135,11 +135,7 @@ describe('Form endpoint: submissions become leads, each logged', () => {
   });
 
   it('When a stored thank-you address carries a user name and password, Then the browser is sent to the form’s own page, not there', async () => {
-    const s = await makeFormSource(acc.id, {
-      origins: [PAGE],
-      products: [{ sku: acc.skus.active[0], quantity: 1 }],
-      thankYou: 'https://user:pass@shop.example/thanks',
-    });
+    const s = await source('https://user:pass@shop.example/thanks');
     const res = await postForm(
       app.url,
       s.public_key,
@@ -148,11 +144,7 @@ describe('Form endpoint: submissions become leads, each logged', () => {
     );
     expect(res.status).to.equal(303);
     expect(res.headers.get('location')).to.not.include('shop.example');
-    const plain = await makeFormSource(acc.id, {
-      origins: [PAGE],
-      products: [{ sku: acc.skus.active[0], quantity: 1 }],
-      thankYou: 'https://shop.example/thanks',
-    });
+    const plain = await source('https://shop.example/thanks');
     const sent = await postForm(
       app.url,
       plain.public_key,
