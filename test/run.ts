@@ -286,7 +286,11 @@ async function main() {
     console.log('\nfailed:');
     for (const [mode, files] of Object.entries(byMode))
       for (const [file, f] of Object.entries(files))
-        for (const t of f.tests.filter((x) => x.state === 'failed')) console.log(`  [${mode}] ${file}: ${t.title}`);
+        for (const t of f.tests.filter((x) => x.state === 'failed')) {
+          console.log(`  [${mode}] ${file}: ${t.title}`);
+          // the cause too: a CI log may keep only its end
+          if (t.error) console.log(`    ${t.error.slice(0, 800).replace(/\n/g, '\n    ')}`);
+        }
   }
   console.log(`\n  ${count('passed')} passing (${seconds(Date.now() - started)})`);
   if (count('skipped')) console.log(`  ${count('skipped')} pending`);
