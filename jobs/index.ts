@@ -2,7 +2,7 @@ import type { JobDefinition } from './job.js';
 import { cleanupJobsJob } from './job-store.job.js';
 import { cleanupIdempotencyKeysJob } from './idempotency.job.js';
 import { intakeRetentionJob } from './intake-retention.job.js';
-import { foldKpiJob } from './kpi.job.js';
+import { foldKpiJob, rebuildKpiZonesJob } from './kpi.job.js';
 import { passwordResetJob } from './password-reset.job.js';
 import { pushOrderJob } from './push-order.job.js';
 import { checkRowCountsJob, foldRowCountsJob } from './row-counts.job.js';
@@ -19,6 +19,7 @@ export const jobDefinitions: JobDefinition<any>[] = [
   foldRowCountsJob,
   checkRowCountsJob,
   foldKpiJob,
+  rebuildKpiZonesJob,
   deliverWebhooksJob,
   cleanupWebhooksJob,
   passwordResetJob,

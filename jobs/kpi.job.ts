@@ -1,3 +1,4 @@
+import { KPI_CHANNEL } from '../src/stats/kpi-zones.repository.js';
 import type { JobDefinition } from './job.js';
 
 /**
@@ -11,5 +12,21 @@ export const foldKpiJob: JobDefinition = {
   every: '1 minute',
   handler: async (ctx) => {
     await ctx.services.kpi.fold();
+  },
+};
+
+/**
+ * Recomputes the KPI days of the accounts whose zone changed (src/accounts/account.service.ts, saveZone), woken by the
+ * change; every minute too, for a wake-up missed. Each account's rebuild holds only that account's lock: the fold goes
+ * on for every other account meanwhile (migration 20261207000000).
+ */
+export const rebuildKpiZonesJob: JobDefinition = {
+  name: 'rebuild-kpi-zones',
+  priority: 'NORMAL',
+  concurrency: () => 1,
+  every: '1 minute',
+  wakeOn: KPI_CHANNEL,
+  handler: async (ctx) => {
+    await ctx.services.kpi.rebuildZones();
   },
 };

@@ -10,7 +10,8 @@ import { deleteUserClaims } from '../queue/queue.repository.js';
 import { TOKENS_CHANGED } from '../tokens/token-auth.js';
 import { credentialsCurrent, endCredentials } from '../auth/credentials.js';
 import { validate } from '../validation.js';
-import { createKpiRepository } from '../stats/kpi.repository.js';
+import { requestZoneRebuild } from '../stats/kpi-zones.repository.js';
+import { withLockTimeout } from '../db/lock-timeout.js';
 import {
   accountCreateSchema,
   accountUpdateSchema,
@@ -177,7 +178,7 @@ const accountView = (a: Account) => ({
  * Renames an account, changes the country its national phone numbers are read in, its time zone, or the thresholds of
  * its customers' risk rule (sellers their own account, admins any; a threshold applies at the next read of a
  * customer record). Phones already stored keep their E.164 form: a new country applies to what is written from now
- * on. A new zone rebuilds the account's KPI days in the same transaction (saveZone).
+ * on. A new zone has the account's KPI days recomputed out of band (saveZone).
  */
 async function updateAccount(core: Core, actor: Actor, id: number, input: AccountUpdateInput) {
   const { Account } = core.models;
@@ -200,16 +201,22 @@ async function updateAccount(core: Core, actor: Actor, id: number, input: Accoun
 }
 
 /**
- * Saves an account with a new zone and rebuilds its KPI rollup rows, whose days are the account's days, in one
- * transaction: the reports read the old days until it commits, the new ones after. The account's row is held FOR
- * UPDATE meanwhile, which lead writes of the account wait for (their KPI marks are days of the zone; migration
- * 20261206000000): a rebuild takes ≈ 13 s per million leads (docs/performance.md, "KPI dashboard").
+ * Saves an account with a new zone and asks for its KPI days to be recomputed: the `rebuild-kpi-zones` job does it out
+ * of band within a second or so (docs/decisions.md, "Time zones"), once however many changes were made meanwhile. The
+ * account's row is held FOR UPDATE for the few milliseconds this takes, so a lead write of the account either finishes
+ * before or marks days of the new zone (migration 20261206000000). No wait for the row is longer than
+ * SETTINGS_LOCK_TIMEOUT_MS: a save that meets a long write of the account (an import) is refused, to be retried.
  */
+const SETTINGS_LOCK_TIMEOUT_MS = 2000;
+const BUSY_ACCOUNT = 'The account is being written to (another save or an import); try again in a moment.';
+
 async function saveZone(core: Core, a: Account, v: AccountUpdateInput): Promise<void> {
   await core.db.sequelize.transaction(async (transaction) => {
-    await a.reload({ transaction, lock: transaction.LOCK.UPDATE });
+    await withLockTimeout(core.db.sequelize, transaction, SETTINGS_LOCK_TIMEOUT_MS, BUSY_ACCOUNT, () =>
+      a.reload({ transaction, lock: transaction.LOCK.UPDATE }),
+    );
     await a.update(v, { transaction });
-    await createKpiRepository(core.db.sequelize).rebuildAccount(a.id, transaction);
+    await requestZoneRebuild(core.db.sequelize, a.id, transaction);
   });
 }
 

@@ -1,4 +1,4 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import { placeholders, select } from '../query.js';
 import { KPI_BREAKDOWN_ROWS, type KpiBreakdown } from './kpi.schemas.js';
 
@@ -92,17 +92,6 @@ export function createKpiRepository(sequelize: Sequelize) {
       const [row] = await sequelize.query<{ days: number }>('SELECT kpi_rebuild() AS days', {
         type: QueryTypes.SELECT,
       });
-      return row.days;
-    },
-
-    /** Recomputes one account's days (in its current zone) in the caller's transaction; answers how many. */
-    async rebuildAccount(accountId: number, transaction: Transaction): Promise<number> {
-      const [row] = await select<{ days: number }>(
-        sequelize,
-        'SELECT kpi_rebuild($1) AS days',
-        [accountId],
-        transaction,
-      );
       return row.days;
     },
   };

@@ -6,6 +6,7 @@ import { createKpiRepository, type KpiStatusDay } from './kpi.repository.js';
 import { timeZoneOf } from '../accounts/time-zone.js';
 import { daysOf, figures, kpiQuery, kpiQueryInput, type KpiDay, type KpiReport } from './kpi.schemas.js';
 import { createKpiSpeedRepository } from './kpi-speed.repository.js';
+import { rebuildRequested } from './kpi-zones.repository.js';
 import type { SpeedReport } from './kpi-speed.schemas.js';
 import { speedFigures } from './kpi-speed.js';
 
@@ -103,6 +104,8 @@ export function createKpiService(core: Core) {
 
     /** Folds the writes made since the last fold into the rollup (the job, every minute); answers the days redone. */
     fold: (): Promise<number> => repo.fold(),
+    /** Recomputes the days of the accounts whose zone changed (the job `rebuild-kpi-zones`); answers how many. */
+    rebuildZones: (): Promise<number> => rebuildRequested(core.db.sequelize),
 
     /** Recomputes the whole rollup from the source tables (CLI `kpi:rebuild`); answers the days computed. */
     rebuild: (): Promise<number> => repo.rebuild(),

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import pg from 'pg';
 import { systemActor } from '../../src/actor.js';
 import { ValidationError, NotFoundError, ForbiddenError } from '../../src/errors.js';
 import { down, up } from '../../migrations/20261205000000-account-time-zone.js';
@@ -6,6 +7,7 @@ import { getCtx } from '../hooks.js';
 import { makeAccount, uid } from '../factories.js';
 import { startTestServer } from '../helpers.js';
 import { login } from '../session.js';
+import { restClient } from '../rest-client.js';
 
 const sys = systemActor();
 const refusal = (p: Promise<unknown>) =>
@@ -95,6 +97,57 @@ describe('account time zone (docs/decisions.md, "Time zones")', function () {
       const ok = await edit({ name: acc.name, time_zone: 'Africa/Algiers' });
       expect(ok.body.notice.type).to.equal('success');
       expect((await ctx.models.Account.findByPk(acc.id))!.time_zone).to.equal('Africa/Algiers');
+    });
+
+    it("When another request holds seller A's account row (an import), Then A's 30 zone saves at once are refused within seconds (try again), and seller B's writes go on meanwhile", async () => {
+      const ctx = getCtx();
+      const [a, b] = [await makeAccount(ctx), await makeAccount(ctx)];
+      const c = await login(web.url, a.seller.email, a.seller.password);
+      const rest = restClient(web.url, await b.token(['CREATE LEADS']));
+      const holder = new pg.Client({ connectionString: ctx.db.url });
+      await holder.connect();
+      try {
+        // as a lead write of A's holds it (FOR KEY SHARE, which a zone change's FOR UPDATE waits for)
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM accounts WHERE id = $1 FOR KEY SHARE', [a.id]);
+        const zones = ['Europe/Paris', 'Africa/Algiers', 'UTC'];
+        const saves = Array.from({ length: 30 }, (_, i) =>
+          c
+            .fetch(`/admin/api/resources/accounts/records/${a.id}/edit`, {
+              method: 'POST',
+              json: { name: a.name, time_zone: zones[i % 3] },
+              headers: { origin: web.url },
+            })
+            .then(async (res) => ({ status: res.status, body: await res.json() })),
+        );
+        // B writes while A's saves wait: before, every pool connection waited on A's row and B's write with them
+        const written = await rest('POST', '/leads', {
+          leads: [
+            {
+              phone: '+212612345678',
+              full_name: 'Other Tenant',
+              city: 'Fes',
+              products: [{ sku: b.skus.active[0], quantity: 1, price: 100 }],
+            },
+          ],
+        });
+        expect(written.status, JSON.stringify(written.body)).to.equal(201);
+        const answers = await Promise.all(saves);
+        for (const ans of answers) {
+          expect(ans.status).to.equal(200);
+          expect(ans.body.notice, JSON.stringify(ans.body)).to.deep.include({
+            type: 'error',
+            message: 'The account is being written to (another save or an import); try again in a moment.',
+          });
+        }
+      } finally {
+        await holder.query('ROLLBACK');
+        await holder.end();
+      }
+      expect((await ctx.models.Account.findByPk(a.id))!.time_zone, 'nothing saved').to.equal('Africa/Casablanca');
+      // once the row is free, a save goes through and marks the account's days for the fold (jobs/kpi.job.ts)
+      await ctx.services.accounts.updateAccount(a.seller.actor, a.id, { time_zone: 'Europe/Paris' });
+      expect((await ctx.models.Account.findByPk(a.id))!.time_zone).to.equal('Europe/Paris');
     });
 
     it("When a list is filtered by days, Then the days are the account zone's (Paris: 30 Jun 22:30 UTC is 1 July)", async () => {

@@ -4,6 +4,8 @@ import { QueryTypes } from 'sequelize';
 import { getCtx } from '../hooks.js';
 import { makeAccount, type TestAccount } from '../factories.js';
 import { expectedReport } from '../kpi-expected.js';
+import { jobDefinitions } from '../../jobs/index.js';
+import { KPI_CHANNEL } from '../../src/stats/kpi-zones.repository.js';
 
 const sql = <T extends object>(text: string, bind: unknown[] = []) =>
   getCtx().db.sequelize.query<T>(text, { bind, type: QueryTypes.SELECT });
@@ -85,14 +87,23 @@ describe("KPI days in the account's time zone", function () {
     await expectAsComputed(paris);
   });
 
-  it("When the account's zone changes, Then its days are rebuilt in that change, and no other account's", async () => {
+  it("When the account's zone changes, Then the job it wakes rebuilds its days, and no other account's", async () => {
     const ctx = getCtx();
     const others = () => sql('SELECT * FROM kpi_daily WHERE account_id = $1 ORDER BY dimension, day, key', [paris.id]);
     const before = await others();
     const acc = await shopIn('Europe/Paris');
     await ctx.services.kpi.fold();
+    const days = await leadDays(acc);
     await ctx.services.accounts.updateAccount(acc.seller.actor, acc.id, { time_zone: 'America/New_York' });
-    // no fold: the change itself rebuilt the rows (New York is UTC-5 in winter, -4 in summer)
+    // the change asks for the account's days and wakes the job, which recomputes them in the new zone (New York is
+    // UTC-5 in winter, -4 in summer)
+    expect(await leadDays(acc), 'the old days until the job').to.deep.equal(days);
+    expect(await sql('SELECT account_id FROM kpi_zone_rebuilds WHERE account_id = $1', [acc.id])).to.have.length(1);
+    // the worker's job, woken by the change's NOTIFY (and every minute)
+    const job = jobDefinitions.find((j) => j.name === 'rebuild-kpi-zones')!;
+    expect(job.wakeOn).to.equal(KPI_CHANNEL);
+    await job.handler(ctx, {}, null as never);
+    expect(await sql('SELECT account_id FROM kpi_zone_rebuilds WHERE account_id = $1', [acc.id])).to.have.length(0);
     expect(await leadDays(acc)).to.deep.equal({ '2026-03-01': 1, '2026-07-14': 1, '2026-11-30': 4 });
     expect((await ctx.services.kpi.kpi(acc.seller.actor, PERIOD)).time_zone).to.equal('America/New_York');
     await expectAsComputed(acc);
@@ -118,7 +129,8 @@ describe("KPI days in the account's time zone", function () {
     let waited = false;
     try {
       let moved!: Promise<unknown>;
-      // the zone change as saveZone makes it, while another connection moves the lead
+      // a zone change holding the account's row as saveZone does (and its rebuild, which the job makes after it), while
+      // another connection moves the lead
       await ctx.db.sequelize.transaction(async (transaction) => {
         const run = (text: string) => ctx.db.sequelize.query(text, { bind: [acc.id], transaction });
         await run('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE');
