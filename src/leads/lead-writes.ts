@@ -25,10 +25,12 @@ import {
   type StatusChangeInput,
 } from './lead.schemas.js';
 import { keepPhone } from './phone.js';
+import { BLOCKED_NOTE } from './lead-batch.repository.js';
 import { leadsWithoutProducts, replaceLeadProducts } from './lead-products.repository.js';
 import { resolveLines, totalOf } from './lead.check.js';
 import { activeProducts } from './lead.repository.js';
 import { phoneCountryOf } from '../accounts/phone-country.js';
+import { blockedLeads } from '../blocklist/blocklist.repository.js';
 
 /** The protected status of decisions.md: such a lead cannot be deleted. */
 export const PROTECTED_LEAD_STATUSES: readonly string[] = ['confirmed'];
@@ -44,6 +46,10 @@ export type StatusMove = LeadStatusChange & {
 /** The refusal of confirming a lead without products (docs/decisions.md, "Product lines"). */
 export const noProductsMessage = (reference?: string) =>
   `A lead without products cannot be confirmed: add a product${reference ? ` to ${reference}` : ''} first.`;
+
+/** The refusal of confirming a lead whose phone its account blocked (docs/decisions.md, "Blocklist"). */
+export const blockedMessage = (reference?: string) =>
+  `A lead whose phone is blocked cannot be confirmed${reference ? ` (${reference})` : ''}: unblock the phone first.`;
 
 /**
  * Moves leads to new statuses in the caller's transaction, the one write path of every entry point (REST, dashboard,
@@ -66,10 +72,18 @@ export async function applyStatusChanges(
     transaction,
     changes.filter(confirming).map((c) => c.id),
   );
-  if (empty.size) {
+  // a lead whose phone the account blocked is never confirmed (its order would be pushable): a phone changed to a
+  // blocked one since its creation, or blocked after it
+  const blocked = await blockedLeads(
+    sequelize,
+    transaction,
+    changes.filter(confirming).map((c) => c.id),
+  );
+  if (empty.size || blocked.size) {
     const errors: FieldErrors = {};
     changes.forEach((c, i) => {
       if (confirming(c) && empty.has(c.id)) addError(errors, pathOf(i), noProductsMessage(c.reference));
+      if (confirming(c) && blocked.has(c.id)) addError(errors, pathOf(i), blockedMessage(c.reference));
     });
     throw new ValidationError(errors);
   }
@@ -174,7 +188,19 @@ export async function update(core: Core, actor: Actor, id: number, input: Dashbo
     };
     await models.Lead.update(fields, { where: { id: lead.id }, transaction });
     const { reference, account_id } = lead;
-    const move = { id: lead.id, reference, account_id, old, status: v.status, action_date: dateOrNull(v.action_date) };
+    // a phone changed to one the account blocked cancels the lead, as a new lead from it is (whatever was asked)
+    // (a confirmed lead keeps its status: its order exists, and confirmed is kept from every move)
+    const block =
+      changed && old !== 'confirmed' ? (await blockedLeads(sequelize, transaction, [lead.id])).get(lead.id) : undefined;
+    const move = {
+      id: lead.id,
+      reference,
+      account_id,
+      old,
+      status: block !== undefined ? 'canceled' : v.status,
+      action_date: dateOrNull(v.action_date),
+      ...(block !== undefined ? { note: `${BLOCKED_NOTE}${block}`.slice(0, 500) } : {}),
+    };
     await applyStatusChanges(core, actor, transaction, [move]);
   });
   return lead.id;

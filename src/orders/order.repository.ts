@@ -98,16 +98,19 @@ export async function insertOrders(
   sequelize: Sequelize,
   transaction: Transaction,
   o: { accountId: number; userId: number | null; references: string[]; items: PreparedLead[] },
-): Promise<Map<string, number>> {
+): Promise<{ idByRef: Map<string, number>; canceled: Set<string> }> {
   const col = <K extends keyof PreparedLead>(k: K) => o.items.map((l) => l[k] ?? null);
-  const rows = await select<{ id: number; reference: string }>(
+  // an order to a phone the account blocked is created canceled, never pushable (docs/decisions.md, "Blocklist")
+  const rows = await select<{ id: number; reference: string; status: string }>(
     sequelize,
     `INSERT INTO orders (account_id, reference, phone, phone_normalized, full_name, city, area, address,
                          data, total, status, created_by_user_id)
-     SELECT $1, v.ref, v.phone, v.pn, v.name, v.city, v.area, v.address, v.data::jsonb, v.total, 'new', $2
+     SELECT $1, v.ref, v.phone, v.pn, v.name, v.city, v.area, v.address, v.data::jsonb, v.total,
+            CASE WHEN EXISTS (SELECT 1 FROM blocked_phones b WHERE b.account_id = $1 AND b.phone_normalized = v.pn)
+                 THEN 'canceled' ELSE 'new' END, $2
        FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
                    $10::text[], $11::numeric[]) AS v(ref, phone, pn, name, city, area, address, data, total)
-     RETURNING id, reference`,
+     RETURNING id, reference, status`,
     [
       o.accountId,
       o.userId,
@@ -134,5 +137,5 @@ export async function insertOrders(
                               $8::smallint[])`,
     { bind: [o.accountId, ...[0, 1, 2, 3, 4, 5, 6].map(column)], transaction },
   );
-  return idByRef;
+  return { idByRef, canceled: new Set(rows.filter((r) => r.status === 'canceled').map((r) => r.reference)) };
 }

@@ -42,14 +42,19 @@ async function createMany(
     // the key first: a second request with it waits here, then replays (src/idempotency)
     await guard.take(transaction);
     const items = prepared as PreparedLead[];
-    const idByRef = await insertOrders(sequelize, transaction, { accountId, userId, references, items });
+    const { idByRef, canceled } = await insertOrders(sequelize, transaction, { accountId, userId, references, items });
     const moves = references.map((r) => ({ account_id: accountId, id: idByRef.get(r)!, reference: r }));
+    const created = (blocked: boolean) =>
+      moves.filter((m) => canceled.has(m.reference) === blocked).map((m) => ({ ...m, old: null, status: 'new' }));
+    await insertHistory(sequelize, transaction, 'order', created(false), actor);
+    // created canceled by a block: the system's doing, as for a lead
+    const system = { name: 'system', userId: null };
     await insertHistory(
       sequelize,
       transaction,
       'order',
-      moves.map((m) => ({ ...m, old: null, status: 'new' })),
-      actor,
+      created(true).map((m) => ({ ...m, status: 'canceled' })),
+      system,
     );
     if (items.length >= ANALYZE_WAKE_ROWS) await requestAnalyze(sequelize, transaction);
     await guard.keep(transaction, { references });

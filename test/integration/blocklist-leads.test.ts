@@ -193,4 +193,72 @@ describe('blocklist: new leads from a blocked phone', () => {
     expect(row.status).to.equal('canceled');
     expect(row.note).to.equal(`Blocked phone: ${reason}`.slice(0, 500));
   });
+
+  describe('every entry point that creates or confirms an order, and a phone change (issue 40, finding 6)', () => {
+    it('When REST creates orders, one to a blocked phone, Then that order is canceled by system and cannot be pushed; the other is new', async () => {
+      const { acc } = await blocked();
+      const call = restClient(web.url, await acc.token());
+
+      const res = await call('POST', '/orders', { orders: [item(acc, E164), item(acc, mobile(acc, 1), 1)] });
+
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      const [blockedRef, otherRef] = res.body.references;
+      const rows = await getCtx().db.sequelize.query<{ reference: string; status: string; changed_by: string }>(
+        `SELECT o.reference, o.status, h.changed_by FROM orders o
+           JOIN order_histories h ON h.order_id = o.id AND h.old_status IS NULL
+          WHERE o.account_id = $1 ORDER BY o.id`,
+        { bind: [acc.id], type: QueryTypes.SELECT },
+      );
+      expect(rows).to.deep.equal([
+        { reference: blockedRef, status: 'canceled', changed_by: 'system' },
+        { reference: otherRef, status: 'new', changed_by: rows[1].changed_by },
+      ]);
+      expect(rows[1].changed_by).to.not.equal('system');
+      // a canceled order moves nowhere: not to pushed
+      const pushed = await call('PUT', '/orders', { orders: [{ reference: blockedRef, status: 'pushed' }] });
+      expect(pushed.status).to.equal(422);
+      expect((await getCtx().models.Order.findOne({ where: { reference: blockedRef } }))!.status).to.equal('canceled');
+    });
+
+    it('When a lead is confirmed after its phone was blocked, Then 422 under the lead, nothing changes and no order is made', async () => {
+      const acc = await makeAccount(getCtx());
+      const call = restClient(web.url, await acc.token());
+      const made = await call('POST', '/leads', { leads: [item(acc, E164), item(acc, mobile(acc, 1), 1)] });
+      const [ref, other] = made.body.references;
+      await getCtx().services.blocklist.block(acc.seller.actor, { phone: NATIONAL, reason: REASON });
+
+      const res = await call('PUT', '/leads', {
+        leads: [
+          { reference: other, status: 'confirmed' },
+          { reference: ref, status: 'confirmed' },
+        ],
+      });
+
+      expect(res.status).to.equal(422);
+      expect(res.body.errors).to.deep.equal({
+        'leads.1.status': [`A lead whose phone is blocked cannot be confirmed (${ref}): unblock the phone first.`],
+      });
+      expect((await leadsOf(acc.id)).map((r) => r.status)).to.deep.equal(['new', 'new']);
+      expect(await getCtx().models.Order.count({ where: { account_id: acc.id } })).to.equal(0);
+    });
+
+    it("When the dashboard changes a lead's phone to a blocked one and asks confirmed, Then the lead is canceled naming the block and no order is made", async () => {
+      const { acc } = await blocked();
+      const call = restClient(web.url, await acc.token());
+      const made = await call('POST', '/leads', { leads: [item(acc, mobile(acc, 1), 1)] });
+      const lead = await getCtx().models.Lead.findOne({ where: { reference: made.body.references[0] } });
+      const c = await login(web.url, acc.seller.email, acc.seller.password);
+
+      const res = await c.json('PATCH', `/leads/${lead!.id}/update`, {
+        full_name: 'Client 1',
+        phone: '06 12 34 56 78',
+        status: 'confirmed',
+      });
+
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body.data).to.include({ status: 'canceled', order_reference: null });
+      expect(res.body.data.history.at(-1)).to.include({ new_status: 'canceled', note: `Blocked phone: ${REASON}` });
+      expect(await getCtx().models.Order.count({ where: { account_id: acc.id } })).to.equal(0);
+    });
+  });
 });
