@@ -4,11 +4,13 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
+import { ConfigError } from '../config.js';
 
 /**
  * The backup file: a gzip-compressed tar (tar-stream) whose paths are those under DATA_DIR (`pg/…`,
  * `pg-credentials.json`, `uploads/…`), plus `leadflow-backup.json`. Written to `<file>.partial` (mode 0600) and
- * renamed when complete, so a backup cut short never looks like one.
+ * renamed when complete, so a backup cut short never looks like one. A `<file>.partial` already there (a backup cut
+ * short, or a link someone made) is refused before anything starts: the file is created, never followed nor reused.
  */
 export interface ArchiveWriter {
   /** Adds the first `size` bytes of a file that may change while it is read (padded with zeros if it shrank). */
@@ -23,10 +25,24 @@ export interface ArchiveWriter {
 
 const CHUNK = 1024 * 1024;
 
+/** Creates `partial` (mode 0600), never through a link nor over a file already there: that is refused in one line. */
+function createPartial(partial: string): number {
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+  try {
+    return fs.openSync(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    throw new ConfigError(
+      `${partial} already exists (a backup cut short, or not ours): remove it, or name another file for the backup`,
+    );
+  }
+}
+
 export function writeArchive(target: string): ArchiveWriter {
   const partial = `${target}.partial`;
+  const fd = createPartial(partial);
   const pack = tar.pack();
-  const out = fs.createWriteStream(partial, { mode: 0o600, flags: 'wx' });
+  const out = fs.createWriteStream(partial, { fd });
   // level 1: a backup runs beside the live service on the same cores; WAL and table files still shrink several-fold
   const written = pipeline(pack, zlib.createGzip({ level: 1 }), out);
   written.catch(() => {}); // awaited in close()/abort()

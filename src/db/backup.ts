@@ -58,10 +58,16 @@ export async function takeBackup(dataDir: string, file: string) {
   if (fs.existsSync(target)) throw new ConfigError(`${target} already exists: name a new file for the backup`);
   if (!fs.existsSync(path.join(dataDir, 'pg', 'PG_VERSION')))
     throw new ConfigError(`No embedded database under ${dataDir} (DATA_DIR): nothing to back up`);
-  const server = await startEmbedded(dataDir);
+  const archive = writeArchive(target); // first: a FILE.partial already there is refused before the server starts
+  let server: Awaited<ReturnType<typeof startEmbedded>>;
+  try {
+    server = await startEmbedded(dataDir);
+  } catch (err) {
+    await archive.abort();
+    throw err;
+  }
   const client = new pg.Client({ connectionString: server.adminUrl, application_name: 'leadflow-backup' });
   client.on('error', () => {}); // a failure surfaces through the query that meets it
-  const archive = writeArchive(target);
   try {
     await client.connect();
     const base = await baseBackup(client, path.join(dataDir, 'pg'), archive, 'pg');

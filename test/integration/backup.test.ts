@@ -150,6 +150,28 @@ describe('backup and restore', () => {
     }
   });
 
+  it('When FILE.partial is already there (a symlink), Then backup refuses in one line naming it and follows nothing', async function () {
+    this.timeout(120_000);
+    if (process.env.DATABASE_URL) this.skip(); // the embedded database is what the CLI backs up
+    const dataDir = newDir('backup-partial-');
+    await runCli({ DATA_DIR: dataDir }, ['migrate']);
+    const dir = newDir('backup-file-');
+    const file = path.join(dir, 'leadflow.backup');
+    const aimed = path.join(dir, 'someone-elses-file');
+    fs.writeFileSync(aimed, 'not a backup\n');
+    fs.symlinkSync(aimed, `${file}.partial`);
+    const err = String(await runCli({ DATA_DIR: dataDir }, ['backup', file]).catch((e: Error) => e));
+    expect(err).to.match(/^Error: cli backup exited 1: /);
+    const said = err.replace(/^Error: cli backup exited 1: /, '').trim();
+    const lines = said.split('\n').filter((l) => !l.startsWith('{')); // stderr, then --json's object
+    expect(lines, said).to.deep.equal([
+      `${file}.partial already exists (a backup cut short, or not ours): remove it, or name another file for the backup`,
+    ]);
+    expect(fs.readFileSync(aimed, 'utf8'), 'the file the link points at').to.equal('not a backup\n');
+    expect(fs.lstatSync(`${file}.partial`).isSymbolicLink(), 'the link left as it was').to.equal(true);
+    expect(fs.existsSync(file)).to.equal(false);
+  });
+
   it('When DATABASE_URL is set, Then backup and restore say to use the database provider tools and exit non-zero', async function () {
     this.timeout(60_000);
     const env = { DATABASE_URL: 'postgres://someone@127.0.0.1:1/leadflow' };
