@@ -8,6 +8,7 @@ import { accountScope, authorize } from '../policy.js';
 import { isRowId } from '../query.js';
 import { validate } from '../validation.js';
 import { checkEndpointUrl } from './carrier-client.js';
+import { MIN_RUN } from './secret-mask.js';
 import type { ShippingCompany } from './shipping-company.model.js';
 
 /** A carrier's answer time when none is given (the create form shows it filled in). */
@@ -25,7 +26,8 @@ const companySchema = Joi.object({
     .uri({ scheme: ['http', 'https'] })
     .max(500)
     .required(),
-  api_key: Joi.string().max(255).allow(null, ''),
+  // no shorter: the mask of carrier answers (secret-mask.ts) would replace a short key's characters everywhere
+  api_key: Joi.string().min(MIN_RUN).max(255).allow(null, ''),
   hmac_secret: Joi.string().min(16).max(255).allow(null, ''),
   timeout_ms: Joi.number().integer().min(100).max(120_000).default(CARRIER_TIMEOUT_MS),
   active: Joi.boolean().default(true),

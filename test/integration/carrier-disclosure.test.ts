@@ -5,6 +5,7 @@ import { makeAccount, type TestAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';
 import { postCallback, serveLocal, useTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
+import { login, panelApi } from '../session.js';
 
 const SECRET = 'carrier-secret-0123456789';
 
@@ -85,6 +86,54 @@ describe("carrier answers and callbacks: the carrier's secrets and replays", fun
         await ctx.services.orders.push(acc.seller.actor, { references: [reference], shipping_company: 'echo2' });
         expect(await ctx.services.orders.pushOne((await orderOf(reference))!.id, 'test', null)).to.equal('sent');
         expect((await orderOf(reference))!.tracking_number, echo).to.equal('TRK-[secret]-9');
+      }
+    } finally {
+      await carrier.close();
+    }
+  });
+
+  it('When a carrier is saved with an API key under ten characters, Then the panel (new, edit) and the service refuse it on api_key', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const seller = await login(web.url, acc.seller.email, acc.seller.password);
+    const fields = { code: 'shortkey', name: 'Short Key', endpoint_url: 'http://127.0.0.1:9/s', hmac_secret: SECRET };
+    const made = await panelApi(seller, web.url, 'POST', 'shipping_companies/actions/new', { ...fields, api_key: 'K' });
+    expect(made.body.record.errors, made.text).to.have.all.keys('api_key');
+    expect(made.body.record.errors.api_key.message).to.equal('API key must be at least 10 characters');
+    const ok = await ctx.services.shipping.createCompany(systemActor(), {
+      ...fields,
+      account_id: acc.id,
+      api_key: 'long-enough-key',
+    });
+    const edited = await panelApi(seller, web.url, 'POST', `shipping_companies/records/${ok.id}/edit`, {
+      api_key: 'K123',
+    });
+    expect(edited.body.record.errors, edited.text).to.have.all.keys('api_key');
+    const refused = await ctx.services.shipping
+      .updateCompany(systemActor(), ok.id, { api_key: 'K' } as never)
+      .catch((e: { errors?: object }) => e.errors);
+    expect(refused).to.deep.equal({ api_key: ['The api_key field must be at least 10 characters.'] });
+    expect((await ctx.models.ShippingCompany.findByPk(ok.id))!.api_key).to.equal('long-enough-key');
+  });
+
+  it('When a carrier stored before that rule has a one-character API key, Then a pushed tracking number TRK1 is kept intact', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    let tracking = 'TRK1';
+    const carrier = await serveLocal((_req, res) => res.end(JSON.stringify({ tracking_number: tracking })));
+    try {
+      const company = { account_id: acc.id, code: 'onechar', name: 'One Char', endpoint_url: carrier.url('/orders') };
+      const c = await ctx.services.shipping.createCompany(systemActor(), { ...company, hmac_secret: SECRET });
+      await ctx.models.ShippingCompany.update({ api_key: 'K' }, { where: { id: c.id } }); // as saved before the rule
+      for (const [echo, kept] of [
+        ['TRK1', 'TRK1'],
+        ['k', '[secret]'], // the whole answer is the key: still an echo
+      ]) {
+        tracking = echo;
+        const reference = await newOrder(acc);
+        await ctx.services.orders.push(acc.seller.actor, { references: [reference], shipping_company: 'onechar' });
+        expect(await ctx.services.orders.pushOne((await orderOf(reference))!.id, 'test', null)).to.equal('sent');
+        expect((await orderOf(reference))!.tracking_number, echo).to.equal(kept);
       }
     } finally {
       await carrier.close();
