@@ -7,7 +7,7 @@ import { migrateDown, migrateUp } from '../src/db/migrator.js';
 import { AppError, ValidationError } from '../src/errors.js';
 import { createLogger } from '../src/logger.js';
 import { loginsShown, seed } from '../src/seed.js';
-import { setUserPassword } from './user-password.js';
+import { newPassword, refusePasswordFlag, setUserPassword } from './user-password.js';
 import { BACKUP_HELP, backupCommands } from './backup-commands.js';
 
 const SHIPPING_CREATE =
@@ -19,12 +19,14 @@ Every command accepts --json (one JSON object on stdout).
 
   migrate [up|down] [--all]        apply pending migrations, or revert the last one (--all: every one)
   seed                             create the admin (and the demo account, SEED_DEMO) if the database has no admin
-  user:password --email E [--generate] [--activate]
-                                   set a login's password: typed twice on a terminal, else generated and printed once;
-                                   ends its sessions, API tokens and reset links (--activate: switch the login on)
+  user:password --email E [--generate|--password-stdin] [--activate]
+                                   set a login's password: typed twice on a terminal, read from a pipe with
+                                   --password-stdin, else generated and printed once; ends its sessions, API tokens
+                                   and reset links (--activate: switch the login on)
   account:create --name NAME
   accounts:list
-  user:create --account ID --role seller|agent|admin --email E --password P --name "Full Name"
+  user:create --account ID --role seller|agent|admin --email E --name "Full Name" [--generate|--password-stdin]
+                                   the password as for user:password (never on the command line)
   product:create --account ID --sku SKU --name NAME --price N [--inactive]
   ${SHIPPING_CREATE}
   token:create --email USER_EMAIL --name NAME --scopes "CREATE LEADS,VIEW LEADS" [--expires 2027-01-01]
@@ -73,13 +75,16 @@ export const commands: Record<string, Command> = {
     return { accounts: await ctx.services.accounts.listAccounts(sys) };
   },
   async 'user:create'(ctx, f) {
-    return ctx.services.accounts.createUser(sys, {
+    refusePasswordFlag('user:create', f);
+    const { password, generated } = await newPassword(f);
+    const user = await ctx.services.accounts.createUser(sys, {
       account_id: num(f, 'account')!,
       role: str(f, 'role') as Role,
       email: str(f, 'email')!,
-      password: str(f, 'password')!,
+      password,
       name: str(f, 'name')!,
     });
+    return { ...user, ...(generated ? { password } : {}) };
   },
   async 'product:create'(ctx, f) {
     return ctx.services.catalogue.createProduct(sys, {
@@ -144,6 +149,7 @@ async function run(argv: string[]): Promise<void> {
       inactive: { type: 'boolean' },
       repair: { type: 'boolean' },
       generate: { type: 'boolean' },
+      'password-stdin': { type: 'boolean' },
       activate: { type: 'boolean' },
       ...Object.fromEntries(STRING_FLAGS.map((k) => [k, { type: 'string' as const }])),
     },

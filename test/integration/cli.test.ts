@@ -9,14 +9,15 @@ import { lastResetToken, runResetJobs } from '../reset-jobs.js';
 import { restClient } from '../rest-client.js';
 import { login, sessionClient } from '../session.js';
 
-/** Runs the operator CLI against the test database (the same one the suite uses). */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs the operator CLI against the test database (the same one the suite uses); `input` is its standard input. */
+function cli(args: string[], input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const url = getCtx().db.url;
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args], {
       env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: 'fast' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -117,27 +118,54 @@ describe('operator CLI', function () {
     expect(await getCtx().services.accounts.verifyCredentials(email, 'typed-password-1')).to.not.equal(null);
   });
 
+  it('user:create takes no --password (process list, shell history): refused in one line; without a terminal the password is generated and printed once (--password-stdin: the next test)', async () => {
+    const acc = await makeAccount(getCtx());
+    const create = (email: string, ...more: string[]) => [
+      ...['user:create', '--account', String(acc.id), '--role', 'agent'],
+      ...['--email', email, '--name', 'Cli Agent', ...more],
+    ];
+    const seen = `cli-seen-${Date.now()}@test.local`;
+    const typed = await cli(create(seen, '--password', 'visible-password-1'));
+    expect(typed.code, typed.stdout).to.equal(1);
+    expect(typed.stderr.trim().split('\n'), typed.stderr).to.deep.equal([
+      'user:create takes no --password (it would show in the process list and stay in the shell history): ' +
+        'type it when asked, pipe it with --password-stdin, or use --generate',
+    ]);
+    expect(await getCtx().services.accounts.findUserByEmail(seen), 'no login made').to.equal(null);
+
+    const made = `cli-made-${Date.now()}@test.local`;
+    const generated = await cli(create(made, '--json'));
+    expect(generated.code, generated.stderr).to.equal(0);
+    const out = JSON.parse(generated.stdout);
+    expect(out.password).to.match(/^[A-Za-z0-9_-]{24}$/);
+    expect(await getCtx().services.accounts.verifyCredentials(made, out.password)).to.not.equal(null);
+  });
+
   it('creates an account, a seller, a product and a token, each as one JSON object', async () => {
     const name = `Cli Shop ${Date.now()}`;
     const acc = await cli(['account:create', '--name', name, '--json']);
     expect(acc.code).to.equal(0);
     const { id } = JSON.parse(acc.stdout);
     const email = `cli-${Date.now()}@test.local`;
-    const user = await cli([
-      'user:create',
-      '--account',
-      String(id),
-      '--role',
-      'seller',
-      '--email',
-      email,
-      '--password',
-      'cli-password-1',
-      '--name',
-      'Cli Seller',
-      '--json',
-    ]);
+    const user = await cli(
+      [
+        'user:create',
+        '--account',
+        String(id),
+        '--role',
+        'seller',
+        '--email',
+        email,
+        '--password-stdin',
+        '--name',
+        'Cli Seller',
+        '--json',
+      ],
+      'cli-password-1\n',
+    );
     expect(JSON.parse(user.stdout)).to.include({ account_id: id, role: 'seller', email });
+    expect(JSON.parse(user.stdout)).not.to.have.property('password');
+    expect(await getCtx().services.accounts.verifyCredentials(email, 'cli-password-1')).to.not.equal(null);
     const product = await cli([
       'product:create',
       '--account',

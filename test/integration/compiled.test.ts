@@ -32,8 +32,9 @@ function runCompiled(script: string, args: string[], env: Record<string, string>
   return Object.assign(child, { output });
 }
 
-async function cli(env: Record<string, string>, args: string[]): Promise<Record<string, any>> {
+async function cli(env: Record<string, string>, args: string[], input = ''): Promise<Record<string, any>> {
   const child = runCompiled(COMPILED_CLI, [...args, '--json'], env);
+  child.stdin.end(input);
   const code = await exited(child);
   expect(code, child.output.text).to.equal(0);
   return JSON.parse(child.output.text.trim().split('\n').pop()!);
@@ -107,8 +108,8 @@ describe('compiled production runtime (npm run build, then plain node)', functio
     // The compiled CLI on the same DATA_DIR: nothing left to migrate; a shop, its seller, a product and a token.
     expect((await cli(env, ['migrate'])).migrations).to.deep.equal([]);
     const shop = await cli(env, ['account:create', '--name', 'Compiled Shop']);
-    const seller = ['--email', 'seller@compiled.test', '--password', 'seller-password-1', '--name', 'Compiled Seller'];
-    await cli(env, ['user:create', '--account', String(shop.id), '--role', 'seller', ...seller]);
+    const seller = ['--email', 'seller@compiled.test', '--password-stdin', '--name', 'Compiled Seller'];
+    await cli(env, ['user:create', '--account', String(shop.id), '--role', 'seller', ...seller], 'seller-password-1\n');
     const product = ['--sku', 'SERUM-01', '--name', 'Serum', '--price', '199'];
     await cli(env, ['product:create', '--account', String(shop.id), ...product]);
     const { token } = await cli(env, [
