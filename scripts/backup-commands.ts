@@ -10,8 +10,9 @@ import { restoreBackup, takeBackup } from '../src/db/backup.js';
  */
 export const BACKUP_HELP = [
   "  backup FILE                      back up the embedded database and DATA_DIR's files while the service runs",
-  '  restore FILE                     restore a backup into DATA_DIR, which must be empty or missing',
-  '  backup:check FILE                restore a backup into a temporary directory, count its rows, remove it',
+  '  restore FILE [--unverified]      restore a backup into DATA_DIR, which must be empty or missing',
+  '  backup:check FILE [--unverified] verify a backup, restore it into a temporary directory, count its rows',
+  '                                   (--unverified: accept a backup made before backups carried a manifest)',
 ].join('\n');
 
 const DATABASE_URL_SET =
@@ -31,21 +32,23 @@ function fileArgument(args: string[], command: string): string {
   return args[0];
 }
 
-export const backupCommands: Record<string, (args: string[]) => Promise<object>> = {
+type Flags = { unverified?: unknown };
+
+export const backupCommands: Record<string, (args: string[], flags: Flags) => Promise<object>> = {
   async backup(args) {
     return takeBackup(embeddedDataDir(), fileArgument(args, 'backup'));
   },
-  async restore(args) {
+  async restore(args, flags) {
     const file = fileArgument(args, 'restore');
-    return restoreBackup(file, embeddedDataDir());
+    return restoreBackup(file, embeddedDataDir(), { unverified: !!flags.unverified });
   },
-  async 'backup:check'(args) {
+  async 'backup:check'(args, flags) {
     const file = fileArgument(args, 'backup:check');
     embeddedDataDir();
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'leadflow-check-'));
     fs.chmodSync(scratch, 0o711); // as root, the embedded server runs as `postgres`, which must enter it
     try {
-      const restored = await restoreBackup(file, path.join(scratch, 'data'));
+      const restored = await restoreBackup(file, path.join(scratch, 'data'), { unverified: !!flags.unverified });
       return { ok: true, ...restored, restored: undefined };
     } finally {
       fs.rmSync(scratch, { recursive: true, force: true });

@@ -151,6 +151,7 @@ async function run(argv: string[]): Promise<void> {
       generate: { type: 'boolean' },
       'password-stdin': { type: 'boolean' },
       activate: { type: 'boolean' },
+      unverified: { type: 'boolean' },
       ...Object.fromEntries(STRING_FLAGS.map((k) => [k, { type: 'string' as const }])),
     },
   });
@@ -161,7 +162,7 @@ async function run(argv: string[]): Promise<void> {
     else process.stdout.write(HELP + '\n');
     return;
   }
-  if (backupCommands[name]) return print(await backupCommands[name](rest), json);
+  if (backupCommands[name]) return print(await backupCommands[name](rest, flags), json);
   const config = loadConfig();
   const logger = createLogger('silent');
   if (name === 'migrate') {

@@ -117,6 +117,7 @@ export const GROUPS = {
     'test/unit/validation.test.ts',
   ],
   both: [
+    'test/integration/backup-tampered.test.ts',
     'test/integration/backup.test.ts',
     'test/integration/customers-rules.test.ts',
     'test/integration/customers.test.ts',

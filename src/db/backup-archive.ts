@@ -1,10 +1,13 @@
+import crypto from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { ConfigError } from '../config.js';
+import { refusedEntry } from './backup-layout.js';
 
 /**
  * The backup file: a gzip-compressed tar (tar-stream) whose paths are those under DATA_DIR (`pg/…`,
@@ -12,6 +15,15 @@ import { ConfigError } from '../config.js';
  * renamed when complete, so a backup cut short never looks like one. A `<file>.partial` already there (a backup cut
  * short, or a link someone made) is refused before anything starts: the file is created, never followed nor reused.
  */
+
+/** One entry as written or unpacked: a directory, or a file with its size and the SHA-256 of its bytes (hex). */
+export interface ArchiveEntry {
+  path: string;
+  type: 'file' | 'directory';
+  size: number;
+  sha256?: string;
+}
+
 export interface ArchiveWriter {
   /** Adds the first `size` bytes of a file that may change while it is read (padded with zeros if it shrank). */
   addFile(name: string, file: string, size: number, mode: number): Promise<void>;
@@ -19,6 +31,8 @@ export interface ArchiveWriter {
   addDirectory(name: string, mode: number): Promise<void>;
   /** Bytes of file data added so far. */
   readonly bytes: number;
+  /** Every entry added so far, in order (for the manifest). */
+  readonly entries: readonly ArchiveEntry[];
   close(): Promise<{ file: string; bytes: number }>;
   abort(): Promise<void>;
 }
@@ -38,6 +52,24 @@ function createPartial(partial: string): number {
   }
 }
 
+type Fill = (sink: NodeJS.WritableStream, hash: crypto.Hash) => Promise<void>;
+
+/** Adds one entry to `pack`, its bytes written by `fill` (which hashes them too), and records it in `entries`. */
+function entryWriter(pack: tar.Pack, entries: ArchiveEntry[]) {
+  return async (header: Partial<tar.Header> & { name: string }, fill: Fill) => {
+    const hash = crypto.createHash('sha256');
+    const done = new Promise<void>((resolve, reject) => {
+      // streamx's Writable, used as Node's (write, 'drain', end)
+      const sink = pack.entry(header, (err) => (err ? reject(err) : resolve())) as unknown as NodeJS.WritableStream;
+      fill(sink, hash).then(() => sink.end(), reject);
+    });
+    await done;
+    const { name, type, size = 0 } = header;
+    if (type === 'directory') entries.push({ path: name, type, size: 0 });
+    else entries.push({ path: name, type: 'file', size, sha256: hash.digest('hex') });
+  };
+}
+
 export function writeArchive(target: string): ArchiveWriter {
   const partial = `${target}.partial`;
   const fd = createPartial(partial);
@@ -47,29 +79,25 @@ export function writeArchive(target: string): ArchiveWriter {
   const written = pipeline(pack, zlib.createGzip({ level: 1 }), out);
   written.catch(() => {}); // awaited in close()/abort()
   let bytes = 0;
+  const entries: ArchiveEntry[] = [];
 
-  type Fill = (sink: NodeJS.WritableStream) => Promise<void>;
-  const entry = async (header: Partial<tar.Header> & { name: string }, fill: Fill) => {
-    const done = new Promise<void>((resolve, reject) => {
-      // streamx's Writable, used as Node's (write, 'drain', end)
-      const sink = pack.entry(header, (err) => (err ? reject(err) : resolve())) as unknown as NodeJS.WritableStream;
-      fill(sink).then(() => sink.end(), reject);
-    });
-    await done;
-  };
+  const entry = entryWriter(pack, entries);
   return {
     get bytes() {
       return bytes;
     },
+    entries,
     async addFile(name, file, size, mode) {
-      await entry({ name, size, mode, type: 'file', mtime: new Date() }, async (sink) => {
+      await entry({ name, size, mode, type: 'file', mtime: new Date() }, async (sink, hash) => {
         const handle = await fs.promises.open(file, 'r');
         try {
           for (let at = 0; at < size;) {
             const buffer = Buffer.alloc(Math.min(CHUNK, size - at));
             const { bytesRead } = await handle.read(buffer, 0, buffer.length, at);
             // a file that shrank meanwhile (a truncated table) is padded: WAL replay rewrites what changed
-            if (!sink.write(bytesRead ? buffer.subarray(0, bytesRead) : buffer)) await once(sink, 'drain');
+            const chunk = bytesRead ? buffer.subarray(0, bytesRead) : buffer;
+            hash.update(chunk);
+            if (!sink.write(chunk)) await once(sink, 'drain');
             at += bytesRead || buffer.length;
           }
         } finally {
@@ -80,7 +108,8 @@ export function writeArchive(target: string): ArchiveWriter {
     },
     async addText(name, text, mode = 0o600) {
       const data = Buffer.from(text);
-      await entry({ name, size: data.length, mode, type: 'file', mtime: new Date() }, async (sink) => {
+      await entry({ name, size: data.length, mode, type: 'file', mtime: new Date() }, async (sink, hash) => {
+        hash.update(data);
         sink.write(data);
       });
       bytes += data.length;
@@ -113,39 +142,67 @@ export const RESTORABLE = new Set([
   'leadflow-backup.json',
 ]);
 
-/** Where an entry goes under `root`, or null when its name is unsafe or not ours (absolute, `..`, unknown). */
-export function entryPath(root: string, name: string): string | null {
+/** An entry's name without trailing slashes and `.` parts, or null when it is unsafe or not ours (absolute, `..`). */
+export function cleanName(name: string): string | null {
   const clean = path.posix.normalize(name.replace(/\/+$/, ''));
   if (!clean || clean === '.' || path.posix.isAbsolute(clean) || clean.split('/').includes('..')) return null;
   if (clean.includes('\0') || !RESTORABLE.has(clean.split('/')[0])) return null;
+  return clean;
+}
+
+/** Where an entry goes under `root`, or null when its name is unsafe or not ours (absolute, `..`, unknown). */
+export function entryPath(root: string, name: string): string | null {
+  const clean = cleanName(name);
+  if (!clean) return null;
   const target = path.resolve(root, ...clean.split('/'));
   return target.startsWith(path.resolve(root) + path.sep) ? target : null;
 }
 
+/** Unpacked directories are 0700 and files 0600, whatever modes the archive names (docs/operations.md, "Backups"). */
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+
 /**
- * Unpacks an archive written by writeArchive into `root`: directories and regular files only, each at a checked path
- * (entryPath), with its mode. Answers the names unpacked. An entry of another kind or an unsafe name fails it.
+ * Unpacks an archive written by writeArchive into `root`: directories and regular files only (no links, devices),
+ * each at a checked path (entryPath) in the expected layout (backup-layout.ts), directories 0700 and files 0600.
+ * Answers the entries unpacked, with each file's size and SHA-256. An entry of another kind, an unsafe name or one
+ * outside the layout fails it, with a message naming the entry.
  */
-export async function readArchive(file: string, root: string): Promise<string[]> {
+export async function readArchive(file: string, root: string): Promise<Map<string, ArchiveEntry>> {
   const extract = tar.extract();
-  const names: string[] = [];
+  const found = new Map<string, ArchiveEntry>();
   const feeding = pipeline(fs.createReadStream(file), zlib.createGunzip(), extract);
   feeding.catch(() => {}); // its error ends the loop below too
   for await (const entry of extract) {
-    const { name, type, mode } = entry.header;
+    const { name, type } = entry.header;
     const target = entryPath(root, name);
-    if (!target || (type !== 'file' && type !== 'directory'))
-      throw new Error(`The backup holds an entry a restore does not write: ${name} (${type})`);
+    const clean = cleanName(name);
+    if (!target || !clean || (type !== 'file' && type !== 'directory'))
+      throw new Error(`it holds an entry a restore does not write: ${name} (${type})`);
+    const refused = refusedEntry(clean, type);
+    if (refused) throw new Error(`it holds ${clean}: ${refused}`);
     if (type === 'directory') {
-      await fs.promises.mkdir(target, { recursive: true, mode: mode & 0o777 });
+      await fs.promises.mkdir(target, { recursive: true, mode: DIR_MODE });
       entry.resume();
+      await fs.promises.chmod(target, DIR_MODE);
+      found.set(clean, { path: clean, type, size: 0 });
     } else {
-      await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-      await pipeline(entry, fs.createWriteStream(target, { mode: mode & 0o777, flags: 'wx' }));
+      await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
+      const hash = crypto.createHash('sha256');
+      let size = 0;
+      const count = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          hash.update(chunk);
+          size += chunk.length;
+          done(null, chunk);
+        },
+      });
+      // 'wx': never through a path that exists (a second entry of the same name, a link)
+      await pipeline(entry, count, fs.createWriteStream(target, { mode: FILE_MODE, flags: 'wx' }));
+      await fs.promises.chmod(target, FILE_MODE);
+      found.set(clean, { path: clean, type, size, sha256: hash.digest('hex') });
     }
-    await fs.promises.chmod(target, mode & 0o777);
-    names.push(name);
   }
   await feeding;
-  return names;
+  return found;
 }

@@ -4,7 +4,9 @@ import path from 'node:path';
 import pg from 'pg';
 import { ConfigError, ensureDataDir } from '../config.js';
 import { PRIVATE_DATA_DIRS } from '../private-files.js';
-import { readArchive, writeArchive, type ArchiveWriter } from './backup-archive.js';
+import { readArchive, writeArchive, type ArchiveEntry, type ArchiveWriter } from './backup-archive.js';
+import { writeRestoredConfig } from './backup-config.js';
+import { manifestDifferences } from './backup-layout.js';
 import { baseBackup } from './base-backup.js';
 import { startEmbedded } from './embedded.js';
 
@@ -14,7 +16,9 @@ import { startEmbedded } from './embedded.js';
  */
 
 const MANIFEST = 'leadflow-backup.json';
-const FORMAT = 'leadflow-backup/1';
+/** 2: the manifest lists every entry (files with size and SHA-256). 1: made before it did, unverifiable. */
+const FORMAT = 'leadflow-backup/2';
+const UNVERIFIED_FORMAT = 'leadflow-backup/1';
 /** DATA_DIR's own files that travel with the database: its credentials, the development session secret. */
 const DATA_FILES = ['pg-credentials.json', 'session-secret'];
 
@@ -26,6 +30,8 @@ export interface BackupManifest {
   start_lsn: string;
   stop_lsn: string;
   postgres: string;
+  /** Every other entry of the archive, in its order (format 2). */
+  entries?: ArchiveEntry[];
 }
 
 /** The files of DATA_DIR beside the database (credentials, exports, uploads, the mail outbox), parents first. */
@@ -80,11 +86,12 @@ export async function takeBackup(dataDir: string, file: string) {
       start_lsn: base.startLsn,
       stop_lsn: base.stopLsn,
       postgres: fs.readFileSync(path.join(dataDir, 'pg', 'PG_VERSION'), 'utf8').trim(),
+      entries: [...archive.entries],
     };
     await archive.addText(MANIFEST, JSON.stringify(manifest, null, 2) + '\n');
     const data = archive.bytes;
     const { bytes } = await archive.close();
-    return { file: target, bytes, data_bytes: data, files, ...manifest };
+    return { file: target, bytes, data_bytes: data, files, ...manifest, entries: undefined };
   } catch (err) {
     await archive.abort();
     throw err;
@@ -134,11 +141,52 @@ async function startAndCount(dataDir: string) {
   }
 }
 
+/** Credentials of the form the embedded server writes (embedded.ts): a plain role name and a password. */
+function checkCredentials(dataDir: string): void {
+  const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'pg-credentials.json'), 'utf8'));
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(String(creds?.user)) || typeof creds?.password !== 'string')
+    throw new Error('pg-credentials.json is not the credentials file the embedded server writes');
+}
+
 /**
- * Restores a backup into `dataDir`, which must be empty or missing: unpacks it, starts the embedded server on it once
- * (PostgreSQL replays the backup's WAL up to its consistent point) and answers what the database holds.
+ * Unpacks `source` into the empty `dataDir` and checks it before any server starts on it: the layout (readArchive),
+ * the manifest (every entry listed, same size and SHA-256, nothing added), the credentials file; then writes the
+ * server's configuration itself (backup-config.ts). An archive made before manifests (format 1) passes only with
+ * `unverified`. A refusal removes everything unpacked.
  */
-export async function restoreBackup(file: string, dataDir: string) {
+async function unpackChecked(source: string, dataDir: string, unverified: boolean) {
+  try {
+    const found = await readArchive(source, dataDir);
+    const manifest: BackupManifest = JSON.parse(await fs.promises.readFile(path.join(dataDir, MANIFEST), 'utf8'));
+    if (manifest.format === UNVERIFIED_FORMAT && !unverified)
+      throw new Error(
+        'it was made before backups carried a manifest of their files, so they cannot be verified. ' +
+          'Take a new backup, or add --unverified to restore or check it without that verification',
+      );
+    if (manifest.format === FORMAT) {
+      const differences = manifestDifferences(manifest.entries ?? [], found, MANIFEST);
+      if (differences.length)
+        throw new Error(
+          `its files do not match its manifest (${differences.length}): ${differences.slice(0, 5).join(', ')}` +
+            (differences.length > 5 ? ', …' : ''),
+        );
+    } else if (manifest.format !== UNVERIFIED_FORMAT) throw new Error('it holds no LeadFlow database');
+    if (!fs.existsSync(path.join(dataDir, 'pg', 'PG_VERSION'))) throw new Error('it holds no LeadFlow database');
+    checkCredentials(dataDir);
+    const { dropped } = writeRestoredConfig(path.join(dataDir, 'pg'));
+    return { manifest, dropped };
+  } catch (err) {
+    for (const name of fs.readdirSync(dataDir)) fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
+    throw new ConfigError(`${source} is not a LeadFlow backup that can be restored: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Restores a backup into `dataDir`, which must be empty or missing: unpacks and checks it (unpackChecked), starts the
+ * embedded server on it once (PostgreSQL replays the backup's WAL up to its consistent point) and answers what the
+ * database holds.
+ */
+export async function restoreBackup(file: string, dataDir: string, { unverified = false } = {}) {
   const source = path.resolve(file);
   if (!fs.existsSync(source)) throw new ConfigError(`No backup file at ${source}`);
   if (hasEntries(dataDir))
@@ -147,20 +195,17 @@ export async function restoreBackup(file: string, dataDir: string) {
         'Set DATA_DIR to a new directory, or move this one away, and run the restore again.',
     );
   ensureDataDir(dataDir);
-  let manifest: BackupManifest;
-  try {
-    await readArchive(source, dataDir);
-    manifest = JSON.parse(await fs.promises.readFile(path.join(dataDir, MANIFEST), 'utf8'));
-    if (manifest.format !== FORMAT || !fs.existsSync(path.join(dataDir, 'pg', 'PG_VERSION')))
-      throw new Error('it holds no LeadFlow database');
-  } catch (err) {
-    for (const name of fs.readdirSync(dataDir)) fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
-    throw new ConfigError(`${source} is not a LeadFlow backup that can be restored: ${(err as Error).message}`);
-  }
-  fs.chmodSync(path.join(dataDir, 'pg'), 0o700);
+  const { manifest, dropped } = await unpackChecked(source, dataDir, unverified);
   giveToPostgresUser(path.join(dataDir, 'pg'));
   const holds = await startAndCount(dataDir).catch((err: Error) => {
     throw new ConfigError(`The backup was unpacked into ${dataDir}, but its database did not start: ${err.message}`);
   });
-  return { restored: dataDir, consistent_at: manifest.consistent_at, created_at: manifest.created_at, ...holds };
+  return {
+    restored: dataDir,
+    consistent_at: manifest.consistent_at,
+    created_at: manifest.created_at,
+    verified: manifest.format === FORMAT,
+    ...(dropped.length ? { dropped_settings: dropped } : {}),
+    ...holds,
+  };
 }
