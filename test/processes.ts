@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { getCtx } from './hooks.js';
 import { runCli, waitFor } from './spawn.js';
@@ -64,3 +66,23 @@ export const buyerOrders = (count: number, from = 0) =>
     address: `${i} Rue Talaa`,
     products: [{ sku: 'SERUM-01', quantity: 1, price: 199 }],
   }));
+
+/**
+ * New directories under ./data for one file's tests (`newDir(prefix)`), which the embedded server's user can enter
+ * (run as root, it runs as `postgres`); `removeAll()` in the file's after().
+ */
+export function dataDirs() {
+  const dirs: string[] = [];
+  return {
+    newDir(prefix: string): string {
+      fs.mkdirSync('data', { recursive: true });
+      const dir = fs.mkdtempSync(path.resolve('data', prefix));
+      fs.chmodSync(dir, 0o711);
+      dirs.push(dir);
+      return dir;
+    },
+    removeAll(): void {
+      for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+    },
+  };
+}

@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { writeRestoredConfig } from '../../src/db/backup-config.js';
 import { restoreBackup } from '../../src/db/backup.js';
-import { runCli } from '../processes.js';
+import { dataDirs, runCli } from '../processes.js';
 
 /**
  * Issue 40, finding 4: a tampered backup must not make `backup:check` or `restore` run anything. One real backup (made
@@ -80,14 +80,7 @@ function modes(root: string, rel = ''): { path: string; dir: boolean; mode: numb
 }
 
 describe('backup: a tampered backup is refused (issue 40, finding 4)', () => {
-  const dirs: string[] = [];
-  const newDir = (prefix: string) => {
-    fs.mkdirSync('data', { recursive: true });
-    const dir = fs.mkdtempSync(path.resolve('data', prefix));
-    fs.chmodSync(dir, 0o711); // run as root, the embedded server's user must enter it
-    dirs.push(dir);
-    return dir;
-  };
+  const { newDir, removeAll } = dataDirs();
   const marker = `/tmp/pwned-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
   const touch = `'touch ${marker}'`;
   let live: string;
@@ -110,7 +103,7 @@ describe('backup: a tampered backup is refused (issue 40, finding 4)', () => {
     liveAutoConf = fs.readFileSync(path.join(live, 'pg', 'postgresql.auto.conf'), 'utf8');
   });
   after(() => {
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    removeAll();
     fs.rmSync(marker, { force: true });
   });
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { exited, randomPort, runCli, runMain, sellerToken, waitFor, expectReady } from '../processes.js';
+import { dataDirs, exited, randomPort, runCli, runMain, sellerToken, waitFor, expectReady } from '../processes.js';
 
 /**
  * `npm run cli -- backup FILE` while the service writes, `restore FILE` into a new DATA_DIR, and a start on it: every
@@ -60,16 +60,9 @@ async function connectTo(dataDir: string) {
 }
 
 describe('backup and restore', () => {
-  const dirs: string[] = [];
-  const newDir = (prefix: string) => {
-    fs.mkdirSync('data', { recursive: true });
-    const dir = fs.mkdtempSync(path.resolve('data', prefix));
-    fs.chmodSync(dir, 0o711); // run as root, the embedded server's user must enter it
-    dirs.push(dir);
-    return dir;
-  };
+  const { newDir, removeAll } = dataDirs();
   after(() => {
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    removeAll();
   });
 
   it('When a backup is taken while about 200 leads a second are written, Then a restore into a new DATA_DIR starts with every lead committed before its consistent point', async function () {
