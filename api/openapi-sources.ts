@@ -47,6 +47,11 @@ const entry = {
     external_id: nullable('string'),
     origin: nullable('string'),
     client_ip: nullable('string'),
+    attempts: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Submissions the entry stands for: 1, or those counted in its minute (rate limited, bad signature)',
+    },
     payload: { description: 'The submission as received (cut)' },
   }),
   description: 'One submission a source received and what became of it',
@@ -135,6 +140,7 @@ const intake = {
   external_id: null,
   origin: 'https://shop.example',
   client_ip: '203.0.113.7',
+  attempts: 1,
   payload: { phone: '0612345678', full_name: 'Amina B.' },
 };
 const body = {

@@ -1,3 +1,4 @@
+import { messageAnswer } from './openapi-common.js';
 import { STORE_BODY_MAX_BYTES } from '../src/sources/store-intake.service.js';
 import { closed, refs, str, type Schema } from './openapi-schemas.js';
 
@@ -6,6 +7,17 @@ const message = (description: string, example: string) => ({
   description,
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Message' }, example: { message: example } } },
 });
+
+/** Over the budget of refused deliveries (http/rate-limit.ts, storeRateLimits). */
+const tooMany = {
+  ...messageAnswer(
+    'Too many refused deliveries to this address (per client address, or in all) this minute: unread, not logged; ' +
+      'wait Retry-After seconds (a shop retries by itself)',
+    'Too Many Attempts.',
+    true,
+  ),
+  headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+};
 
 /** A signed delivery's answer: always 200, whatever became of the order (docs/lead-sources.md). */
 const answer: Schema = closed(
@@ -103,6 +115,7 @@ docs/lead-sources.md.${ping}`,
         `The body is over ${STORE_BODY_MAX_BYTES / 1024 / 1024} MB (logged as refused)`,
         'The request body is too large.',
       ),
+      429: tooMany,
       500: ref('ServerError'),
       503: ref('Unavailable'),
     },

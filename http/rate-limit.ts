@@ -57,6 +57,10 @@ function minuteLimiter(
     specHeaders?: boolean;
     property?: string;
     skip?: (req: Request) => boolean;
+    /** Answers of 400 and above give their request back (a refused submission spends no one's budget). */
+    skipFailedRequests?: boolean;
+    /** Answers under 400 give their request back (only failures, such as a bad signature, are budgeted). */
+    skipSuccessfulRequests?: boolean;
     /** The refusal's message (default: the spec's "Too Many Attempts."). */
     message?: string;
   },
@@ -69,6 +73,8 @@ function minuteLimiter(
     standardHeaders: false,
     requestPropertyName: property,
     ...(opts.skip ? { skip: opts.skip } : {}),
+    skipFailedRequests: opts.skipFailedRequests ?? false,
+    skipSuccessfulRequests: opts.skipSuccessfulRequests ?? false,
     keyGenerator: opts.key,
     handler: (req, _res, next) => {
       opts.refused?.();
@@ -151,6 +157,40 @@ export function formRateLimits(opts: {
       property: 'formSourceRateLimit',
       message: 'This form receives too many submissions right now. Please try again in a minute.',
       key: (req) => String(opts.sourceOf(req)),
+      // what the form refused (junk, bots, a 429 of the address budget) gives its room back: a flood of junk from
+      // many addresses cannot close the form to real visitors (issue 40, finding 5)
+      skipFailedRequests: true,
+    }),
+  ];
+}
+
+/**
+ * A shop address's budget for deliveries it refuses (a bad signature, a body too large): per client IP and per address,
+ * both only counting refused deliveries, so a shop's real orders are never budgeted and a flood of unsigned posts is
+ * answered 429 before it is read or logged (issue 40, finding 2).
+ */
+export function storeRateLimits(opts: {
+  perIp: number;
+  perSource: number;
+  redisUrl: string | null;
+  refused?: () => void;
+}): RequestHandler[] {
+  const address = (req: Request) => String(req.params.public_key).slice(0, 64);
+  const common = { redisUrl: opts.redisUrl, refused: opts.refused, skipSuccessfulRequests: true };
+  return [
+    minuteLimiter({
+      ...common,
+      limit: opts.perIp,
+      prefix: 'rl:store-ip:',
+      property: 'storeIpRateLimit',
+      key: (req) => `${address(req)}:${ipKeyGenerator(req.ip ?? '')}`,
+    }),
+    minuteLimiter({
+      ...common,
+      limit: opts.perSource,
+      prefix: 'rl:store-source:',
+      property: 'storeSourceRateLimit',
+      key: address,
     }),
   ];
 }

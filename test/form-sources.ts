@@ -34,12 +34,13 @@ export interface IntakeRow {
   lead_reference: string | null;
   client_ip: string | null;
   origin: string | null;
+  attempts: number;
   payload: Record<string, string> | null;
 }
 
 export function intakeOf(ctx: AppContext, sourceId: number): Promise<IntakeRow[]> {
   return ctx.db.sequelize.query<IntakeRow>(
-    `SELECT outcome, reason, lead_reference, client_ip, origin, payload FROM lead_intake WHERE source_id = $1 ORDER BY id`,
+    `SELECT outcome, reason, lead_reference, client_ip, origin, attempts, payload FROM lead_intake WHERE source_id = $1 ORDER BY id`,
     { bind: [sourceId], type: QueryTypes.SELECT },
   );
 }

@@ -108,13 +108,14 @@ export interface IntakeRow {
   lead_reference: string | null;
   external_id: string | null;
   origin: string | null;
+  attempts: number;
   payload: Record<string, unknown> | null;
 }
 
 /** The source's intake log, oldest first. */
 export const intakeOf = (ctx: AppContext, sourceId: number) =>
   ctx.db.sequelize.query<IntakeRow>(
-    `SELECT outcome, reason, lead_reference, external_id, origin, payload FROM lead_intake
+    `SELECT outcome, reason, lead_reference, external_id, origin, attempts, payload FROM lead_intake
       WHERE source_id = :sourceId ORDER BY id`,
     { replacements: { sourceId }, type: QueryTypes.SELECT },
   );

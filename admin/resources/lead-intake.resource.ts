@@ -20,7 +20,17 @@ async function payloadAfter(response: ActionResponse, request: ActionRequest, co
   return response;
 }
 
-const ENTRY = ['received_at', 'source_id', 'outcome', 'reason', 'lead_reference', 'external_id', 'origin', 'client_ip'];
+const ENTRY = [
+  'received_at',
+  'source_id',
+  'outcome',
+  'reason',
+  'lead_reference',
+  'external_id',
+  'origin',
+  'client_ip',
+  'attempts',
+];
 
 /**
  * The intake log (docs/lead-sources.md "In the panel"): every submission a source received in the last 30 days and

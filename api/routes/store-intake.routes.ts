@@ -2,6 +2,7 @@ import express, { type Request, type RequestHandler, type Router } from 'express
 import type { AppContext } from '../../src/context.js';
 import { route } from '../../http/async.js';
 import { methodNotAllowed } from '../../http/route-helpers.js';
+import { storeRateLimits } from '../../http/rate-limit.js';
 import { STORE_BODY_MAX_BYTES, STORE_PLATFORMS, type StoreKind } from '../../src/sources/store-intake.service.js';
 
 const meta = (req: Request) => ({ headers: req.headers, clientIp: req.ip ?? null });
@@ -16,6 +17,13 @@ export function createStoreIntakeRoutes(ctx: AppContext): Router {
   const r = express.Router();
   const intake = ctx.services.storeIntake;
   const raw = express.raw({ type: () => true, limit: STORE_BODY_MAX_BYTES });
+  // refused deliveries only (a bad signature, a 404, a body too large): the forms' figures per address and per source
+  const limits = storeRateLimits({
+    perIp: ctx.config.forms.ratePerIp,
+    perSource: ctx.config.forms.ratePerSource,
+    redisUrl: ctx.config.redisUrl,
+    refused: () => ctx.metrics.rateLimited.inc({ limiter: 'store' }),
+  });
   for (const kind of Object.keys(STORE_PLATFORMS) as StoreKind[]) {
     const path = `/intake/${kind}/:public_key`;
     const readBody: RequestHandler = (req, res, next) =>
@@ -25,6 +33,7 @@ export function createStoreIntakeRoutes(ctx: AppContext): Router {
       });
     r.post(
       path,
+      ...limits,
       readBody,
       route(async (req, res) => {
         const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

@@ -47,7 +47,7 @@ function dataOf(fields: Record<string, unknown>, errors: FieldErrors) {
     if (key.length > FORM_DATA.maxLength)
       addError(errors, 'form', `A field name may not be longer than ${FORM_DATA.maxLength} characters.`);
     else if (value.length > FORM_DATA.maxLength)
-      addError(errors, key, `The ${key} field may not be greater than ${FORM_DATA.maxLength} characters.`);
+      addError(errors, key, `The ${key} field must not be greater than ${FORM_DATA.maxLength} characters.`);
     data.push({ key, value });
   }
   if (data.length > FORM_DATA.maxKeys)

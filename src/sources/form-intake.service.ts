@@ -14,7 +14,7 @@ import type { PreparedLead } from '../leads/lead.check.js';
 import type { LeadService } from '../leads/lead.service.js';
 import { loggedFields, readForm, type ReadForm } from './form-fields.js';
 import { activeFormSource, insertedLead, type FormSource } from './form-intake.repository.js';
-import { recordIntake } from './intake.repository.js';
+import { countIntake, recordIntake, recordRefusal } from './intake.repository.js';
 import { isPublicKey } from './intake-url.js';
 
 export type { FormSource };
@@ -126,14 +126,12 @@ export function createFormIntakeService(core: Core, deps: { leads: LeadService }
     submission: FormSubmission,
     entry: { outcome: 'refused' | 'rate_limited'; reason: string },
   ) {
-    return recordIntake(sequelize, {
-      accountId: source.account_id,
-      sourceId: source.id,
-      ...entry,
-      clientIp: submission.clientIp,
-      origin: submission.origin,
-      payload: loggedFields(submission.fields),
-    });
+    const fixed = { accountId: source.account_id, sourceId: source.id, ...entry };
+    const from = { clientIp: submission.clientIp, origin: submission.origin };
+    // a rate-limited submission is counted (one row per address and minute), never kept whole
+    if (entry.outcome === 'rate_limited') return countIntake(sequelize, { ...fixed, ...from });
+    const payload = loggedFields(submission.fields);
+    return recordRefusal(sequelize, { ...fixed, ...from, payload }, core.config.forms.logRefusalsPerHour);
   }
 
   /** Checks, prepares and inserts; throws the refusal (not yet logged). */

@@ -46,6 +46,7 @@ export class LeadIntake extends Model {
   declare lead_reference: string | null;
   declare external_id: string | null;
   declare client_ip: string | null;
+  declare attempts: number;
   declare origin: string | null;
   declare payload: unknown;
 }
@@ -80,6 +81,7 @@ export function initLeadSources(sequelize: Sequelize) {
       lead_reference: DataTypes.STRING(12),
       external_id: DataTypes.STRING(100),
       client_ip: DataTypes.STRING(64),
+      attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 1 },
       origin: DataTypes.STRING(255),
       payload: DataTypes.JSONB,
     },

@@ -45,6 +45,7 @@ export function intakeView(r: IntakeRow): IntakeView {
     external_id: r.external_id,
     origin: r.origin,
     client_ip: r.client_ip,
+    attempts: r.attempts,
     payload: r.payload ?? null,
   };
 }

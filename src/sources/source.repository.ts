@@ -3,6 +3,7 @@ import { isRowId, select } from '../query.js';
 import type { SourceLine, SourceKind, IntakeOutcome } from './lead-source.model.js';
 import type { IntakeView } from './source.schemas.js';
 import { HEALTH_WINDOW_HOURS, INTAKE_KEEP_DAYS } from './source-health.js';
+import { BAD_SIGNATURE } from './intake.repository.js';
 
 /** A source row as read, secret included: the service decides what leaves. */
 export interface SourceRow {
@@ -149,8 +150,9 @@ export async function deleteSource(sequelize: Sequelize, id: number, accountId: 
 }
 
 /**
- * Submissions and refusals (refused or rate limited) of each source named, in the last 24 hours: the figures the
- * failing rule reads. Served by lead_intake_source_received_idx (one range per source).
+ * Submissions and refusals (refused or rate limited; a counted row is its attempts) of each source named, in the last
+ * 24 hours: the figures the failing rule reads. Deliveries with a bad signature are not the source's: left out.
+ * Served by lead_intake_source_received_idx (one range per source).
  */
 export async function intakeCounts(
   sequelize: Sequelize,
@@ -160,12 +162,12 @@ export async function intakeCounts(
   if (!sourceIds.length) return new Map();
   const rows = await select<{ source_id: number; received: number; refused: number }>(
     sequelize,
-    `SELECT source_id, count(*)::int AS received,
-            count(*) FILTER (WHERE outcome IN ('refused', 'rate_limited'))::int AS refused
+    `SELECT source_id, coalesce(sum(attempts), 0)::int AS received,
+            coalesce(sum(attempts) FILTER (WHERE outcome IN ('refused', 'rate_limited')), 0)::int AS refused
        FROM lead_intake WHERE source_id = ANY($1::int[]) AND received_at > now() - make_interval(hours => $2)
-        AND ($3::int IS NULL OR account_id = $3)
+        AND ($3::int IS NULL OR account_id = $3) AND reason IS DISTINCT FROM $4
       GROUP BY source_id`,
-    [sourceIds, HEALTH_WINDOW_HOURS, accountId],
+    [sourceIds, HEALTH_WINDOW_HOURS, accountId, BAD_SIGNATURE],
   );
   return new Map(rows.map((r) => [r.source_id, { received: r.received, refused: r.refused }]));
 }
@@ -180,7 +182,8 @@ export async function intakePage(
   const params = [f.sourceId, INTAKE_KEEP_DAYS, f.outcome ?? null];
   const rows = await select<IntakeRow>(
     sequelize,
-    `SELECT id, source_id, received_at, outcome, reason, lead_reference, external_id, origin, client_ip, payload
+    `SELECT id, source_id, received_at, outcome, reason, lead_reference, external_id, origin, client_ip, attempts,
+            payload
        FROM lead_intake WHERE ${where} ORDER BY received_at DESC, id DESC OFFSET $4 LIMIT $5`,
     [...params, (f.page - 1) * f.perPage, f.perPage],
   );

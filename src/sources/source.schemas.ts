@@ -167,5 +167,7 @@ export interface IntakeView {
   external_id: string | null;
   origin: string | null;
   client_ip: string | null;
+  /** How many submissions the entry stands for: 1, or those counted in its minute (a flood, a bad signature). */
+  attempts: number;
   payload: unknown;
 }

@@ -5,7 +5,7 @@ import { systemActor } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, UnauthenticatedError, ValidationError } from '../errors.js';
 import type { LeadService, PreparedLead } from '../leads/lead.service.js';
-import { recordIntake, type IntakeEntry } from './intake.repository.js';
+import { BAD_SIGNATURE, countIntake, recordIntake, recordRefusal, type IntakeEntry } from './intake.repository.js';
 import { shopify } from './shopify.js';
 import { activeStoreSource, leadOfOrder, type StoreSource } from './store-intake.repository.js';
 import {
@@ -86,8 +86,14 @@ function intakeOf(core: Core, leads: LeadService, found: [StoreSource, StorePlat
     clientIp: d.clientIp,
     origin: headerOf(d, platform.headers.shop) ?? null,
   };
-  const log: Log = (entry, t) => recordIntake(core.db.sequelize, { ...fixed, ...entry }, t);
-  return { core, leads, source, platform, log };
+  // a refusal is kept whole up to the hourly cap, then counted (src/sources/intake.repository.ts)
+  const log: Log = (entry, t) =>
+    entry.outcome === 'refused' && !t
+      ? recordRefusal(core.db.sequelize, { ...fixed, ...entry }, core.config.forms.logRefusalsPerHour)
+      : recordIntake(core.db.sequelize, { ...fixed, ...entry }, t);
+  /** A delivery anyone could have sent (a bad signature): counted per address and minute, never the source's fault. */
+  const unsigned = () => countIntake(core.db.sequelize, { ...fixed, outcome: 'refused', reason: BAD_SIGNATURE });
+  return { core, leads, source, platform, log, unsigned };
 }
 
 async function refuse(intake: Intake, reason: string, payload: unknown, externalId?: string): Promise<StoreAnswer> {
@@ -177,7 +183,7 @@ async function receive(core: Core, leads: LeadService, kind: string, publicKey: 
   const signature = headerOf(d, platform.headers.signature);
   if (platform.isPing(d.raw, signature)) return { message: 'Webhook saved.' };
   if (!signedBy(source.signing_secret, d.raw, signature)) {
-    await intake.log({ outcome: 'refused', reason: 'bad signature' });
+    await intake.unsigned();
     throw new UnauthenticatedError('Invalid signature.');
   }
   const topic = headerOf(d, platform.headers.topic) ?? null;

@@ -27,7 +27,7 @@ describe('The form snippet in Chromium: a page on another origin posts to the ap
     const ctx = getCtx();
     app = await startTestServer({
       ...ctx,
-      config: { ...ctx.config, forms: { ratePerIp: PER_IP, ratePerSource: 300 } },
+      config: { ...ctx.config, forms: { ...ctx.config.forms, ratePerIp: PER_IP, ratePerSource: 300 } },
     });
     pages = await serveLocal((req, res) => {
       const key = new URL(req.url ?? '/', 'http://x').pathname.slice(1);

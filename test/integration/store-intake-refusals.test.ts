@@ -45,14 +45,30 @@ describe('store webhooks: refusals and hostile input', () => {
     expect(await leadsOf(ctx(), acc.id)).to.deep.equal([]);
   });
 
-  it('When the signature header is missing or not base64 of the digest, Then 401, each logged', async () => {
+  it('When the signature header is missing or not base64 of the digest, Then 401, each counted in one row', async () => {
     const { source } = await shop();
     const digest = sign(source.secret, SAMPLE);
     for (const header of [undefined, '', digest.toLowerCase(), `${digest}==`, Buffer.from(digest).toString('hex')])
       expect(
         (await deliver(web.url, source, SAMPLE, { headers: { 'x-shopify-hmac-sha256': header } })).status,
       ).to.equal(401);
-    expect((await intakeOf(ctx(), source.id)).map((e) => e.reason)).to.deep.equal(Array(5).fill('bad signature'));
+    const log = await intakeOf(ctx(), source.id);
+    expect(log.map((e) => [e.reason, e.attempts])).to.deep.equal([['bad signature', 5]]);
+  });
+
+  it("When one address floods a shop address with unsigned posts, Then past the forms' budget they are 429 unread, the log holds one counted row and the source does not look failing (issue 40, finding 2)", async () => {
+    const { acc, source } = await shop();
+    const statuses: number[] = [];
+    for (let i = 0; i < 15; i++)
+      statuses.push((await deliver(web.url, source, SAMPLE, { secret: 'not the shop secret' })).status);
+    // FORM_RATE_PER_IP (10) refused deliveries a minute from one address, then 429
+    expect(statuses).to.deep.equal([...Array(10).fill(401), ...Array(5).fill(429)]);
+    const log = await intakeOf(ctx(), source.id);
+    expect(log.map((e) => [e.outcome, e.reason, e.attempts, e.payload])).to.deep.equal([
+      ['refused', 'bad signature', 10, null],
+    ]);
+    const shown = await ctx().services.sources.show(acc.seller.actor, source.id);
+    expect(shown.health).to.deep.include({ state: 'ok', received_24h: 0, refused_24h: 0 });
   });
 
   it('When the source has no secret, Then no delivery passes, even one signed with an empty key', async () => {
