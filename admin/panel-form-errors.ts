@@ -40,6 +40,7 @@ const RULES: [RegExp, string, string[]][] = [
   [/^The (\S+) field must be (?:a number|an integer)\.$/, 'number', ['field']],
   [/^The (\S+) field must be a valid email address\.$/, 'email', ['field']],
   [/^The (\S+) field must be (?:a string|text)\.$/, 'text', ['field']],
+  [/^The (\S+) field must not nest more than (\d+) levels deep\.$/, 'nested', ['field', 'limit']],
   [/^The (\S+) field must (?:match the format|be a valid ISO 8601 date)/, 'dateTime', ['field']],
   [/^The (\S+) field must be a date after now\.$/, 'future', ['field']],
   [/^The (\S+) field must be a date after or equal to (\S+)\.$/, 'afterOrEqual', ['field', 'other']],

@@ -69,6 +69,17 @@ export const fitText = (s: string): string => s.replace(UNFIT_ALL, '\uFFFD');
 const PROTOTYPE_NAMES: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
 export const isPrototypeName = (key: string): boolean => PROTOTYPE_NAMES.has(key);
 
+/**
+ * How deep any input may nest, the input itself at depth 0: a bulk lead body is 4 deep at its products, and no body,
+ * query or field of this product needs more. Deeper input is refused by inputErrors (a 422 naming the field), so no
+ * walk after it (a JSON.stringify, an idempotency hash, the intake log's copy) meets the thousands of levels that
+ * overflow the stack (issue 40, finding 7).
+ */
+export const INPUT_DEPTH = 32;
+
+/** The refusal of an object or array at INPUT_DEPTH, under its dotted path. */
+const tooDeep = (key: string) => `The ${key} field must not nest more than ${INPUT_DEPTH} levels deep.`;
+
 /** What is wrong with a string as text, in the words of a field error, or null when it is fit. */
 function textProblem(s: string): string | null {
   if (!UNFIT.test(s)) return null;
@@ -77,9 +88,11 @@ function textProblem(s: string): string | null {
 
 /**
  * Errors for every string (value or object key) under `input` that holds a control character or a lone surrogate,
- * and for every key named like a prototype member, keyed by dotted path under `prefix`. The one rule for text and
- * keys: it runs before Joi on every validated input (validate, lead items), and on every REST, dashboard and panel
- * request body and query (http/input-guard.ts), so no such string reaches the database and no such key an object.
+ * for every key named like a prototype member, and for every object or array nested deeper than INPUT_DEPTH, keyed by
+ * dotted path under `prefix`. The one rule for text, keys and depth: it runs before Joi on every validated input
+ * (validate, lead items), on every REST, dashboard and panel request body and query (http/input-guard.ts) and on the
+ * public form's fields (src/sources/form-fields.ts), so no such string reaches the database, no such key an object,
+ * and no unbounded recursion a request's value.
  */
 export function inputErrors(input: unknown, prefix = ''): FieldErrors {
   const errors: FieldErrors = {};
@@ -90,7 +103,9 @@ export function inputErrors(input: unknown, prefix = ''): FieldErrors {
     if (typeof v === 'string') {
       const problem = textProblem(v);
       if (problem) addError(errors, key, `The ${key} field ${problem}.`);
-    } else if (v && typeof v === 'object' && depth < 32) {
+    } else if (v && typeof v === 'object' && depth >= INPUT_DEPTH) {
+      addError(errors, key, tooDeep(key));
+    } else if (v && typeof v === 'object') {
       for (const [k, child] of Object.entries(v)) {
         const at = path ? `${path}.${k}` : k;
         const problem = textProblem(k);
@@ -138,7 +153,8 @@ export const isoDate = (opts: { future?: boolean } = {}) =>
 
 function holdsUnfitInput(v: unknown, depth: number): boolean {
   if (typeof v === 'string') return UNFIT.test(v);
-  if (!v || typeof v !== 'object' || depth >= 32) return false;
+  if (!v || typeof v !== 'object') return false;
+  if (depth >= INPUT_DEPTH) return true;
   if (Array.isArray(v)) {
     for (const item of v) if (holdsUnfitInput(item, depth + 1)) return true;
     return false;

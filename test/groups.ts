@@ -50,6 +50,7 @@ export const GROUPS = {
     'test/integration/dashboard-session.test.ts',
     'test/integration/form-intake-limits.test.ts',
     'test/integration/form-intake.test.ts',
+    'test/integration/deep-bodies.test.ts',
     'test/integration/fuzz.test.ts',
     'test/integration/idempotency.test.ts',
     'test/integration/import-progress.test.ts',

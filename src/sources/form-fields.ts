@@ -1,6 +1,7 @@
 import type { FieldErrors } from '../errors.js';
 import { addError, inputErrors } from '../validation.js';
 import { UTM_FIELDS } from './form-snippet.js';
+import { fitJson } from './store-payload.js';
 
 /** The fields the form endpoint reads itself; any other becomes a {key, value} of the lead's data. */
 const CONTACT = ['phone', 'full_name', 'city', 'area', 'address'] as const;
@@ -98,13 +99,17 @@ export function readForm(body: unknown): ReadForm {
 // eslint-disable-next-line no-control-regex -- matching control characters is this pattern's purpose
 const UNFIT_FOR_LOG = /[\u0000-\u001F\u007F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-/** The submission as the intake log keeps it: at most 40 fields, texts cut to 255, nothing jsonb would refuse. */
+/**
+ * The submission as the intake log keeps it: at most 40 fields, texts cut to 255, nothing jsonb would refuse. A value
+ * that is not text is kept as its JSON cut to a bounded depth (fitJson): JSON.stringify of a value thousands of levels
+ * deep overflows the stack, and the refusal of such a submission must still be logged (issue 40, finding 7).
+ */
 export function loggedFields(body: unknown): Record<string, unknown> | null {
   if (!body || typeof body !== 'object') return null;
   const clean = (s: string) => s.slice(0, 255).replace(UNFIT_FOR_LOG, '\uFFFD');
   const kept: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body).slice(0, 40)) {
-    const shown = typeof value === 'string' ? value : JSON.stringify(value ?? null);
+    const shown = typeof value === 'string' ? value : JSON.stringify(fitJson(value ?? null));
     kept[clean(key)] = clean(shown ?? '');
   }
   return kept;
