@@ -103,8 +103,9 @@ export async function run(args: string[]): Promise<void> {
     });
     await ctx.db.sequelize.query('VACUUM lead_intake');
     const logAfter = await size();
+    const answers = JSON.stringify(Object.fromEntries(statuses));
     process.stdout.write(
-      `${posts} posts of 61 KB from one address to one form (answers ${JSON.stringify(Object.fromEntries(statuses))}): ` +
+      `${posts} posts of 61 KB from one address to one form (answers ${answers}): ` +
         `intake log ${kb(logBefore)} -> ${kb(logAfter)} (+${kb(logAfter - logBefore)})\n`,
     );
   } finally {
