@@ -79,6 +79,7 @@ export const GROUPS = {
     'test/integration/phone-e164.test.ts',
     'test/integration/private-files.test.ts',
     'test/integration/product-rule.test.ts',
+    'test/integration/public-routes.test.ts',
     'test/integration/queue-fuzz.test.ts',
     'test/integration/queue-rest.test.ts',
     'test/integration/rest-rate-limit.test.ts',

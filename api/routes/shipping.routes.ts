@@ -3,6 +3,7 @@ import type { AppContext } from '../../src/context.js';
 import { BadRequestError, UnauthenticatedError } from '../../src/errors.js';
 import { route } from '../../http/async.js';
 import { restRateLimit } from '../../http/rate-limit.js';
+import { methodNotAllowed } from '../../http/route-helpers.js';
 
 const CALLBACK_MAX_BYTES = 256 * 1024;
 
@@ -56,5 +57,7 @@ export function createShippingCallbackRoutes(ctx: AppContext): Router {
       res.json({ message: `${updated} orders updated.`, updated });
     }),
   );
+  // another method on the callback address is a 405, as on the intake addresses (before: the token check's 401)
+  r.all('/shipping/:code/callback', methodNotAllowed);
   return r;
 }
