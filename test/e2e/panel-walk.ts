@@ -249,7 +249,7 @@ function navigator(page: Page, baseUrl: string): (address: string) => Promise<vo
         !document.querySelector('.adminjs_Loader') &&
         ![...document.querySelectorAll('body *')].some((el) => el.childElementCount === 0 && el.textContent === '…'),
       address,
-      { timeout: 15_000 },
+      { timeout: 45_000 },
     );
     await quiet();
   };

@@ -66,7 +66,7 @@ describe('backup and restore', () => {
   });
 
   it('When a backup is taken while about 200 leads a second are written, Then a restore into a new DATA_DIR starts with every lead committed before its consistent point', async function () {
-    this.timeout(240_000);
+    this.timeout(480_000);
     if (process.env.DATABASE_URL) this.skip(); // the embedded database is what the CLI backs up
     const dataDir = newDir('backup-');
     const file = path.join(newDir('backup-file-'), 'leadflow.backup');

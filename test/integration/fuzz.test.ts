@@ -130,7 +130,7 @@ async function fingerprint(accountId: number): Promise<string> {
 
 describe('fuzz: no input answers 5xx, and a refused input changes nothing', () => {
   it(`services behind REST, dashboard and panel: ${10_000 * SCALE} generated inputs`, async function () {
-    this.timeout(120_000 * SCALE);
+    this.timeout(360_000 * SCALE);
     const ctx = getCtx();
     const acc = await makeAccount(ctx);
     await ctx.services.shipping.createCompany(systemActor(), {
@@ -266,7 +266,7 @@ describe('fuzz: no input answers 5xx, and a refused input changes nothing', () =
       .map((q) => new URLSearchParams(q as Record<string, string>).toString());
 
     it(`REST and dashboard bodies (${500 * SCALE}) and REST, dashboard and panel list queries (${1500 * SCALE}) answer below 500`, async function () {
-      this.timeout(120_000 * SCALE);
+      this.timeout(360_000 * SCALE);
       const acc = await makeAccount(getCtx());
       const rest = restClient(web.url, await acc.token());
       const seller = await login(web.url, acc.seller.email, acc.seller.password);
