@@ -2,7 +2,7 @@ import cookieParser from 'cookie-parser';
 import express, { type Express, type Router } from 'express';
 import type { AppContext } from '../src/context.js';
 import { refuseUnfitBody, refuseUnfitInput } from '../http/input-guard.js';
-import { sessionRateLimit, settingsRateLimit } from '../http/rate-limit.js';
+import { sessionRateLimit } from '../http/rate-limit.js';
 import { createCsrf, requireUser } from './auth.js';
 import { choosePanelBundle } from './panel-components.js';
 import { createApiKeyRoutes } from './routes/api-keys.routes.js';
@@ -55,14 +55,6 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
       limit: ctx.config.sessionRatePerMinute,
       redisUrl: ctx.config.redisUrl,
       refused: () => ctx.metrics.rateLimited.inc({ limiter: 'session' }),
-    }),
-  );
-  app.post(
-    '/admin/api/resources/accounts/records/:id/edit',
-    settingsRateLimit({
-      limit: ctx.config.accountSettingsPerMinute,
-      redisUrl: ctx.config.redisUrl,
-      refused: () => ctx.metrics.rateLimited.inc({ limiter: 'settings' }),
     }),
   );
   app.get('/', (req, res) => res.redirect(req.user ? '/admin' : '/login'));

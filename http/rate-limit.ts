@@ -128,20 +128,6 @@ export function sessionRateLimit(opts: MinuteBudget): RequestHandler {
 }
 
 /**
- * Saves of one account's settings (the panel's account edit, the only way to change them): per account saved, whoever
- * saves, so one seller cannot make the service redo an account's time zone work without end (issue 40, finding 3).
- */
-export function settingsRateLimit(opts: MinuteBudget): RequestHandler {
-  return minuteLimiter({
-    ...opts,
-    prefix: 'rl:settings:',
-    property: 'settingsRateLimit',
-    message: "Too many saves of this account's settings. Please wait a minute.",
-    key: (req) => `account:${String(req.params.id).slice(0, 12)}`,
-  });
-}
-
-/**
  * A form source's budgets (docs/lead-sources.md, "Limits"): per client IP and per source, both counted per source
  * (read from `sourceOf`), so a visitor of one seller's page never spends another seller's budget and a flood at one
  * form never closes the others. A refusal is a RateLimitedError with Retry-After and a message a visitor can read.

@@ -99,7 +99,7 @@ describe('account time zone (docs/decisions.md, "Time zones")', function () {
       expect((await ctx.models.Account.findByPk(acc.id))!.time_zone).to.equal('Africa/Algiers');
     });
 
-    it("When another request holds seller A's account row (an import), Then A's 30 zone saves at once are refused within seconds (try again, or over the account's budget), and seller B's writes go on meanwhile", async () => {
+    it("When another request holds seller A's account row (an import), Then A's 30 zone saves at once are refused within seconds (try again), and seller B's writes go on meanwhile", async () => {
       const ctx = getCtx();
       const [a, b] = [await makeAccount(ctx), await makeAccount(ctx)];
       const c = await login(web.url, a.seller.email, a.seller.password);
@@ -133,14 +133,7 @@ describe('account time zone (docs/decisions.md, "Time zones")', function () {
         });
         expect(written.status, JSON.stringify(written.body)).to.equal(201);
         const answers = await Promise.all(saves);
-        // ACCOUNT_SETTINGS_PER_MINUTE (20) saves of one account a minute: the others are 429 before any work
-        const limited = answers.filter((ans) => ans.status === 429);
-        expect(limited.length, 'saves over the budget').to.be.at.least(10);
-        for (const ans of limited)
-          expect(ans.body).to.deep.equal({
-            message: "Too many saves of this account's settings. Please wait a minute.",
-          });
-        for (const ans of answers.filter((x) => x.status !== 429)) {
+        for (const ans of answers) {
           expect(ans.status).to.equal(200);
           expect(ans.body.notice, JSON.stringify(ans.body)).to.deep.include({
             type: 'error',
