@@ -42,12 +42,10 @@ describe('Form endpoint: budgets and hostile input', () => {
     // (a 60 KB note is refused under note, logged whole but cut; then the address's budget refuses)
     expect([...statuses].sort()).to.deep.equal([422, 429]);
     const log = await intakeOf(getCtx(), s.id);
-    expect(log.map((l) => [l.outcome, l.attempts])).to.deep.equal([
-      ['refused', 1],
-      ['refused', 1],
-      ['refused', 1],
-      ['rate_limited', 197],
-    ]);
+    const sum = (outcome: string) => log.filter((l) => l.outcome === outcome).reduce((n, l) => n + l.attempts, 0);
+    expect([sum('refused'), sum('rate_limited')]).to.deep.equal([3, 197]);
+    // one counted row a minute: two when the flood crosses a minute's end
+    expect(log.filter((l) => l.outcome === 'rate_limited').length).to.be.within(1, 2);
     const [{ bytes }] = await getCtx().db.sequelize.query<{ bytes: number }>(
       'SELECT coalesce(sum(pg_column_size(i.*)), 0)::int AS bytes FROM lead_intake i WHERE source_id = $1',
       { bind: [s.id], type: QueryTypes.SELECT },
