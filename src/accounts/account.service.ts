@@ -11,7 +11,7 @@ import { TOKENS_CHANGED } from '../tokens/token-auth.js';
 import { credentialsCurrent, endCredentials } from '../auth/credentials.js';
 import { validate } from '../validation.js';
 import { requestZoneRebuild } from '../stats/kpi-zones.repository.js';
-import { withLockTimeout } from '../db/lock-timeout.js';
+import { withLockTimeout } from '../lock-timeout.js';
 import {
   accountCreateSchema,
   accountUpdateSchema,

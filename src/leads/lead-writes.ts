@@ -9,6 +9,7 @@ import { lockByKeys, findInScope, type RowKey } from '../query.js';
 import { addError, validate } from '../validation.js';
 import {
   deleteLeads,
+  blockedLeads,
   LEAD_LOCK,
   lockLeadStatus,
   phoneTaken,
@@ -30,7 +31,6 @@ import { leadsWithoutProducts, replaceLeadProducts } from './lead-products.repos
 import { resolveLines, totalOf } from './lead.check.js';
 import { activeProducts } from './lead.repository.js';
 import { phoneCountryOf } from '../accounts/phone-country.js';
-import { blockedLeads } from '../blocklist/blocklist.repository.js';
 
 /** The protected status of decisions.md: such a lead cannot be deleted. */
 export const PROTECTED_LEAD_STATUSES: readonly string[] = ['confirmed'];

@@ -146,3 +146,24 @@ export async function lockLeadStatus(sequelize: Sequelize, transaction: Transact
   );
   return row.status;
 }
+
+/**
+ * The reasons of the leads among `ids` whose phone their account has blocked (lead id → reason), in the caller's
+ * transaction: what confirming and a phone change check (docs/decisions.md, "Blocklist").
+ */
+export async function blockedLeads(
+  sequelize: Sequelize,
+  transaction: Transaction,
+  ids: number[],
+): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await select<{ id: string | number; reason: string }>(
+    sequelize,
+    `SELECT l.id, b.reason FROM leads l
+       JOIN blocked_phones b ON b.account_id = l.account_id AND b.phone_normalized = l.phone_normalized
+      WHERE l.id = ANY($1::bigint[])`,
+    [ids],
+    transaction,
+  );
+  return new Map(rows.map((r) => [Number(r.id), r.reason]));
+}

@@ -1,5 +1,5 @@
 import type { Sequelize, Transaction } from 'sequelize';
-import { ConflictError } from '../errors.js';
+import { ConflictError } from './errors.js';
 
 /** PostgreSQL's lock_not_available: a lock was not granted within lock_timeout (or NOWAIT). */
 const LOCK_NOT_AVAILABLE = '55P03';
