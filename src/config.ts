@@ -36,6 +36,7 @@ const schema = Joi.object({
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
   RATE_LIMIT_ACCOUNT_PER_MINUTE: Joi.number().integer().min(1).default(180),
   SESSION_RATE_PER_MINUTE: Joi.number().integer().min(1).default(600),
+  ACCOUNT_SETTINGS_PER_MINUTE: Joi.number().integer().min(1).default(20),
   API_TOKENS_PER_USER: Joi.number().integer().min(1).default(20),
   LOGIN_THROTTLE_PER_MINUTE: Joi.number().integer().min(1).default(5),
   LOGIN_FAILURES_PER_IP: Joi.number().integer().min(1).default(20),
@@ -102,6 +103,8 @@ export interface Config extends JobsConfig {
   rateLimitAccountPerMinute: number;
   /** Dashboard and panel API requests per signed-in user (per client IP before login) and minute. */
   sessionRatePerMinute: number;
+  /** Saves of one account's settings per minute, whoever saves (src/accounts/settings-saves.repository.ts). */
+  accountSettingsPerMinute: number;
   /** Live (unexpired) API tokens one user may hold. */
   apiTokensPerUser: number;
   loginThrottlePerMinute: number;
@@ -204,6 +207,7 @@ function budgets(v: Record<string, number>) {
     rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
     rateLimitAccountPerMinute: v.RATE_LIMIT_ACCOUNT_PER_MINUTE,
     sessionRatePerMinute: v.SESSION_RATE_PER_MINUTE,
+    accountSettingsPerMinute: v.ACCOUNT_SETTINGS_PER_MINUTE,
     apiTokensPerUser: v.API_TOKENS_PER_USER,
     loginThrottlePerMinute: v.LOGIN_THROTTLE_PER_MINUTE,
     loginFailuresPerIp: v.LOGIN_FAILURES_PER_IP,

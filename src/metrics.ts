@@ -53,7 +53,7 @@ function counters(registers: client.Registry[]) {
     ),
     rateLimited: counter(
       'rate_limit_refusals_total',
-      'Requests refused with 429 by limiter (rest, rest-account, session, callback, login, form)',
+      'Requests refused with 429 by limiter (docs/operations.md, "Limits and budgets")',
       ['limiter'],
     ),
     carrierPushes: counter('carrier_pushes_total', 'Order pushes to carriers by outcome (sent, failed)', ['outcome']),

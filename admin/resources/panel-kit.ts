@@ -13,7 +13,9 @@ import {
 } from 'adminjs';
 import { userActor, type Actor, type Role } from '../../src/actor.js';
 import type { Language } from '../../src/accounts/languages.js';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, RateLimitedError, ValidationError } from '../../src/errors.js';
+import { BUSY_ACCOUNT } from '../../src/accounts/account.service.js';
+import { SETTINGS_BUDGET_MESSAGE } from '../../src/accounts/settings-saves.repository.js';
 import { can, isSystemWide, type Ability, type Resource } from '../../src/policy.js';
 import { isCalendarDate } from '../../src/validation.js';
 import { translate } from '../locale-text.js';
@@ -60,8 +62,23 @@ export function asSeenBy(json: ResourceJSON, currentAdmin: CurrentAdmin | undefi
   };
 }
 
-/** Service errors shown where the panel shows them: field errors under the fields, the rest as the action's error. */
-export function toAdminError(err: unknown): unknown {
+/** Refusals of a service that the panel says in its user's words (`messages.*` of admin/locales). */
+const REFUSAL_WORDS = new Map([
+  [BUSY_ACCOUNT, 'messages.accountBusy'],
+  [SETTINGS_BUDGET_MESSAGE, 'messages.settingsBudget'],
+]);
+
+/** A service's refusal in the user's language when the panel has words for it, else as the service said it. */
+function refusalWords(message: string, language: Language | undefined): string {
+  const key = REFUSAL_WORDS.get(message);
+  return key ? translate(language, key) : message;
+}
+
+/**
+ * Service errors shown where the panel shows them: field errors under the fields, the rest as the action's error
+ * (a conflict or a spent budget in the user's `language` where admin/locales has its words).
+ */
+export function toAdminError(err: unknown, language?: Language): unknown {
   if (err instanceof ValidationError) {
     const fields = Object.fromEntries(
       Object.entries(err.errors).map(([k, v]) => [k.replace(/^(ids|references)\.\d+$/, 'base'), { message: v[0] }]),
@@ -70,7 +87,10 @@ export function toAdminError(err: unknown): unknown {
   }
   if (err instanceof ForbiddenError) return new AdminForbiddenError(err.message);
   if (err instanceof NotFoundError) return new AdminNotFoundError(err.message, 'panel');
-  if (err instanceof ConflictError) return new AdminValidationError({}, { message: err.message, type: 'conflict' });
+  if (err instanceof ConflictError || err instanceof RateLimitedError) {
+    const type = err instanceof ConflictError ? 'conflict' : 'rate-limited';
+    return new AdminValidationError({}, { message: refusalWords(err.message, language), type });
+  }
   return err;
 }
 

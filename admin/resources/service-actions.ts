@@ -12,7 +12,16 @@ import type { Resource } from '../../src/policy.js';
 import { addError, isPrototypeName } from '../../src/validation.js';
 import { fieldMessage, knownMessage, pageWords, refusedForm } from '../panel-form-errors.js';
 import type { ComponentName } from '../panel-components.js';
-import { actorOf, allow, guarded, panelText, toAdminError, type Handler, type PanelText } from './panel-kit.js';
+import {
+  actorOf,
+  allow,
+  guarded,
+  panelText,
+  toAdminError,
+  type Handler,
+  type PanelAdmin,
+  type PanelText,
+} from './panel-kit.js';
 import { zonedPayload } from './panel-times.js';
 
 /**
@@ -82,7 +91,7 @@ async function formWrite(
     return { done: await write(zonedPayload(payloadOf(request), context)) };
   } catch (err) {
     if (err instanceof ValidationError) return { refused: refusedForm(err, context, ops.aliases) };
-    throw toAdminError(err);
+    throw toAdminError(err, (context.currentAdmin as PanelAdmin | undefined)?.language);
   }
 }
 

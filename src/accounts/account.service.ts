@@ -12,6 +12,7 @@ import { credentialsCurrent, endCredentials } from '../auth/credentials.js';
 import { validate } from '../validation.js';
 import { requestZoneRebuild } from '../stats/kpi-zones.repository.js';
 import { withLockTimeout } from '../lock-timeout.js';
+import { spendSettingsSave } from './settings-saves.repository.js';
 import {
   accountCreateSchema,
   accountUpdateSchema,
@@ -178,7 +179,8 @@ const accountView = (a: Account) => ({
  * Renames an account, changes the country its national phone numbers are read in, its time zone, or the thresholds of
  * its customers' risk rule (sellers their own account, admins any; a threshold applies at the next read of a
  * customer record). Phones already stored keep their E.164 form: a new country applies to what is written from now
- * on. A new zone has the account's KPI days recomputed out of band (saveZone).
+ * on. A new zone has the account's KPI days recomputed out of band (saveZone). A person saves an account's settings
+ * at most ACCOUNT_SETTINGS_PER_MINUTE times a minute, whoever saves (429 past it, before any work).
  */
 async function updateAccount(core: Core, actor: Actor, id: number, input: AccountUpdateInput) {
   const { Account } = core.models;
@@ -195,6 +197,11 @@ async function updateAccount(core: Core, actor: Actor, id: number, input: Accoun
   ) {
     throw ValidationError.single('name', 'The name has already been taken.');
   }
+  if (actor.kind !== 'system') {
+    await spendSettingsSave(core.db.sequelize, a.id, core.config.accountSettingsPerMinute, () =>
+      core.metrics.rateLimited.inc({ limiter: 'settings' }),
+    );
+  }
   if (v.time_zone && v.time_zone !== a.time_zone) await saveZone(core, a, v);
   else await a.update(v);
   return accountView(a);
@@ -208,7 +215,7 @@ async function updateAccount(core: Core, actor: Actor, id: number, input: Accoun
  * SETTINGS_LOCK_TIMEOUT_MS: a save that meets a long write of the account (an import) is refused, to be retried.
  */
 const SETTINGS_LOCK_TIMEOUT_MS = 2000;
-const BUSY_ACCOUNT = 'The account is being written to (another save or an import); try again in a moment.';
+export const BUSY_ACCOUNT = 'The account is being written to (another save or an import); try again in a moment.';
 
 async function saveZone(core: Core, a: Account, v: AccountUpdateInput): Promise<void> {
   await core.db.sequelize.transaction(async (transaction) => {

@@ -4,7 +4,7 @@ import { systemActor } from '../../src/actor.js';
 import { ValidationError, NotFoundError, ForbiddenError } from '../../src/errors.js';
 import { down, up } from '../../migrations/20261205000000-account-time-zone.js';
 import { getCtx } from '../hooks.js';
-import { makeAccount, uid } from '../factories.js';
+import { makeAccount, makeAdmin, uid } from '../factories.js';
 import { startTestServer } from '../helpers.js';
 import { login } from '../session.js';
 import { restClient } from '../rest-client.js';
@@ -99,7 +99,7 @@ describe('account time zone (docs/decisions.md, "Time zones")', function () {
       expect((await ctx.models.Account.findByPk(acc.id))!.time_zone).to.equal('Africa/Algiers');
     });
 
-    it("When another request holds seller A's account row (an import), Then A's 30 zone saves at once are refused within seconds (try again), and seller B's writes go on meanwhile", async () => {
+    it("When another request holds seller A's account row (an import), Then A's 30 zone saves at once are refused within seconds (try again, or over the account's budget), and seller B's writes go on meanwhile", async () => {
       const ctx = getCtx();
       const [a, b] = [await makeAccount(ctx), await makeAccount(ctx)];
       const c = await login(web.url, a.seller.email, a.seller.password);
@@ -133,21 +133,64 @@ describe('account time zone (docs/decisions.md, "Time zones")', function () {
         });
         expect(written.status, JSON.stringify(written.body)).to.equal(201);
         const answers = await Promise.all(saves);
+        // each refused: waited out its lock timeout, or over ACCOUNT_SETTINGS_PER_MINUTE (20) before any work
+        const busy = 'The account is being written to (another save or an import); try again in a moment.';
+        const spent = "Too many saves of this account's settings. Please wait a minute.";
         for (const ans of answers) {
           expect(ans.status).to.equal(200);
-          expect(ans.body.notice, JSON.stringify(ans.body)).to.deep.include({
-            type: 'error',
-            message: 'The account is being written to (another save or an import); try again in a moment.',
-          });
+          expect(ans.body.notice.type, JSON.stringify(ans.body)).to.equal('error');
+          expect([busy, spent], JSON.stringify(ans.body)).to.include(ans.body.notice.message);
         }
       } finally {
         await holder.query('ROLLBACK');
         await holder.end();
       }
       expect((await ctx.models.Account.findByPk(a.id))!.time_zone, 'nothing saved').to.equal('Africa/Casablanca');
-      // once the row is free, a save goes through and marks the account's days for the fold (jobs/kpi.job.ts)
-      await ctx.services.accounts.updateAccount(a.seller.actor, a.id, { time_zone: 'Europe/Paris' });
+      // once the row is free, a save goes through and marks the account's days for the fold (jobs/kpi.job.ts); the
+      // seller may have spent the minute's budget, the CLI (system) is not counted
+      await ctx.services.accounts.updateAccount(sys, a.id, { time_zone: 'Europe/Paris' });
       expect((await ctx.models.Account.findByPk(a.id))!.time_zone).to.equal('Europe/Paris');
+    });
+
+    it("When an account has spent ACCOUNT_SETTINGS_PER_MINUTE saves, Then its seller's and an admin's next saves are refused in the user's words before any work, another account saves, and the CLI is not counted", async () => {
+      const ctx = getCtx();
+      const [a, b] = [await makeAccount(ctx), await makeAccount(ctx)];
+      const admin = await makeAdmin(ctx);
+      await ctx.services.accounts.setLanguage(a.seller.actor, 'fr');
+      const edit = async (user: { email: string; password: string }, id: number, json: Record<string, string>) => {
+        const c = await login(web.url, user.email, user.password);
+        const res = await c.fetch(`/admin/api/resources/accounts/records/${id}/edit`, {
+          method: 'POST',
+          json,
+          headers: { origin: web.url },
+        });
+        return { status: res.status, body: await res.json() };
+      };
+      // A's budget spent in a minute that has not ended (a later one, so that the clock's minute cannot turn meanwhile)
+      await ctx.db.sequelize.query(
+        `INSERT INTO account_settings_saves (account_id, minute, saves)
+         VALUES (${a.id}, date_trunc('minute', now()) + interval '5 minutes', ${ctx.config.accountSettingsPerMinute})`,
+      );
+      const seller = await edit(a.seller, a.id, { name: a.name, time_zone: 'Europe/Paris' });
+      expect(seller.body.notice, JSON.stringify(seller.body)).to.deep.include({
+        type: 'error',
+        message: "Trop d'enregistrements des réglages de ce compte. Veuillez patienter une minute.",
+      });
+      const byAdmin = await edit(admin, a.id, { name: a.name, time_zone: 'Europe/Paris' });
+      expect(byAdmin.body.notice.message).to.equal("Too many saves of this account's settings. Please wait a minute.");
+      expect((await ctx.models.Account.findByPk(a.id))!.time_zone, 'nothing saved').to.equal('Africa/Casablanca');
+      const other = await edit(b.seller, b.id, { name: b.name, time_zone: 'Europe/Paris' });
+      expect(other.body.notice.type, JSON.stringify(other.body)).to.equal('success');
+      await ctx.services.accounts.updateAccount(sys, a.id, { time_zone: 'UTC' });
+      expect((await ctx.models.Account.findByPk(a.id))!.time_zone).to.equal('UTC');
+      const [counted] = (await ctx.db.sequelize.query(
+        `SELECT saves FROM account_settings_saves WHERE account_id = ${a.id}`,
+        { raw: true },
+      )) as unknown as [{ saves: number }[]];
+      expect(counted[0].saves, 'the two refused saves counted, the CLI not').to.equal(
+        ctx.config.accountSettingsPerMinute + 2,
+      );
+      expect((await ctx.metrics.render()).body).to.match(/limiter="settings"\} [1-9]/);
     });
 
     it("When a list is filtered by days, Then the days are the account zone's (Paris: 30 Jun 22:30 UTC is 1 July)", async () => {
