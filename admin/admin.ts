@@ -10,9 +10,10 @@ import { refuseUnfitBody } from '../http/input-guard.js';
 import { addComponentSources, type ComponentName } from './panel-components.js';
 import { panelFormBodies } from './panel-bodies.js';
 import { dropRemoteFonts, knownActions, panelJsonBodies, panelSession, sameOriginWrites } from './panel-guards.js';
-import { panelCsp, patchedPanelAsset } from './panel-csp.js';
+import { panelCsp } from './panel-csp.js';
+import { hashedAssetLinks, panelAsset } from './panel-assets.js';
 import { panelLocale } from './panel-locale.js';
-import { PANEL_STYLESHEET, panelDirection, panelStylesheet } from './panel-rtl.js';
+import { PANEL_STYLESHEET, panelDirection } from './panel-rtl.js';
 import { accountPageHandler } from './pages/account-page.js';
 import { kpiPageHandler } from './pages/kpi-page.js';
 import { queuePageHandler } from './pages/queue-page.js';
@@ -135,9 +136,8 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
   const outer = express.Router();
   outer.use(panelSession, sameOriginWrites, knownActions(panel.admin), panelJsonBodies, panelFormBodies);
   outer.use(refuseUnfitBody); // prototype-named keys, bad text in a body: a 422 (http/input-guard.ts)
-  outer.use(dropRemoteFonts, panelCsp, panelDirection);
-  outer.get('/frontend/assets/leadflow-panel.css', panelStylesheet);
-  outer.get('/frontend/assets/:asset', patchedPanelAsset);
+  outer.use(dropRemoteFonts, panelCsp, panelDirection, hashedAssetLinks);
+  outer.get('/frontend/assets/:asset', panelAsset);
   outer.use(panel.router);
   return outer;
 }

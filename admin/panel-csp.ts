@@ -1,10 +1,5 @@
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import type { RequestHandler } from 'express';
 import { cspNonce } from '../http/csp.js';
-
-const require = createRequire(import.meta.url);
 
 /** The end of the inline script that opens AdminJS 7's layout (adminjs/lib/frontend/layout-template.js). */
 const STATE_END = 'window.AdminJS = { Components: {} };';
@@ -52,42 +47,19 @@ export const panelCsp: RequestHandler = (_req, res, next) => {
 };
 
 /**
- * Two fixes to AdminJS's browser bundles, made as they are served (each read once; the rest is AdminJS's file as it
- * is, and a version without the pattern is served unchanged, which the browser test would then report):
+ * Two fixes to AdminJS's browser bundles, made as they are served (admin/panel-assets.ts; the rest is AdminJS's file
+ * as it is, and a version without the pattern is served unchanged, which the browser test would then report):
  * - the design-system bundle finds the global object with `new Function("return this")()` (a webpack shim in a
  *   try/catch): without 'unsafe-eval' the browser refuses it and reports a violation on every page; `globalThis` is
  *   the same object in every browser the panel supports;
  * - emotion (react-select's styles, in both bundles) creates its <style> elements with the nonce of its options,
  *   which AdminJS never sets: it takes the page's (`__webpack_nonce__`, set by markPanelLayout) when none is given.
  */
-const PATCHED_ASSETS: Record<string, (mode: string) => string> = {
-  'design-system.bundle.js': (mode) =>
-    path.join(path.dirname(require.resolve('@adminjs/design-system')), `../bundle.${mode}.js`),
-  'global.bundle.js': (mode) =>
-    path.join(path.dirname(require.resolve('adminjs')), `lib/frontend/assets/scripts/global-bundle.${mode}.js`),
-};
 const EMOTION_NONCE = /this\.nonce ?= ?(\w+)\.nonce([,;])/g;
-const patched = new Map<string, string>();
 
-function patchBundle(source: string): string {
+export function patchBundle(source: string): string {
   return source
     .split('new Function("return this")()')
     .join('globalThis')
     .replace(EMOTION_NONCE, 'this.nonce = $1.nonce !== undefined ? $1.nonce : globalThis.__webpack_nonce__$2');
 }
-
-/** GET /admin/frontend/assets/<design-system|global>.bundle.js, patched as said above. */
-export const patchedPanelAsset: RequestHandler = (req, res, next) => {
-  const name = path.basename(req.path);
-  const locate = PATCHED_ASSETS[name];
-  if (!locate) return next();
-  try {
-    if (!patched.has(name)) {
-      const mode = process.env.NODE_ENV === 'production' ? 'production' : 'development';
-      patched.set(name, patchBundle(fs.readFileSync(locate(mode), 'utf8')));
-    }
-    res.type('application/javascript').send(patched.get(name));
-  } catch (err) {
-    next(err);
-  }
-};

@@ -79,8 +79,3 @@ export const panelDirection: RequestHandler = (_req, res, next) => {
   res.send = ((body: unknown) => send(typeof body === 'string' ? withDirection(body) : body)) as typeof res.send;
   next();
 };
-
-/** GET the panel's stylesheet. */
-export const panelStylesheet: RequestHandler = (_req, res) => {
-  res.type('text/css').set('Cache-Control', 'no-cache').send(PANEL_CSS);
-};

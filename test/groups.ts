@@ -72,6 +72,7 @@ export const GROUPS = {
     'test/integration/outbound-address-space.test.ts',
     'test/integration/panel-findings.test.ts',
     'test/integration/panel-pages.test.ts',
+    'test/integration/panel-assets.test.ts',
     'test/integration/panel-populated.test.ts',
     'test/integration/panel-refusals.test.ts',
     'test/integration/panel-scope.test.ts',
