@@ -49,7 +49,11 @@ describe('panel: a form source’s default products and sku mapping', () => {
     expect(made.body.record.errors ?? {}).to.deep.equal({});
     const id = made.body.record.params.id;
     expect(await sourceRows(acc.id)).to.deep.equal([
-      { name: 'Priced page', default_products: [{ sku: first, quantity: 2 }], product_mapping: { 'PAGE.BLUE': second } },
+      {
+        name: 'Priced page',
+        default_products: [{ sku: first, quantity: 2 }],
+        product_mapping: { 'PAGE.BLUE': second },
+      },
     ]);
     const shown = (await panelApi(c, web.url, 'GET', `lead_sources/records/${id}/show`)).body.record.params;
     expect(JSON.parse(shown.health).state).to.equal('ok');
