@@ -49,6 +49,8 @@ const RULES: [RegExp, string, string[]][] = [
   [/^The (\S+) field must be at most (\d+) days before (\S+)\.$/, 'daysBefore', ['field', 'limit', 'other']],
   [/^The (\S+) has already been taken\.$/, 'taken', ['field']],
   [/^The selected (\S+) is invalid\.$/, 'invalid', ['field']],
+  // a lead source's default line or mapping target (src/sources/source.service.ts), the sku named
+  [/^The selected (\S+) \((.*)\) is not an active product of the account\.$/, 'notActiveProduct', ['field', 'sku']],
   // the blocklist's refusals (src/blocklist/blocklist.service.ts)
   [/^The (\S+) is already blocked\.$/, 'alreadyBlocked', ['field']],
   [

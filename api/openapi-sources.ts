@@ -1,4 +1,5 @@
 import { INTAKE_OUTCOMES, SOURCE_KINDS } from '../src/sources/lead-source.model.js';
+import { HEALTH_STATES } from '../src/sources/source-health.js';
 import {
   intakeListSchema,
   sourceCreateSchema,
@@ -29,7 +30,17 @@ const source = {
     product_mapping: { type: 'object', additionalProperties: str },
     signing_secret_hint: nullable('string', { description: 'Whether a secret is set (never the secret)' }),
     active: { type: 'boolean' },
-    health: closed({ state: { type: 'string', enum: ['ok', 'failing'] }, received_24h: count, refused_24h: count }),
+    health: closed({
+      state: {
+        type: 'string',
+        enum: [...HEALTH_STATES],
+        description:
+          'failing: over half of at least 10 submissions in 24 hours refused; no_products: a form that cannot price ' +
+          'a lead (no default product line and no mapping giving an active product), so its submissions are refused',
+      },
+      received_24h: count,
+      refused_24h: count,
+    }),
     created_by: nullable('string'),
     created_at: time,
     updated_at: time,

@@ -88,6 +88,7 @@ export const GROUPS = {
     'test/integration/sessions-credentials.test.ts',
     'test/integration/signals.test.ts',
     'test/integration/source-health.test.ts',
+    'test/integration/source-products-panel.test.ts',
     'test/integration/sources-panel.test.ts',
     'test/integration/sources-rest.test.ts',
     'test/integration/stats.test.ts',

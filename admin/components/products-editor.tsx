@@ -28,10 +28,10 @@ const field: React.CSSProperties = {
 const error: React.CSSProperties = { color: '#c20012', fontSize: 12, marginTop: 4 };
 
 /** The errors the service gave for the products (`products`, `products.1.price`…), by path. */
-function errorsOf(record: EditPropertyProps['record']): Record<string, string> {
+function errorsOf(record: EditPropertyProps['record'], key: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(record?.errors ?? {}))
-    if (k === 'products' || k.startsWith('products.')) out[k] = String(v?.message ?? '');
+    if (k === key || k.startsWith(`${key}.`)) out[k.replace(key, 'products')] = String(v?.message ?? '');
   return out;
 }
 
@@ -39,10 +39,12 @@ function errorsOf(record: EditPropertyProps['record']): Record<string, string> {
  * The products of a lead on its create and edit forms: rows of a sku picked from the account's active products, a
  * quantity and a price (filled with the catalogue price when a sku is picked; left empty, the service's defaults apply:
  * quantity 1, the catalogue price). The rows go into the form's payload as `products.N.sku|quantity|price`; the
- * service's errors on them are shown under their row.
+ * service's errors on them are shown under their row. Also a lead source's default products (the property
+ * `default_products`: rows `default_products.N.…`, its resource's `productChoices` lists the same way).
  */
-export default function ProductsEditor({ record, onChange, resource }: EditPropertyProps) {
-  const { translateComponent } = useTranslation();
+export default function ProductsEditor({ record, onChange, resource, property }: EditPropertyProps) {
+  const { translateComponent, translateProperty, translateMessage } = useTranslation();
+  const key = property?.path ?? 'products';
   const [choices, setChoices] = useState<Choice[]>([]);
   const [rows, setRows] = useState<Row[]>([]);
   const id = record?.id;
@@ -55,36 +57,38 @@ export default function ProductsEditor({ record, onChange, resource }: EditPrope
       .then(({ data }) => {
         const d = data as { products?: Choice[]; lines?: { sku: string; quantity: number; price: number }[] };
         setChoices(d.products ?? []);
+        // a source's line may have no price of its own (the catalogue's then): left empty
         const lines = (d.lines ?? []).map((l) => ({
           sku: l.sku,
           quantity: String(l.quantity),
-          price: String(l.price),
+          price: l.price === undefined || l.price === null ? '' : String(l.price),
         }));
         setRows(lines);
-        if (lines.length) onChange('products', lines);
+        if (lines.length || key !== 'products') onChange(key, lines);
       })
       .catch(() => setChoices([]));
     // once per record (and chosen account): the rows are the form's from then on
   }, [id, account]);
   const update = (next: Row[]) => {
     setRows(next);
-    onChange('products', next);
+    onChange(key, next);
   };
   const set = (i: number, patch: Partial<Row>) => update(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   const pick = (i: number, sku: string) => {
     const price = choices.find((c) => c.sku === sku)?.price;
     set(i, { sku, ...(price !== undefined ? { price: String(price) } : {}) });
   };
-  const errors = errorsOf(record);
+  const errors = errorsOf(record, key);
+  const own = key === 'products';
   return (
-    <Box mb="xl" data-testid="products-editor">
-      <Label>{translateComponent('productsEditor.title')}</Label>
+    <Box mb="xl" data-testid={own ? 'products-editor' : `products-editor-${key}`}>
+      <Label>{own ? translateComponent('productsEditor.title') : translateProperty(property.label, resource.id)}</Label>
       {rows.map((row, i) => (
         <Box key={i} mb="default" data-testid="product-row">
           <Box flex flexDirection="row" style={{ gap: 8, alignItems: 'center' }}>
             <select
               aria-label={translateComponent('productsEditor.product', { n: i + 1 })}
-              name={`products.${i}.sku`}
+              name={`${key}.${i}.sku`}
               value={row.sku}
               onChange={(e) => pick(i, e.target.value)}
               style={{ ...field, minWidth: 260 }}
@@ -98,7 +102,7 @@ export default function ProductsEditor({ record, onChange, resource }: EditPrope
             </select>
             <input
               aria-label={translateComponent('productsEditor.quantityOf', { n: i + 1 })}
-              name={`products.${i}.quantity`}
+              name={`${key}.${i}.quantity`}
               inputMode="numeric"
               placeholder="1"
               value={row.quantity}
@@ -107,7 +111,7 @@ export default function ProductsEditor({ record, onChange, resource }: EditPrope
             />
             <input
               aria-label={translateComponent('productsEditor.priceOf', { n: i + 1 })}
-              name={`products.${i}.price`}
+              name={`${key}.${i}.price`}
               inputMode="decimal"
               placeholder={translateComponent('productsEditor.cataloguePrice')}
               value={row.price}
@@ -141,6 +145,11 @@ export default function ProductsEditor({ record, onChange, resource }: EditPrope
         {translateComponent('productsEditor.add')}
       </Button>
       {choices.length === 0 ? <Text mt="sm">{translateComponent('productsEditor.noActiveProduct')}</Text> : null}
+      {property?.description ? (
+        <Text variant="sm" mt="sm">
+          {translateMessage(property.description, resource.id)}
+        </Text>
+      ) : null}
     </Box>
   );
 }

@@ -3,20 +3,21 @@ import { Box, Button, FormGroup, FormMessage, Input, Label, Select, Text, ValueG
 import { useTranslation, type BasePropertyProps, type RecordJSON } from 'adminjs';
 import { Pill } from './status-badge.js';
 import { useCopy } from './secret-dialog.js';
+import SkuMapping from './sku-mapping.js';
 
 /** sourceHealth's answer (src/sources/source-health.ts), as the resource's after hooks write it. */
 interface Health {
-  state: 'ok' | 'failing';
+  state: 'ok' | 'failing' | 'no_products';
   received_24h: number;
   refused_24h: number;
 }
 
-const HEALTH_COLOURS = { ok: '#15803d', failing: '#b91c1c' } as const;
+const HEALTH_COLOURS = { ok: '#15803d', failing: '#b91c1c', no_products: '#b45309' } as const;
 
 function parsed(raw: unknown): Health | null {
   try {
     const h = JSON.parse(String(raw)) as Health;
-    return h && (h.state === 'ok' || h.state === 'failing') ? h : null;
+    return h && Object.hasOwn(HEALTH_COLOURS, h.state) ? h : null;
   } catch {
     return null;
   }
@@ -135,18 +136,17 @@ function ShownPart({ path, value, resourceId }: { path: string; value: string; r
         {tc('SourceParts.openLog', resourceId)}
       </a>
     );
+  if (path === 'pricing')
+    return (
+      <Text data-testid="source-pricing" data-pricing={value} color={value === 'no_products' ? '#b45309' : undefined}>
+        {tc(value === 'no_products' ? 'SourceParts.noProductsLine' : 'SourceParts.pricedLine', resourceId)}
+      </Text>
+    );
   if (path === 'products_text' || path === 'mapping_text' || path === 'payload_text')
     return (
-      <Box>
-        <pre dir="ltr" style={PRE}>
-          {value}
-        </pre>
-        {path !== 'payload_text' && (
-          <Text variant="sm" mt="sm">
-            {tc('SourceParts.restOnly', resourceId)}
-          </Text>
-        )}
-      </Box>
+      <pre dir="ltr" style={PRE}>
+        {value}
+      </pre>
     );
   return <span>{value || '—'}</span>;
 }
@@ -158,12 +158,13 @@ function ShownPart({ path, value, resourceId }: { path: string; value: string; r
 export default function SourceParts(props: BasePropertyProps) {
   const { translateProperty, tl } = useTranslation();
   const { property, record, resource, where } = props;
+  if (where === 'edit' && property.path === 'product_mapping') return <SkuMapping {...props} />;
   if (where === 'edit') return property.path === 'kind' ? <KindEdit {...props} /> : <SecretEdit {...props} />;
   const value = String(record?.params?.[property.path] ?? '');
   if (where === 'list' && property.path === 'kind') return <span>{tl(`kind.${value}`, resource.id)}</span>;
   if (where === 'list') return <HealthBadge raw={value} resourceId={resource.id} />;
-  // a shop has no snippet: no empty block
-  if (property.path === 'snippet' && !value) return null;
+  // a shop has no snippet and says nothing of pricing: no empty block
+  if ((property.path === 'snippet' || property.path === 'pricing') && !value) return null;
   return (
     <ValueGroup label={translateProperty(property.label, resource.id)}>
       <ShownPart path={property.path} value={value} resourceId={resource.id} />

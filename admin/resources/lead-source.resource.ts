@@ -12,13 +12,23 @@ import { SOURCE_KINDS } from '../../src/sources/lead-source.model.js';
 import { accountChoiceProp, chosen } from './account-choice.js';
 import { actorOf, allow, tenantReadActions } from './panel-kit.js';
 import { serviceActions } from './service-actions.js';
+import { defaultLines, mappingOf, sourceProductChoices } from './source-products.js';
 import { checked, hidden, nav, noWrapProps, showOnly, text, type PanelComponents } from './panel-ui.js';
 
 /** The texts of the show page a component draws (admin/components/source-parts.tsx); not columns. */
-const SHOWN = ['intake_url', 'snippet', 'intake_log', 'signing_secret_hint', 'products_text', 'mapping_text'];
+const SHOWN = [
+  'pricing',
+  'intake_url',
+  'snippet',
+  'intake_log',
+  'signing_secret_hint',
+  'products_text',
+  'mapping_text',
+];
 
 /** The form's fields the service takes (what AdminJS posts also carries the record's other columns). */
 function sourceBody(p: Record<string, unknown>): Record<string, unknown> {
+  const mapping = mappingOf(p);
   return {
     ...(p.name !== undefined ? { name: p.name } : {}),
     // the edit form posts the whole list: none posted is an emptied list, an emptied address no address
@@ -26,6 +36,8 @@ function sourceBody(p: Record<string, unknown>): Record<string, unknown> {
     thank_you_url: p.thank_you_url ?? null,
     ...(p.signing_secret !== undefined ? { signing_secret: p.signing_secret } : {}),
     ...(p.active !== undefined ? { active: checked(p.active) } : {}),
+    default_products: defaultLines(p),
+    ...(mapping === undefined ? {} : { product_mapping: mapping }),
   };
 }
 
@@ -52,6 +64,8 @@ function viewAfter(ctx: AppContext) {
     for (const k of Object.keys(params)) if (/^(default_products|product_mapping)(\.|$)/.test(k)) delete params[k];
     Object.assign(params, {
       health: JSON.stringify(view.health),
+      // a form says in words whether it can price a lead (docs/lead-sources.md "Cannot price leads")
+      pricing: view.kind !== 'form' ? '' : view.health.state === 'no_products' ? 'no_products' : 'priced',
       intake_url: view.intake_url,
       snippet: view.snippet ?? '',
       intake_log: `/admin/resources/lead_intake?filters.source_id=${view.id}`,
@@ -83,6 +97,7 @@ const SOURCE_LAYOUT = {
     'kind',
     'active',
     'health',
+    'pricing',
     'intake_url',
     'snippet',
     'intake_log',
@@ -97,7 +112,17 @@ const SOURCE_LAYOUT = {
     'updated_at',
     'account_id',
   ],
-  editProperties: ['account_id', 'kind', 'name', 'allowed_origins', 'thank_you_url', 'signing_secret', 'active'],
+  editProperties: [
+    'account_id',
+    'kind',
+    'name',
+    'allowed_origins',
+    'thank_you_url',
+    'signing_secret',
+    'default_products',
+    'product_mapping',
+    'active',
+  ],
   sort: { sortBy: 'created_at', direction: 'desc' as const },
 };
 
@@ -127,8 +152,19 @@ function sourceProperties(components: PanelComponents): Record<string, PropertyO
     },
     signing_secret_state: { type: 'string', isVisible: showOnly },
     public_key: { isVisible: hidden },
-    default_products: { isVisible: hidden },
-    product_mapping: { isVisible: hidden },
+    // edited with the leads' products editor and the mapping editor (admin/resources/source-products.ts)
+    default_products: {
+      type: 'mixed',
+      isVisible: { list: false, filter: false, show: false, edit: true },
+      description: 'descriptions.sourceProducts',
+      components: { edit: components.productsEditor },
+    },
+    product_mapping: {
+      type: 'mixed',
+      isVisible: { list: false, filter: false, show: false, edit: true },
+      description: 'descriptions.sourceMapping',
+      components: { edit: components.sourceParts },
+    },
   };
 }
 
@@ -150,6 +186,7 @@ export function leadSourceResource(ctx: AppContext, components: PanelComponents)
         search: { isAccessible: allow('lead', 'viewAny'), after: namesOnlyAfter as never },
         list: { isAccessible: allow('source', 'viewAny'), after: healthAfter(ctx) as never },
         show: { isAccessible: allow('source', 'view'), after: viewAfter(ctx) as never },
+        productChoices: sourceProductChoices(ctx),
         ...serviceActions('source', {
           create: (actor, p) =>
             services.sources.create(actor, { ...chosen(actor, p), kind: text(p.kind), ...sourceBody(p) }),

@@ -10,13 +10,16 @@ export interface FormSource {
   allowed_origins: string[];
   thank_you_url: string | null;
   default_products: SourceLine[];
+  /** A page's sku → the account's sku (docs/lead-sources.md "The form endpoint"). */
+  product_mapping: Record<string, string>;
 }
 
 /** The active form source with this public key, or none (unknown, inactive or a shop's key are alike). */
 export async function activeFormSource(sequelize: Sequelize, publicKey: string): Promise<FormSource | null> {
   const [row] = await select<FormSource>(
     sequelize,
-    `SELECT id, account_id, name, allowed_origins, thank_you_url, default_products FROM lead_sources
+    `SELECT id, account_id, name, allowed_origins, thank_you_url, default_products, product_mapping
+       FROM lead_sources
       WHERE public_key = $1 AND kind = 'form' AND active`,
     [publicKey],
   );

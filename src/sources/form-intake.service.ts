@@ -103,15 +103,24 @@ async function logInserted(
   return outcome;
 }
 
-/** The product lines: the form's sku and quantity, else the source's defaults; prices from the catalogue. */
+/** The source's mapping target for a page's sku (own keys only: a sku may be called `constructor`). */
+const mappedSku = (source: FormSource, sku: string): string | null => {
+  const target = Object.hasOwn(source.product_mapping ?? {}, sku) ? source.product_mapping[sku] : null;
+  return typeof target === 'string' ? target : null;
+};
+
+/**
+ * The product lines: the form's sku (the account's own, else the source's mapping of it, as a shop line's) and
+ * quantity, else the source's defaults; prices from the catalogue.
+ */
 async function productsOf(leads: LeadService, source: FormSource, read: ReadForm) {
-  const lines: { sku: string; quantity: unknown; price?: number }[] = read.sku
-    ? [{ sku: read.sku, quantity: read.quantity ?? 1 }]
-    : source.default_products;
-  const catalogue = await leads.activeProducts(
-    source.account_id,
-    lines.map((l) => String(l.sku).trim()),
-  );
+  const own = read.sku?.trim() ?? null;
+  const target = own === null ? null : mappedSku(source, own);
+  const named = own === null ? source.default_products.map((l) => String(l.sku).trim()) : [own];
+  const catalogue = await leads.activeProducts(source.account_id, target === null ? named : [...named, target]);
+  const sku = own === null || catalogue.has(own) || target === null || !catalogue.has(target) ? own : target;
+  const lines: { sku: string; quantity: unknown; price?: number }[] =
+    sku !== null ? [{ sku, quantity: read.quantity ?? 1 }] : source.default_products;
   // an sku the catalogue does not have keeps a placeholder price, so that the sku is what gets refused
   const priced = lines.map((l) => ({ ...l, price: l.price ?? catalogue.get(String(l.sku).trim())?.price ?? 1 }));
   return { priced, catalogue };

@@ -172,6 +172,34 @@ export async function intakeCounts(
   return new Map(rows.map((r) => [r.source_id, { received: r.received, refused: r.refused }]));
 }
 
+/**
+ * Of `sourceIds`, the form sources that cannot price a lead: no default product line, or one whose sku is not an
+ * active product of the account (or has no price of its own and a catalogue price under `minPrice`), and no mapping
+ * entry whose target is an active product. Such a form refuses every submission that names no product.
+ */
+export async function unpricedForms(
+  sequelize: Sequelize,
+  sourceIds: number[],
+  accountId: number | null,
+  minPrice: number,
+): Promise<Set<number>> {
+  if (!sourceIds.length) return new Set();
+  const rows = await select<{ id: number }>(
+    sequelize,
+    `SELECT s.id FROM lead_sources s
+      WHERE s.id = ANY($1::int[]) AND ($2::int IS NULL OR s.account_id = $2) AND s.kind = 'form'
+        AND NOT (jsonb_array_length(s.default_products) > 0 AND NOT EXISTS (
+              SELECT 1 FROM jsonb_array_elements(s.default_products) d
+               WHERE NOT EXISTS (SELECT 1 FROM products p
+                                  WHERE p.account_id = s.account_id AND p.active AND p.sku = d->>'sku'
+                                    AND (d ? 'price' OR p.price >= $3))))
+        AND NOT EXISTS (SELECT 1 FROM jsonb_each_text(s.product_mapping) m
+                          JOIN products p ON p.account_id = s.account_id AND p.active AND p.sku = m.value)`,
+    [sourceIds, accountId, minPrice],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
 /** One page of a source's intake log within the kept 30 days, newest first, optionally of one outcome. */
 export async function intakePage(
   sequelize: Sequelize,

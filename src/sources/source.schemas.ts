@@ -128,7 +128,8 @@ export interface IntakeListInput {
 
 /** How a source fares: the rule is sourceHealth (src/sources/source-health.ts). */
 export interface SourceHealth {
-  state: 'ok' | 'failing';
+  /** `no_products`: a form that cannot price a lead (src/sources/source-health.ts). */
+  state: 'ok' | 'failing' | 'no_products';
   received_24h: number;
   refused_24h: number;
 }

@@ -5,7 +5,7 @@ import type { Core } from '../context.js';
 import { NotFoundError, ValidationError, type FieldErrors } from '../errors.js';
 import { resolveLines } from '../leads/lead.check.js';
 import { activeProducts } from '../leads/lead.repository.js';
-import type { ProductLineInput } from '../leads/lead.schemas.js';
+import { LINE_BOUNDS, type ProductLineInput } from '../leads/lead.schemas.js';
 import type { Page } from '../pagination.js';
 import { deleteInBatches, isRowId } from '../query.js';
 import { accountScope, authorize, namedAccountScope } from '../policy.js';
@@ -21,6 +21,7 @@ import {
   sourceId,
   sourcePage,
   updateSource,
+  unpricedForms,
   type SourceRow,
 } from './source.repository.js';
 import {
@@ -45,10 +46,11 @@ export const newPublicKey = () => crypto.randomBytes(18).toString('base64url');
 /** Each source's health by the one rule (sourceHealth) over its last 24 hours, by id; only `accountId`'s count. */
 async function healthOf(core: Core, ids: number[], accountId: number | null): Promise<Map<number, SourceHealth>> {
   const counts = await intakeCounts(core.db.sequelize, ids, accountId);
+  const unpriced = await unpricedForms(core.db.sequelize, ids, accountId, LINE_BOUNDS.price.min);
   return new Map(
     ids.map((id) => {
       const c = counts.get(id) ?? { received: 0, refused: 0 };
-      return [id, sourceHealth(c.received, c.refused)];
+      return [id, sourceHealth(c.received, c.refused, !unpriced.has(id))];
     }),
   );
 }
@@ -69,6 +71,9 @@ async function sourceInScope(core: Core, actor: Actor, id: unknown): Promise<Sou
   return row;
 }
 
+const notActive = (path: string, sku: string) =>
+  `The selected ${path} (${sku}) is not an active product of the account.`;
+
 /**
  * The default lines and the mapping's targets checked against the account's active products (the lead product
  * rules), or one 422 naming every bad one. Lines keep what was given (an absent price stays the catalogue's then).
@@ -85,9 +90,13 @@ async function checkProducts(
   const catalogue = await activeProducts(core.db.sequelize, accountId, skus);
   const errors: FieldErrors = {};
   if (lines) resolveLines(lines, catalogue, 'default_products', errors);
+  // the value named (a seller reads which sku): "The selected default_products.0.sku (NOPE) is not an active product…"
+  lines?.forEach((l, j) => {
+    const path = `default_products.${j}.sku`;
+    if (!catalogue.has(l.sku)) errors[path] = [notActive(path, l.sku)];
+  });
   for (const [key, sku] of targets)
-    if (!catalogue.has(sku))
-      addError(errors, `product_mapping.${key}`, `The selected product_mapping.${key} is invalid.`);
+    if (!catalogue.has(sku)) addError(errors, `product_mapping.${key}`, notActive(`product_mapping.${key}`, sku));
   if (Object.keys(errors).length) throw new ValidationError(errors);
   return lines?.map((l) => ({
     sku: l.sku,

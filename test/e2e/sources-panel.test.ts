@@ -34,4 +34,39 @@ describe('panel Lead sources in Chromium: the signing secret is asked of a shop 
     );
     await shot(p, 'sources-show-shopify');
   });
+
+  it('When a seller creates a form with default products and a mapping in the panel, Then they are stored, its page says it prices leads, and a bare form’s badge says it cannot', async () => {
+    const acc = await makeAccount(getCtx());
+    const [first, second] = acc.skus.active;
+    await getCtx().services.sources.create(acc.seller.actor, { kind: 'form', name: 'Bare page' });
+    const p = await app.signedIn(acc.seller, { viewport: { width: 1280, height: 1000 }, timeout: 180_000 });
+    await p.goto(`${app.url}/admin/resources/lead_sources/actions/new`);
+    await p.waitForSelector('#name');
+    await p.fill('#name', 'Priced page');
+    const products = p.locator('[data-testid="products-editor-default_products"]');
+    await products.getByRole('button', { name: 'Add product' }).click();
+    await p.selectOption('select[name="default_products.0.sku"]', first);
+    await p.fill('input[name="default_products.0.quantity"]', '2');
+    const mapping = p.locator('[data-testid="sku-mapping"]');
+    await mapping.getByRole('button', { name: 'Add mapping' }).click();
+    await p.fill('input[name="product_mapping.0.from"]', 'PAGE-BLUE');
+    await p.selectOption('select[name="product_mapping.0.to"]', second);
+    await shot(p, 'sources-new-form-products');
+    await Promise.all([p.waitForURL(/\/records\/\d+\/show/), p.click('button[type=submit]')]);
+
+    const row = await getCtx().models.LeadSource.findOne({ where: { account_id: acc.id, name: 'Priced page' } });
+    expect(row!.get({ plain: true })).to.deep.include({
+      default_products: [{ sku: first, quantity: 2, price: 100 }],
+      product_mapping: { 'PAGE-BLUE': second },
+    });
+    await p.waitForSelector('[data-testid="source-pricing"][data-pricing="priced"]');
+    await shot(p, 'sources-show-form-products');
+
+    await p.goto(`${app.url}/admin/resources/lead_sources`);
+    const bare = p.locator('tr', { hasText: 'Bare page' }).locator('[data-testid="source-health"]');
+    await bare.waitFor();
+    expect(await bare.getAttribute('data-health')).to.equal('no_products');
+    expect(await bare.textContent()).to.include('Cannot price leads');
+    await shot(p, 'sources-list-no-products');
+  });
 });

@@ -9,7 +9,12 @@ import { makeAccount } from '../factories.js';
 async function sourceWith(outcomes: IntakeOutcome[], oldRefusals = 0) {
   const ctx = getCtx();
   const acc = await makeAccount(ctx);
-  const source = await ctx.services.sources.create(acc.seller.actor, { kind: 'form', name: 'Page' });
+  // priced (a default product): a form that cannot price a lead is `no_products` whatever its counts (issue 41)
+  const source = await ctx.services.sources.create(acc.seller.actor, {
+    kind: 'form',
+    name: 'Page',
+    default_products: [{ sku: acc.skus.active[0] }],
+  });
   for (const outcome of outcomes)
     await recordIntake(ctx.db.sequelize, { accountId: acc.id, sourceId: source.id, outcome });
   for (let i = 0; i < oldRefusals; i++)
@@ -25,6 +30,11 @@ const times = <T>(n: number, v: T): T[] => Array.from({ length: n }, () => v);
 describe('Lead source health', () => {
   it('When fewer than 10 submissions arrived, Then the source is ok however many were refused', () => {
     expect(sourceHealth(9, 9)).to.deep.equal({ state: 'ok', received_24h: 9, refused_24h: 9 });
+  });
+
+  it('When a form cannot price a lead, Then it is no_products whatever its counts (issue 41)', () => {
+    expect(sourceHealth(20, 15, false)).to.deep.equal({ state: 'no_products', received_24h: 20, refused_24h: 15 });
+    expect(sourceHealth(0, 0, false).state).to.equal('no_products');
   });
 
   it('When exactly half of 10 are refused, Then ok; one more than half, Then failing', () => {

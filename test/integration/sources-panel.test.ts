@@ -52,7 +52,12 @@ describe('panel: Lead sources and Intake log', () => {
     const shown = await panelApi(c, web.url, 'GET', `lead_sources/records/${id}/show`);
     expect(shown.body.record.params.snippet).to.include('<form class="leadflow-form"');
     expect(shown.body.record.params.intake_url).to.match(/\/intake\/forms\//);
-    expect(JSON.parse(shown.body.record.params.health)).to.deep.equal({ state: 'ok', received_24h: 0, refused_24h: 0 });
+    // no default products: it cannot price a lead (issue 41, test/integration/source-products-panel.test.ts)
+    expect(JSON.parse(shown.body.record.params.health)).to.deep.equal({
+      state: 'no_products',
+      received_24h: 0,
+      refused_24h: 0,
+    });
     expect(shown.body.record.params.intake_log).to.equal(`/admin/resources/lead_intake?filters.source_id=${id}`);
   });
 
