@@ -57,7 +57,7 @@ function resources(ctx: AppContext, components: PanelComponents): ResourceWithOp
     cityResource(ctx),
     userResource(ctx),
     accountResource(ctx),
-    apiTokenResource(ctx),
+    apiTokenResource(ctx, components),
     shippingCompanyResource(ctx),
     importRunResource(ctx, components),
     exportRunResource(ctx, components),
@@ -104,6 +104,8 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       customerRecord: component('CustomerRecord'),
       customerCells: component('CustomerCells'),
       sourceParts: component('SourceParts'),
+      pushConfirm: component('PushConfirm'),
+      scopeChecks: component('ScopeChecks'),
     };
     const admin = new AdminJS({
       rootPath: '/admin',

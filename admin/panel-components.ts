@@ -24,6 +24,8 @@ export const COMPONENT_SOURCES = {
   CustomerRecord: 'customer-record.tsx',
   CustomerCells: 'customer-cells.tsx',
   SourceParts: 'source-parts.tsx',
+  PushConfirm: 'push-confirm.tsx',
+  ScopeChecks: 'scope-checks.tsx',
 } as const;
 export type ComponentName = keyof typeof COMPONENT_SOURCES;
 

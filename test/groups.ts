@@ -74,6 +74,7 @@ export const GROUPS = {
     'test/integration/panel-pages.test.ts',
     'test/integration/panel-assets.test.ts',
     'test/integration/panel-populated.test.ts',
+    'test/integration/panel-push-carrier.test.ts',
     'test/integration/panel-refusals.test.ts',
     'test/integration/panel-scope.test.ts',
     'test/integration/panel-tenancy.test.ts',

@@ -3,10 +3,11 @@ import type { AppContext } from '../../src/context.js';
 import { SCOPES } from '../../src/actor.js';
 import { tenantReadActions } from './panel-kit.js';
 import { serviceActions } from './service-actions.js';
-import { nav, hidden, text } from './panel-ui.js';
+import { nav, hidden, text, type PanelComponents } from './panel-ui.js';
+import { SCOPE_PRESETS } from '../../src/tokens/scope-presets.js';
 import { accountChoiceProp, chosen, ownerChoiceProp } from './account-choice.js';
 
-export function apiTokenResource(ctx: AppContext): ResourceWithOptions {
+export function apiTokenResource(ctx: AppContext, components: PanelComponents): ResourceWithOptions {
   const { services } = ctx;
   return {
     resource: ctx.models.ApiToken,
@@ -19,7 +20,13 @@ export function apiTokenResource(ctx: AppContext): ResourceWithOptions {
         ...accountChoiceProp,
         ...ownerChoiceProp,
         token_hash: { isVisible: hidden },
-        scopes: { isArray: true, availableValues: SCOPES.map((v) => ({ value: v, label: v })) },
+        // checkboxes in words with presets on the form (the codes are saved); in words on lists and pages (ValueList)
+        scopes: {
+          isArray: true,
+          availableValues: SCOPES.map((v) => ({ value: v, label: v })),
+          components: { edit: components.scopeChecks },
+          custom: { scopes: SCOPES, presets: SCOPE_PRESETS },
+        },
         expires_at: { type: 'string', description: 'descriptions.expiresAt' },
       },
       actions: {

@@ -1,7 +1,8 @@
 import type { PropertyOptions, ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { ORDER_STATUSES } from '../../src/orders/order.model.js';
-import { actorOf, allow, guarded, panelText, tenantReadActions } from './panel-kit.js';
+import { tenantReadActions } from './panel-kit.js';
+import { pushActions } from './order-push.js';
 import { serviceActions } from './service-actions.js';
 import { statusOptions } from '../components/status-palette.js';
 import { accountProp, type PanelComponents, nav, hidden, contactRecordProps, timelineShow } from './panel-ui.js';
@@ -79,26 +80,7 @@ export function orderResource(ctx: AppContext, components: PanelComponents): Res
             ),
           remove: (actor, ids) => services.orders.deleteMany(actor, { ids }, 'ids'),
         }),
-        pushToShipping: {
-          actionType: 'bulk',
-          icon: 'Truck',
-          component: components.confirmAction,
-          isAccessible: allow('order', 'update'),
-          custom: { confirm: 'confirmPush' },
-          handler: async (_request, _response, context) => {
-            const records = context.records ?? [];
-            const ids = records.map((r) => Number(r.id()));
-            const result = await guarded(() => services.orders.push(actorOf(context), { ids }, 'ids'));
-            return {
-              records: records.map((r) => r.toJSON(context.currentAdmin)),
-              redirectUrl: context.h.resourceUrl({ resourceId: 'orders' }),
-              notice: {
-                message: panelText(context, 'messages.ordersQueued', { count: result.queued, company: result.company }),
-                type: 'success',
-              },
-            };
-          },
-        },
+        ...pushActions(ctx, components.pushConfirm),
       },
     },
   };

@@ -139,10 +139,10 @@ export function tenantReadActions(resource: Resource): ResourceOptions['actions'
 }
 
 /**
- * Actions that only read; AdminJS calls them with GET (productChoices: what the lead form's products editor lists).
- * Every other action changes state and acts only on POST.
+ * Actions that only read; AdminJS calls them with GET (productChoices: what the lead form's products editor lists;
+ * pushChoices: the shipping companies a push may go to). Every other action changes state and acts only on POST.
  */
-const READ_ACTIONS = new Set(['list', 'search', 'show', 'productChoices']);
+const READ_ACTIONS = new Set(['list', 'search', 'show', 'productChoices', 'pushChoices']);
 /** AdminJS's built-in writes go through the adapter, which refuses: a resource opts in with serviceActions. */
 const BUILT_IN_WRITES = ['new', 'edit', 'delete', 'bulkDelete'];
 

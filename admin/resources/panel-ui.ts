@@ -24,6 +24,10 @@ export interface PanelComponents {
   customerCells: string;
   /** A lead source's health, snippet, addresses and form fields (admin/components/source-parts.tsx). */
   sourceParts: string;
+  /** The push of orders, with the shipping company chosen (admin/components/push-confirm.tsx). */
+  pushConfirm: string;
+  /** An API key's scopes as checkboxes in words, with presets (admin/components/scope-checks.tsx). */
+  scopeChecks: string;
 }
 
 /** The sidebar's groups; each name is a key of `labels` in admin/locales/*.json (AdminJS translates it). */

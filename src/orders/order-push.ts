@@ -3,8 +3,8 @@ import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';
 import { insertHistory } from '../histories/history.repository.js';
 import { crashPoint } from '../faults.js';
-import { authorize } from '../policy.js';
-import type { RowKey } from '../query.js';
+import { accountScope, authorize } from '../policy.js';
+import { isRowId, type RowKey } from '../query.js';
 import { sendOrder } from '../shipping/carrier.adapter.js';
 import type { ShippingService } from '../shipping/shipping.service.js';
 import { addError, validate } from '../validation.js';
@@ -27,8 +27,8 @@ export interface PushResult {
 /**
  * Queues new orders for the shipping company (URGENT jobs). An order already queued, being sent or sent is not
  * queued again, so a repeated request never makes a second carrier call. By reference with a named company
- * (REST), or by id (panel), where the company, unless named, is the first active one of the orders' account: the
- * orders of one push belong to one account, and go to that account's carrier, whoever asks.
+ * (REST), or by id (panel), where the company, unless named, is the account's only active one (several: the caller
+ * must choose): the orders of one push belong to one account, and go to that account's carrier, whoever asks.
  */
 export async function push(core: Core, shipping: ShippingService, actor: Actor, body: unknown, by: RowKey) {
   authorize(actor, 'update', 'order');
@@ -50,7 +50,7 @@ export async function push(core: Core, shipping: ShippingService, actor: Actor, 
     const accountId = [...accounts][0];
     const chosen = v.shipping_company
       ? await shipping.findForPush(accountId, v.shipping_company)
-      : await shipping.firstActive(accountId);
+      : await shipping.onlyActive(accountId);
     const fresh = [...byKey.values()].filter((o) => !['queued', 'sending', 'sent'].includes(o.push_state ?? ''));
     await core.models.Order.update(
       { push_state: 'queued', shipping_company_id: chosen.id, last_push_error: null },
@@ -68,6 +68,24 @@ export async function push(core: Core, shipping: ShippingService, actor: Actor, 
   const queued = toQueue.length;
   core.logger.info({ account_id: company.account_id, shipping_company_id: company.id, queued }, 'order pushes queued');
   return { queued, skipped: keys.length - queued, company: company.name };
+}
+
+/**
+ * The companies a push of these orders may go to (the panel's choice): the active ones of the orders' account, by
+ * name. Orders outside the actor's scope are not found (nothing listed); with no order named, the actor's account.
+ */
+export async function pushChoices(core: Core, shipping: ShippingService, actor: Actor, ids: number[]) {
+  authorize(actor, 'update', 'order');
+  const named = ids.filter(isRowId);
+  const orders = named.length
+    ? await core.models.Order.findAll({
+        where: { id: named, ...accountScope(actor) },
+        attributes: ['account_id'],
+      })
+    : [];
+  const accounts = [...new Set(orders.map((o) => o.account_id))];
+  const accountId = named.length ? (accounts.length === 1 ? accounts[0] : null) : actor.accountId;
+  return { companies: accountId ? await shipping.activeCompanies(accountId) : [] };
 }
 
 /**

@@ -13,7 +13,7 @@ import { findInScope, type RowKey } from '../query.js';
 import { newReferences } from '../references.js';
 import type { ShippingService } from '../shipping/shipping.service.js';
 import { validate } from '../validation.js';
-import { push, pushOne } from './order-push.js';
+import { push, pushChoices, pushOne } from './order-push.js';
 import { applyCarrierUpdates, deleteMany, updateStatuses } from './order-writes.js';
 import type { CallbackSignature } from '../shipping/callback-replay.js';
 import { insertOrders, listOrders } from './order.repository.js';
@@ -128,6 +128,7 @@ export function createOrderService(core: Core, deps: { leads: LeadService; shipp
     updateStatuses: (actor: Actor, body: unknown, by: RowKey = 'references') => updateStatuses(core, actor, body, by),
     deleteMany: (actor: Actor, body: unknown, by: RowKey = 'references') => deleteMany(core, actor, body, by),
     push: (actor: Actor, body: unknown, by: RowKey = 'references') => push(core, deps.shipping, actor, body, by),
+    pushChoices: (actor: Actor, ids: number[]) => pushChoices(core, deps.shipping, actor, ids),
     pushOne: (orderId: number, requestedBy: string, userId: number | null) =>
       pushOne(core, orderId, requestedBy, userId),
     applyCarrierUpdates: (companyId: number, body: unknown, seen?: CallbackSignature) =>

@@ -11,6 +11,11 @@ import { checkEndpointUrl } from './carrier-client.js';
 import { MIN_RUN } from './secret-mask.js';
 import type { ShippingCompany } from './shipping-company.model.js';
 
+/** A push naming no company in an account without an active one. */
+export const NO_ACTIVE_CARRIER = 'No active shipping company in this account: add one under Settings.';
+/** A push naming no company in an account with several active ones. */
+export const CHOOSE_CARRIER = 'This account has more than one active shipping company: choose the one to push to.';
+
 /** A carrier's answer time when none is given (the create form shows it filled in). */
 export const CARRIER_TIMEOUT_MS = 5000;
 
@@ -182,15 +187,28 @@ export function createShippingService(core: Core) {
       return c;
     },
 
-    /** The account's first active company (by code), for a push that names none (the panel's). */
-    async firstActive(accountId: number, field = 'shipping_company'): Promise<ShippingCompany> {
-      const c = await ShippingCompany.findOne({
+    /**
+     * The account's one active company, for a push that names none (the panel's): none, or more than one to choose
+     * from, is a 422 under the field saying so (never a silent pick of one of them).
+     */
+    async onlyActive(accountId: number, field = 'shipping_company'): Promise<ShippingCompany> {
+      const found = await ShippingCompany.findAll({ where: { account_id: accountId, active: true }, limit: 2 });
+      if (!found.length) throw ValidationError.single(field, NO_ACTIVE_CARRIER);
+      if (found.length > 1) throw ValidationError.single(field, CHOOSE_CARRIER);
+      return found[0];
+    },
+
+    /** The account's active companies by name: what a push may be sent to (the panel's choice). */
+    async activeCompanies(accountId: number): Promise<{ code: string; name: string }[]> {
+      const rows = await ShippingCompany.findAll({
         where: { account_id: accountId, active: true },
-        order: [['code', 'ASC']],
+        attributes: ['code', 'name'],
+        order: [
+          ['name', 'ASC'],
+          ['code', 'ASC'],
+        ],
       });
-      if (!c)
-        throw ValidationError.single(field, 'No active shipping company in this account: add one under Settings.');
-      return c;
+      return rows.map(({ code, name }) => ({ code, name }));
     },
   };
 }

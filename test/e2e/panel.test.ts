@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
+import { systemActor } from '../../src/actor.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, makeAdmin, makeFilledAccount, type TestAccount } from '../factories.js';
 import { restClient } from '../rest-client.js';
@@ -204,24 +205,46 @@ describe('admin panel in Chromium', function () {
     await shot(p, 'admin-leads-two-accounts');
   });
 
-  it('seller: generates an API key, sees it once and uses it on the REST API', async () => {
+  it('seller: generates an API key with a preset (scopes as checkboxes in words), sees it once and uses it on the REST API', async () => {
     const acc = await makeAccount(getCtx());
     const p = await page(acc.seller);
     await p.goto(`${app.url}/admin/resources/api_tokens/actions/new`);
     await p.fill('#name', 'landing page');
-    await p.getByRole('button', { name: /add new item/i }).click();
-    await pick(p, 0, 'VIEW LEADS');
+    const box = (words: string) => p.getByLabel(words, { exact: true });
+    await p.getByTestId('scope-preset-readOnly').click();
+    expect(await box('View leads').isChecked()).to.equal(true);
+    expect(await box('View orders').isChecked()).to.equal(true);
+    expect(await box('Create leads').isChecked()).to.equal(false);
+    await p.getByTestId('scope-preset-integrator').click();
+    await box('Manage webhooks').uncheck();
+    await box('Delete leads').check();
+    await box('Delete leads').uncheck();
+    const form = await p.getByTestId('scope-checks').innerText();
+    expect(form)
+      .to.include('Create leads')
+      .and.include('Read only')
+      .and.include('Integrator')
+      .and.include('Everything');
+    expect(form).to.not.match(/[A-Z]{4,} [A-Z]{4,}/); // no raw code such as "VIEW LEADS"
     await shot(p, 'api-key-new');
     await p.click('button[type=submit]');
     const token = await p.getByTestId('secret-value').inputValue();
     expect(token).to.match(/^\d+\|[A-Za-z0-9_-]{40}$/);
     await shot(p, 'api-key-shown-once');
     await Promise.all([p.waitForURL(/\/records\/\d+\/show/), p.getByTestId('secret-close').click()]);
+    const saved = await getCtx().models.ApiToken.findOne({ where: { account_id: acc.id, name: 'landing page' } });
+    expect(saved!.scopes).to.deep.equal(['CREATE LEADS', 'VIEW LEADS', 'VIEW ORDERS']);
     const rest = restClient(app.url, token);
     expect((await rest('GET', '/leads')).status).to.equal(200);
-    expect((await rest('POST', '/leads', { leads: [] })).status).to.equal(403);
+    expect((await rest('DELETE', '/leads', { references: ['LD0000000000'] })).status).to.equal(403);
     await p.reload();
+    await p.waitForSelector('[data-testid=value-list] >> text=Create leads');
     expect(await p.content()).to.not.include(token);
+    expect(await p.locator('[data-testid=value-list]').innerText()).to.not.include('CREATE LEADS');
+    await shot(p, 'api-key-show-scopes');
+    await p.goto(`${app.url}/admin/resources/api_tokens`);
+    await p.waitForSelector('[data-testid=value-list] >> text=/Create leads, View leads, View orders/');
+    await shot(p, 'api-key-list-scopes');
   });
 
   it('seller: every panel page shows only their account; a cross-site link or form to a delete URL leaves the lead in place', async () => {
@@ -286,10 +309,74 @@ describe('admin panel in Chromium', function () {
     const p = await page(acc.seller);
     await p.goto(`${app.url}/admin/resources/orders/bulk/pushToShipping?recordIds=${order.id}`);
     await p.waitForSelector('text=1 selected.');
+    // the account's only carrier is named, nothing to choose
+    await p.waitForSelector("text=They go to Carrier browser-push, the account's only active shipping company.");
     await shot(p, 'order-push-confirm');
     expect((await ctx.models.Order.findByPk(order.id))!.push_state).to.equal(order.push_state);
     await p.getByRole('button', { name: 'Confirm' }).click();
-    await p.waitForSelector('text=/1 orders queued for/');
+    await p.waitForSelector('text=/1 orders queued for Carrier browser-push/');
     expect((await ctx.models.Order.findByPk(order.id))!.push_state).to.equal('queued');
+  });
+
+  it('seller: with two carriers, chooses one in the push confirmation, from the list and from an order page', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const carrier = (code: string, name: string) =>
+      ctx.services.shipping.createCompany(systemActor(), {
+        account_id: acc.id,
+        code,
+        name,
+        endpoint_url: `http://127.0.0.1:9/${code}`,
+      });
+    const none = await ctx.services.orders.createMany(acc.seller.actor, {
+      orders: [1, 2].map((i) => ({
+        phone: `+2126${String(acc.id % 10000).padStart(4, '0')}${i}456`,
+        full_name: `Chooser ${i}`,
+        products: [{ sku: acc.skus.active[0], quantity: 1, price: 100 }],
+      })),
+    });
+    const [listed, single] = await ctx.models.Order.findAll({
+      where: { account_id: acc.id, reference: none.references },
+      order: [['id', 'ASC']],
+    });
+    const p = await page(acc.seller);
+    // no carrier yet: said in words, no Confirm to press
+    await p.goto(`${app.url}/admin/resources/orders/bulk/pushToShipping?recordIds=${listed.id}`);
+    await p.getByTestId('push-no-carrier').waitFor();
+    expect(await p.getByRole('button', { name: 'Confirm' }).isDisabled()).to.equal(true);
+    await shot(p, 'order-push-no-carrier');
+
+    const [, south] = [await carrier('north', 'North Express'), await carrier('south', 'South Freight')];
+    await p.reload();
+    const select = p.getByTestId('push-carrier');
+    await select.waitFor();
+    expect(await select.locator('option').allInnerTexts()).to.deep.equal([
+      'Choose a shipping company…',
+      'North Express',
+      'South Freight',
+    ]);
+    expect(await p.getByRole('button', { name: 'Confirm' }).isDisabled()).to.equal(true);
+    await shot(p, 'order-push-choose-carrier');
+    await select.selectOption({ label: 'South Freight' });
+    await p.getByRole('button', { name: 'Confirm' }).click();
+    await p.waitForSelector('text=/1 orders queued for South Freight/');
+    expect(await listed.reload()).to.include({ push_state: 'queued', shipping_company_id: south.id });
+
+    // the order's page has its own push button
+    await p.goto(`${app.url}/admin/resources/orders/records/${single.id}/show`);
+    const button = p.getByTestId('action-pushOrder');
+    expect(await button.innerText()).to.include('Push to carrier');
+    await button.click();
+    await p.getByTestId('push-carrier').selectOption({ label: 'North Express' });
+    await shot(p, 'order-show-push-to-carrier');
+    await p.getByRole('button', { name: 'Confirm' }).click();
+    await p.waitForSelector('text=/1 orders queued for North Express/');
+    await p.waitForURL(new RegExp(`/orders/records/${single.id}/show`));
+    expect((await single.reload()).push_state).to.equal('queued');
+    await shot(p, 'order-show-pushed');
+    // queued now: the button is gone from its page
+    await p.reload();
+    await p.waitForSelector(`text=${single.reference}`);
+    expect(await p.getByTestId('action-pushOrder').count()).to.equal(0);
   });
 });
