@@ -289,7 +289,7 @@ describe('admin panel in Chromium', function () {
     await shot(p, 'order-push-confirm');
     expect((await ctx.models.Order.findByPk(order.id))!.push_state).to.equal(order.push_state);
     await p.getByRole('button', { name: 'Confirm' }).click();
-    await p.waitForSelector('text=/1 orders queued for/');
+    await p.waitForSelector('text=/1 order queued for/');
     expect((await ctx.models.Order.findByPk(order.id))!.push_state).to.equal('queued');
   });
 });
