@@ -123,7 +123,7 @@ export function LeadCard({ lead, zone }: { lead: QueueLead; zone: string }) {
           )}
         </Field>
         <Field label={translateComponent('queue.created')}>
-          <DateText>{times.created_at}</DateText>
+          <DateText testId="queue-lead-created">{times.created_at}</DateText>
         </Field>
         <Field label={translateComponent('queue.yoursUntil')}>
           <DateText>{times.claim}</DateText>
