@@ -256,6 +256,13 @@ describe('the panel in French and Arabic (Chromium)', function () {
       .to.include(formatPercent(100 / 3, 'fr'))
       .and.include('33,3\u00a0%');
     await shot(p, 'fr-kpi-percent', { fullPage: false });
+    // the filters' selects: react-select's placeholder in French, not its "Select..."
+    await p.goto(`${app.url}/admin/resources/leads`);
+    await p.click('[data-css=leads-filter-button]');
+    const choose = translate('fr', 'components.common.selectPlaceholder');
+    await p.waitForSelector(`text=${choose}`);
+    expect(await p.innerText('body')).not.to.include('Select...');
+    await shot(p, 'fr-filter-select', { fullPage: false });
   });
 
   after(() => {
