@@ -6,6 +6,7 @@ import {
   LANGUAGES,
   type Language,
 } from '../src/accounts/languages.js';
+import { pluralCategory, textDirection } from '../src/locale-format.js';
 import { TRANSLATIONS } from './panel-locale.js';
 
 export { DEFAULT_LANGUAGE, isLanguage, LANGUAGES, type Language };
@@ -15,7 +16,7 @@ export const LANGUAGE_COOKIE = 'leadflow.lang';
 
 /** Languages written right to left: the panel and the pages get `dir="rtl"` for them. */
 export function direction(language: Language): 'rtl' | 'ltr' {
-  return language === 'ar' ? 'rtl' : 'ltr';
+  return textDirection(language);
 }
 
 function lookUp(tree: unknown, key: string): string | undefined {
@@ -27,19 +28,28 @@ function lookUp(tree: unknown, key: string): string | undefined {
   return typeof node === 'string' ? node : undefined;
 }
 
+/** The words of `key` in one language's file: with a numeric `count`, its plural form `key_<category>` first. */
+function wordsIn(language: Language, key: string, count: number | null): string | undefined {
+  const tree = TRANSLATIONS[language];
+  return (count === null ? undefined : lookUp(tree, `${key}_${pluralCategory(count, language)}`)) ?? lookUp(tree, key);
+}
+
 /**
  * The words of `key` (`messages.validation.required`, `pages.login.title`) in `language`, `{{name}}` placeholders
- * filled from `params`; English when the language lacks the key, the key itself when English lacks it too. The one
- * server-side lookup of admin/locales/*.json (the browser's is AdminJS's i18next over the same files).
+ * filled from `params`; English when the language lacks the key, the key itself when English lacks it too. A numeric
+ * `count` picks the plural form as i18next does (`key_one`, `key_other`, Arabic also `_zero`, `_two`, `_few`, `_many`;
+ * the plain `key` when the form is missing). The one server-side lookup of admin/locales/*.json (the browser's is
+ * AdminJS's i18next over the same files, with the same plural rules).
  */
 export function translate(
   language: Language | null | undefined,
   key: string,
   params: Record<string, string | number> = {},
 ): string {
+  const count = typeof params.count === 'number' && Number.isFinite(params.count) ? params.count : null;
   const words =
-    lookUp(TRANSLATIONS[language && isLanguage(language) ? language : DEFAULT_LANGUAGE], key) ??
-    lookUp(TRANSLATIONS[DEFAULT_LANGUAGE], key) ??
+    wordsIn(language && isLanguage(language) ? language : DEFAULT_LANGUAGE, key, count) ??
+    wordsIn(DEFAULT_LANGUAGE, key, count) ??
     key;
   return words.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) =>
     Object.hasOwn(params, name) ? String(params[name]) : whole,

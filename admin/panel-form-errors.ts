@@ -1,5 +1,6 @@
 import type { ActionContext, ActionResponse } from 'adminjs';
 import type { ValidationError } from '../src/errors.js';
+import { pluralCategory } from '../src/locale-format.js';
 import { TRANSLATIONS } from './panel-locale.js';
 import { statusLabel } from './components/status-palette.js';
 
@@ -22,10 +23,17 @@ const lookup = (words: Words, path: string[]): string | undefined => {
   return typeof at === 'string' ? at : undefined;
 };
 
-/** `messages.validation.<key>` in `language` (English when that language lacks it), `{{name}}` filled from `vars`. */
+/**
+ * `messages.validation.<key>` in `language` (English when that language lacks it), `{{name}}` filled from `vars`; a
+ * whole-number `count` picks the language's plural form (`<key>_one`, …) as admin/locale-text.ts translate() does.
+ */
 export function validationText(key: string, vars: Record<string, string>, language: Language = 'en'): string {
   const path = ['messages', 'validation', key];
-  const template = lookup(wordsOf(language), path) ?? lookup(wordsOf('en'), path) ?? key;
+  const count = /^\d+$/.test(vars.count ?? '') ? Number(vars.count) : null;
+  const inLanguage = (l: Language) =>
+    (count === null ? undefined : lookup(wordsOf(l), [...path.slice(0, 2), `${key}_${pluralCategory(count, l)}`])) ??
+    lookup(wordsOf(l), path);
+  const template = inLanguage(language) ?? inLanguage('en') ?? key;
   return template.replace(/\{\{(\w+)\}\}/g, (_m, name: string) => vars[name] ?? '');
 }
 

@@ -2,6 +2,7 @@
  * Account time zones (docs/decisions.md, "Time zones"): times are stored in UTC and shown, typed and exported in the
  * account's IANA zone. Pure (Intl only), so the panel's components bundle it too.
  */
+import { localeOf } from './locale-format.js';
 
 /** The zone a new account starts in, from its phone country; a country not listed starts in UTC. */
 export const COUNTRY_ZONES: Readonly<Record<string, string>> = {
@@ -39,9 +40,6 @@ export function timeZoneNames(): string[] {
   return [...new Set([FALLBACK_ZONE, ...(names ?? [])])];
 }
 
-/** The panel's languages → the locale its dates are written in ('en' writes day before month: 27 Nov 2026). */
-const DATE_LOCALES: Record<string, string> = { en: 'en-GB', fr: 'fr-FR', ar: 'ar-MA' };
-
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(key: string, make: () => Intl.DateTimeFormat): Intl.DateTimeFormat {
   let f = formatters.get(key);
@@ -64,7 +62,7 @@ export function formatInZone(value: string | Date | null | undefined, zone?: str
   const when = value instanceof Date ? value : new Date(value);
   if (Number.isNaN(when.getTime())) return String(value);
   const tz = safeZone(zone);
-  const locale = DATE_LOCALES[language] ?? language;
+  const locale = localeOf(language);
   const f = formatter(`${locale}|${tz}`, () => {
     const opts = { timeZone: tz, dateStyle: 'medium', timeStyle: 'short', hourCycle: 'h23' } as const;
     return new Intl.DateTimeFormat(locale, opts);
@@ -83,7 +81,7 @@ export function datePartsInZone(
 ): { date: string; time: string } | null {
   if (!value || Number.isNaN(value.getTime())) return null;
   const tz = safeZone(zone);
-  const locale = DATE_LOCALES[language] ?? language;
+  const locale = localeOf(language);
   const date = formatter(
     `date|${locale}|${tz}`,
     () => new Intl.DateTimeFormat(locale, { timeZone: tz, dateStyle: 'medium' }),

@@ -109,6 +109,7 @@ export const GROUPS = {
     'test/unit/form-snippet.test.ts',
     'test/unit/idempotency-key.test.ts',
     'test/unit/input-rules.test.ts',
+    'test/unit/locale-format.test.ts',
     'test/unit/locales.test.ts',
     'test/unit/logger.test.ts',
     'test/unit/openapi-document.test.ts',

@@ -58,7 +58,7 @@ export default function BulkDelete({ action, resource, records }: ActionProps) {
       </Table>
       {!refusal && (
         <Button variant="contained" onClick={run} disabled={busy || !count}>
-          {translateButton(count > 1 ? 'confirmRemovalMany_plural' : 'confirmRemovalMany', resource.id, { count })}
+          {translateButton('confirmRemovalMany', resource.id, { count })}
         </Button>
       )}
     </Box>

@@ -4,6 +4,7 @@ import { useTranslation, type BasePropertyProps } from 'adminjs';
 import { Pill, StatusPill } from './status-badge.js';
 import { CUSTOMER_COLOURS } from './status-palette.js';
 import { useFindingWords } from './customer-record.js';
+import { DateText, useFigures } from './local-text.js';
 import type { RiskFinding } from '../../src/customers/customer.risk.js';
 
 const ONE_LINE: React.CSSProperties = { whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' };
@@ -100,9 +101,9 @@ function LastOrder(props: {
           </bdi>{' '}
         </>
       )}
-      <bdi dir="ltr" style={{ ...ONE_LINE, fontSize: list ? 12 : undefined, color: list ? '#4b5563' : undefined }}>
+      <DateText style={{ ...ONE_LINE, fontSize: list ? 12 : undefined, color: list ? '#4b5563' : undefined }}>
         {(list ? props.when.date : props.when.text) ?? '—'}
-      </bdi>
+      </DateText>
     </span>
   );
 }
@@ -114,6 +115,7 @@ function LastOrder(props: {
  */
 export default function CustomerCells({ property, record, resource, where }: BasePropertyProps) {
   const { translateProperty, translateComponent } = useTranslation();
+  const { number, percent } = useFigures();
   const p = record?.params ?? {};
   let body: React.ReactNode;
   if (property.path === 'risk') body = <Risk raw={p.risk} where={where} />;
@@ -129,9 +131,7 @@ export default function CustomerCells({ property, record, resource, where }: Bas
       />
     );
   else if (property.path === 'delivery_rate')
-    body = (
-      <span style={ONE_LINE}>{p.delivery_rate === '' || p.delivery_rate == null ? '—' : `${p.delivery_rate} %`}</span>
-    );
+    body = <span style={ONE_LINE}>{percent(p.delivery_rate as string | number | null | undefined)}</span>;
   else
     body = (
       <a
@@ -140,7 +140,7 @@ export default function CustomerCells({ property, record, resource, where }: Bas
         data-testid="customer-leads-link"
         style={ONE_LINE}
       >
-        {String(p[property.path] ?? 0)}
+        {number((p[property.path] as string | number | undefined) ?? 0)}
       </a>
     );
   if (where !== 'show') return <>{body}</>;

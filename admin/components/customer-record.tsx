@@ -3,6 +3,7 @@ import { ValueGroup } from '@adminjs/design-system';
 import { useTranslation, type BasePropertyProps } from 'adminjs';
 import { Pill, StatusPill } from './status-badge.js';
 import { cardStyle, CUSTOMER_COLOURS, customerStanding } from './status-palette.js';
+import { DateText, useFigures } from './local-text.js';
 import type { CustomerView } from '../resources/customer-view.js';
 import type { RiskFinding } from '../../src/customers/customer.risk.js';
 
@@ -12,14 +13,20 @@ export type ShownCustomer = CustomerView | null;
 /** The reasons a customer is risky, each in the reader's words with its figures and the account's limit. */
 export function useFindingWords(): (f: RiskFinding) => string {
   const { translateComponent } = useTranslation();
+  const { number, percent } = useFigures();
   return (f) =>
     f.kind === 'returns'
-      ? translateComponent('customer.findingReturns', { returned: f.returned, limit: f.limit })
-      : translateComponent('customer.findingDelivery', {
-          delivered: f.delivered,
-          finished: f.finished,
-          rate: f.rate,
+      ? translateComponent('customer.findingReturns', {
+          count: f.returned,
+          returned: number(f.returned),
           limit: f.limit,
+        })
+      : translateComponent('customer.findingDelivery', {
+          count: f.finished,
+          delivered: number(f.delivered),
+          finished: number(f.finished),
+          rate: percent(f.rate),
+          limit: percent(f.limit),
         });
 }
 
@@ -35,7 +42,7 @@ export function CustomerBadge({ customer }: { customer: ShownCustomer }) {
       : standing === 'risky'
         ? translateComponent('customer.risky')
         : finished > 0
-          ? translateComponent('customer.deliveredOf', { delivered: customer.delivered, finished })
+          ? translateComponent('customer.deliveredOf', { count: finished, delivered: customer.delivered, finished })
           : translateComponent('customer.noDeliveryYet');
   return (
     <span data-testid="customer-badge" data-standing={standing}>
@@ -65,9 +72,7 @@ function LastOrder({ customer }: { customer: CustomerView }) {
         {customer.last_order.reference}
       </bdi>
       <StatusPill kind="order" status={customer.last_order.status} />
-      <bdi dir="ltr" style={{ whiteSpace: 'nowrap', fontWeight: 400 }}>
-        {customer.times.last_order_at}
-      </bdi>
+      <DateText style={{ whiteSpace: 'nowrap', fontWeight: 400 }}>{customer.times.last_order_at}</DateText>
     </span>
   );
 }
@@ -99,6 +104,7 @@ function Warnings({ customer }: { customer: CustomerView }) {
 /** What the account knows of the person on the line: outcomes of their orders, the last one, risk and block. */
 export function CustomerCard({ customer }: { customer: ShownCustomer }) {
   const { translateComponent } = useTranslation();
+  const { number } = useFigures();
   const standing = customer ? customerStanding(customer) : 'unknown';
   const frame = cardStyle({ borderInlineStart: `6px solid ${CUSTOMER_COLOURS[standing]}` });
   if (!customer)
@@ -114,19 +120,19 @@ export function CustomerCard({ customer }: { customer: ShownCustomer }) {
         <CustomerBadge customer={customer} />
       </div>
       <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fill, minmax(110px, 1fr))', gap: 10 }}>
-        <Figure label={translateComponent('customer.orders')} value={customer.orders} />
-        <Figure label={translateComponent('customer.delivered')} value={customer.delivered} />
-        <Figure label={translateComponent('customer.returned')} value={customer.returned} />
-        <Figure label={translateComponent('customer.leads')} value={customer.leads} />
+        <Figure label={translateComponent('customer.orders')} value={number(customer.orders)} />
+        <Figure label={translateComponent('customer.delivered')} value={number(customer.delivered)} />
+        <Figure label={translateComponent('customer.returned')} value={number(customer.returned)} />
+        <Figure label={translateComponent('customer.leads')} value={number(customer.leads)} />
       </div>
       <div style={{ marginTop: 10 }}>
         <span style={SMALL}>{translateComponent('customer.lastOrder')}</span> <LastOrder customer={customer} />
       </div>
       <div style={{ marginTop: 6 }}>
         <span style={SMALL}>{translateComponent('customer.firstSeen')}</span>{' '}
-        <bdi dir="ltr" data-testid="customer-first-seen" style={{ whiteSpace: 'nowrap' }}>
+        <DateText testId="customer-first-seen" style={{ whiteSpace: 'nowrap' }}>
           {customer.times.first_seen_at}
-        </bdi>
+        </DateText>
       </div>
       <Warnings customer={customer} />
       <div style={{ marginTop: 8, fontSize: 13 }}>

@@ -3,6 +3,7 @@ import { ApiClient, useTranslation } from 'adminjs';
 import { Box, H2, H5, Text } from '@adminjs/design-system';
 import { useStatusWord } from './status-badge.js';
 import { cardStyle, statusColour, type StatusKind } from './status-palette.js';
+import { useFigures } from './local-text.js';
 
 interface Figures {
   leadsToday: Record<string, number>;
@@ -65,12 +66,13 @@ function Tile({
 
 function StatusRow({ title, kind, counts }: { title: string; kind: StatusKind; counts: Record<string, number> }) {
   const word = useStatusWord();
+  const { number } = useFigures();
   return (
     <Box mb="xl">
       <H5 mb="default">{title}</H5>
       <div style={grid}>
         {Object.entries(counts).map(([status, n]) => (
-          <Tile key={status} label={word(status)} value={n} colour={statusColour(kind, status)} />
+          <Tile key={status} label={word(status)} value={number(n)} colour={statusColour(kind, status)} />
         ))}
       </div>
     </Box>
@@ -82,6 +84,7 @@ const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a,
 /** Home of the panel: links to the work queue and the KPI page, then the account's figures on one grid. */
 const Dashboard = () => {
   const { translateComponent } = useTranslation();
+  const { number, percent } = useFigures();
   const [data, setData] = useState<Figures | null>(null);
   useEffect(() => {
     api.getDashboard<Figures>().then((res) => setData(res.data));
@@ -108,12 +111,9 @@ const Dashboard = () => {
           colour="#15803d"
           href="/admin/pages/kpi"
         />
-        <Tile
-          label={translateComponent('dashboard.confirmationRate7d')}
-          value={data.confirmationRate7d === null ? '—' : `${data.confirmationRate7d}%`}
-        />
-        <Tile label={translateComponent('dashboard.leadsToday')} value={sum(data.leadsToday)} />
-        <Tile label={translateComponent('dashboard.leads7d')} value={sum(data.leads7d)} />
+        <Tile label={translateComponent('dashboard.confirmationRate7d')} value={percent(data.confirmationRate7d)} />
+        <Tile label={translateComponent('dashboard.leadsToday')} value={number(sum(data.leadsToday))} />
+        <Tile label={translateComponent('dashboard.leads7d')} value={number(sum(data.leads7d))} />
       </div>
       <StatusRow title={translateComponent('dashboard.leadsTodayByStatus')} kind="lead" counts={data.leadsToday} />
       <StatusRow title={translateComponent('dashboard.leads7dByStatus')} kind="lead" counts={data.leads7d} />

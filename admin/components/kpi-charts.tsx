@@ -16,6 +16,8 @@ import { useTranslation } from 'adminjs';
 import type { KpiReport } from '../../src/stats/kpi.schemas.js';
 import { useStatusWord } from './status-badge.js';
 import { LEAD_STATUS_ORDER, statusColour } from './status-palette.js';
+import { useViewer } from './local-text.js';
+import { localeOf } from '../../src/locale-format.js';
 
 // Only what the page draws, so the bundle carries no unused chart types.
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement);
@@ -35,14 +37,16 @@ export function ChartCanvas({
   height?: number;
 }) {
   const canvas = useRef<HTMLCanvasElement | null>(null);
+  // the axes' and tooltips' numbers in the reader's language (41,2 in French)
+  const locale = localeOf(useViewer().language);
   useEffect(() => {
     if (!canvas.current) return undefined;
     const chart = new Chart(canvas.current, {
       ...config,
-      options: { animation: false, responsive: true, maintainAspectRatio: false, ...config.options },
+      options: { animation: false, responsive: true, maintainAspectRatio: false, locale, ...config.options },
     });
     return () => chart.destroy();
-  }, [config]);
+  }, [config, locale]);
   return (
     <div style={{ position: 'relative', height }}>
       <canvas ref={canvas} role="img" aria-label={label} data-testid={`chart-${label}`} />

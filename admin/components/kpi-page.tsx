@@ -6,6 +6,7 @@ import { BreakdownChart, RatesChart, StatusDaysChart, type KpiFigures, type KpiR
 import { cardStyle } from './status-palette.js';
 import { ReturnsSection, SpeedSection } from './kpi-speed-section.js';
 import type { SpeedReport } from './kpi-speed-charts.js';
+import { useFigures } from './local-text.js';
 
 interface Answer {
   report?: KpiReport;
@@ -28,15 +29,18 @@ const grid = (min: number): React.CSSProperties => ({
 });
 const cell: React.CSSProperties = { padding: '6px 10px', borderBottom: '1px solid #e5e7eb', textAlign: 'end' };
 
-const percent = (v: number | null) => (v === null ? '—' : `${v}%`);
-
 /** The figures' names, in the order of the tiles and the breakdown's columns. */
 const FIGURES = ['leads', 'confirmed', 'confirmation_rate', 'delivered', 'delivery_rate'] as const;
-const shown = (f: KpiFigures, key: (typeof FIGURES)[number]) =>
-  key.endsWith('_rate') ? percent(f[key] as number | null) : (f[key] as number);
+/** A figure of a row in the reader's language: a rate as a percentage (41,2 % in French), a count as a number. */
+function useShown() {
+  const { number, percent } = useFigures();
+  return (f: KpiFigures, key: (typeof FIGURES)[number]) =>
+    key.endsWith('_rate') ? percent(f[key] as number | null) : number(f[key] as number);
+}
 
 function Totals({ totals }: { totals: KpiFigures }) {
   const { translateComponent: tc } = useTranslation();
+  const shown = useShown();
   const tiles = FIGURES.map((key) => [tc(`kpi.figures.${key}`), shown(totals, key)] as const);
   return (
     <div style={grid(150)} data-testid="kpi-totals">
@@ -52,6 +56,7 @@ function Totals({ totals }: { totals: KpiFigures }) {
 
 function BreakdownTable({ report }: { report: KpiReport }) {
   const { translateComponent: tc } = useTranslation();
+  const shown = useShown();
   if (!report.breakdown.length) return <p>{tc('kpi.noLeads')}</p>;
   return (
     <table data-testid="kpi-breakdown" style={{ borderCollapse: 'collapse', width: '100%', fontSize: 14 }}>

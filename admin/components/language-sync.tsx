@@ -21,13 +21,46 @@ async function save(language: string): Promise<void> {
   });
 }
 
+/** react-select's own English (AdminJS's selects pass it no words): the keys of `components.common` that word them. */
+const REACT_SELECT_WORDS: Record<string, string> = {
+  'Select...': 'common.selectPlaceholder',
+  'No options': 'common.noOptions',
+  'Loading...': 'common.loadingOptions',
+};
+
+/** Puts react-select's English texts under `root` in the page's words. */
+function wordSelects(root: Node, say: (key: string) => string): void {
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const key = REACT_SELECT_WORDS[n.nodeValue ?? ''];
+    if (key) n.nodeValue = say(key);
+  }
+}
+
+/** Keeps every select's placeholder and notices in the page's language, as React draws them. */
+function useSelectWords(say: (key: string) => string, language: string): void {
+  useEffect(() => {
+    wordSelects(document.body, say);
+    const observer = new MutationObserver((changes) => {
+      for (const c of changes) {
+        if (c.type === 'characterData') wordSelects(c.target, say);
+        else c.addedNodes.forEach((n) => wordSelects(n, say));
+      }
+    });
+    observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+    return () => observer.disconnect();
+  }, [language]);
+}
+
 /**
  * In the top bar, in the place of AdminJS's version line (which the panel does not show): AdminJS's language menu
  * (its LanguageSelect, shown since the locale has several languages) only switches the open page; this follows its
- * choice: the page's direction and `lang`, and the user's saved language. Renders nothing.
+ * choice: the page's direction and `lang`, and the user's saved language; and words react-select's "Select..." (its
+ * placeholder and notices, which AdminJS leaves in English) in the page's language. Renders nothing.
  */
 export default function LanguageSync() {
-  const { i18n } = useTranslation();
+  const { i18n, translateComponent } = useTranslation();
+  useSelectWords(translateComponent, i18n.language);
   useEffect(() => {
     markPage(i18n.language);
     const changed = (language: string) => {

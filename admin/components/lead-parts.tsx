@@ -2,6 +2,7 @@ import React from 'react';
 import { useTranslation } from 'adminjs';
 import { StatusPill } from './status-badge.js';
 import type { StatusKind } from './status-palette.js';
+import { DateText, useFigures } from './local-text.js';
 
 /** A history entry as leads.show / orders.show answer it (the queue adds the note). */
 export interface HistoryEntry {
@@ -21,7 +22,6 @@ export interface ProductLine {
   price: number | string;
 }
 
-const money = (n: number) => n.toFixed(2);
 const cell = { padding: '6px 10px', borderBottom: '1px solid #e5e7eb', textAlign: 'start' as const };
 const num = { ...cell, textAlign: 'end' as const, whiteSpace: 'nowrap' as const, fontVariantNumeric: 'tabular-nums' };
 
@@ -31,6 +31,7 @@ export type TimeText = (iso: string | null | undefined) => string;
 /** The products of a lead or an order: quantity, unit price, line total and the grand total. */
 export function ProductsTable({ lines, total }: { lines: ProductLine[]; total?: number | string | null }) {
   const { translateComponent } = useTranslation();
+  const { money, number } = useFigures();
   if (!lines.length) return <span>{translateComponent('records.noProducts')}</span>;
   const sum = lines.reduce((acc, l) => acc + Number(l.quantity) * Number(l.price), 0);
   return (
@@ -52,7 +53,7 @@ export function ProductsTable({ lines, total }: { lines: ProductLine[]; total?: 
               </span>{' '}
               {l.name}
             </td>
-            <td style={num}>{l.quantity}</td>
+            <td style={num}>{number(l.quantity)}</td>
             <td style={num}>{money(Number(l.price))}</td>
             <td style={num}>{money(Number(l.quantity) * Number(l.price))}</td>
           </tr>
@@ -95,7 +96,7 @@ export function Timeline({ kind, entries, when }: { kind: StatusKind; entries: H
           </div>
           <div style={{ color: '#4b5563', fontSize: 13, marginTop: 4 }}>
             {translateComponent('records.by')} <strong>{h.changed_by}</strong> ·{' '}
-            <bdi dir="ltr">{h.when_text ?? when(h.changed_at)}</bdi>
+            <DateText>{h.when_text ?? when(h.changed_at)}</DateText>
           </div>
           {h.note && <div style={{ fontStyle: 'italic', marginTop: 2 }}>“{h.note}”</div>}
         </li>

@@ -1,6 +1,7 @@
 import React, { useEffect, useState } from 'react';
 import { ValueGroup } from '@adminjs/design-system';
 import { useTranslation, type BasePropertyProps } from 'adminjs';
+import { useFigures } from './local-text.js';
 import { importProgress, type ImportProgress } from '../../src/transfers/import-progress.js';
 
 /** What the bar draws: the run's status and its progress (importProgress), from the record or GET /imports/{id}. */
@@ -40,16 +41,17 @@ function useLiveProgress(id: unknown, initial: Progress): Progress {
 export default function ProgressBar({ property, record, resource, where }: BasePropertyProps) {
   const { translateProperty, translateComponent } = useTranslation();
   const progress = useLiveProgress(record?.id, fromParams(record?.params ?? {}));
+  const figures = useFigures();
   const { percent } = progress;
-  const count = progress.rows_total === null ? '' : progress.rows_total.toLocaleString('en');
+  const count = progress.rows_total === null ? '' : figures.number(progress.rows_total);
   const total =
     progress.rows_total === null
       ? translateComponent('progressBar.totalUnknown')
       : progress.rows_total_estimated
         ? translateComponent('progressBar.about', { total: count })
         : count;
-  const rows = translateComponent('progressBar.rows', { done: progress.rows_done.toLocaleString('en'), total });
-  const label = `${rows}${percent === null ? '' : ` (${percent}%)`}`;
+  const rows = translateComponent('progressBar.rows', { done: figures.number(progress.rows_done), total });
+  const label = `${rows}${percent === null ? '' : ` (${figures.percent(percent)})`}`;
   const bar = (
     <span data-progress={percent ?? ''} title={label} style={{ display: 'inline-block', minWidth: '10em' }}>
       <span

@@ -2,7 +2,7 @@ import React from 'react';
 import { useTranslation } from 'adminjs';
 import { StatusPill } from './status-badge.js';
 import { CustomData, ProductsTable, Timeline, type HistoryEntry, type ProductLine } from './lead-parts.js';
-import { useViewer } from './zoned-time.js';
+import { DateText, useFigures, useViewer } from './local-text.js';
 import { formatInZone } from '../../src/time-zones.js';
 import { cardStyle, statusColour } from './status-palette.js';
 import { CustomerBadge, CustomerCard, type ShownCustomer } from './customer-record.js';
@@ -43,14 +43,16 @@ const card = cardStyle({ padding: 20 });
 /** What waits, on a grid of equal tiles. */
 export function CountTiles({ counts }: { counts: QueueCounts | null }) {
   const { translateComponent } = useTranslation();
+  const { number } = useFigures();
+  const shown = (n: number | undefined) => (n === undefined ? '…' : number(n));
   // in the order the queue hands them out; `new` counts every new lead, the fresh ones too (as GET /queue)
   const tiles: [string, number | string, string][] = [
-    [translateComponent('queue.freshLeads'), counts?.fresh ?? '…', statusColour('lead', 'new')],
-    [translateComponent('queue.dueCallBacks'), counts?.due_call_later ?? '…', statusColour('lead', 'call_later')],
-    [translateComponent('queue.newLeads'), counts?.new ?? '…', statusColour('lead', 'new')],
-    [translateComponent('queue.dueRetries'), counts?.due_no_answer ?? '…', statusColour('lead', 'no_answer')],
-    [translateComponent('queue.laterCallBacks'), counts?.scheduled_call_later ?? '…', '#6b7280'],
-    [translateComponent('queue.beingCalled'), counts?.claimed ?? '…', statusColour('lead', 'confirmed')],
+    [translateComponent('queue.freshLeads'), shown(counts?.fresh), statusColour('lead', 'new')],
+    [translateComponent('queue.dueCallBacks'), shown(counts?.due_call_later), statusColour('lead', 'call_later')],
+    [translateComponent('queue.newLeads'), shown(counts?.new), statusColour('lead', 'new')],
+    [translateComponent('queue.dueRetries'), shown(counts?.due_no_answer), statusColour('lead', 'no_answer')],
+    [translateComponent('queue.laterCallBacks'), shown(counts?.scheduled_call_later), '#6b7280'],
+    [translateComponent('queue.beingCalled'), shown(counts?.claimed), statusColour('lead', 'confirmed')],
   ];
   return (
     <div
@@ -121,10 +123,10 @@ export function LeadCard({ lead, zone }: { lead: QueueLead; zone: string }) {
           )}
         </Field>
         <Field label={translateComponent('queue.created')}>
-          <bdi dir="ltr">{times.created_at}</bdi>
+          <DateText testId="queue-lead-created">{times.created_at}</DateText>
         </Field>
         <Field label={translateComponent('queue.yoursUntil')}>
-          <bdi dir="ltr">{times.claim}</bdi>
+          <DateText>{times.claim}</DateText>
         </Field>
       </div>
       {lead.customer !== undefined && <CustomerCard customer={lead.customer} />}

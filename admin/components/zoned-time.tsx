@@ -1,7 +1,10 @@
 import React from 'react';
 import { FormGroup, FormMessage, Input, Label, ValueGroup } from '@adminjs/design-system';
-import { useCurrentAdmin, useTranslation, type BasePropertyProps, type RecordJSON } from 'adminjs';
+import { useTranslation, type BasePropertyProps, type RecordJSON } from 'adminjs';
 import { FALLBACK_ZONE, formatInZone } from '../../src/time-zones.js';
+import { DateText, useViewer } from './local-text.js';
+
+export { useViewer };
 
 /** A wall time as the form keeps it (`2026-12-01T14:30`, what datetime-local gives), not an instant. */
 const WALL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
@@ -29,13 +32,6 @@ export function zoneOf(record: RecordJSON | undefined, resourceId: string, viewe
   if (resourceId === 'accounts' && record?.params?.time_zone) return String(record.params.time_zone);
   const account = record?.populated?.account_id as RecordJSON | undefined;
   return String(account?.params?.time_zone ?? viewerZone ?? FALLBACK_ZONE);
-}
-
-/** The viewer's zone and language (currentAdmin; language once users carry one, else English). */
-export function useViewer(): { zone: string; language: string } {
-  const [admin] = useCurrentAdmin();
-  const a = (admin ?? {}) as { timeZone?: string; language?: string };
-  return { zone: a.timeZone ?? FALLBACK_ZONE, language: a.language ?? 'en' };
 }
 
 /** Two day pickers; the server bounds each day in the viewer's account zone (admin/resources/filter-values.ts). */
@@ -110,9 +106,13 @@ function ListTime({ shown, parts }: { shown: string; parts?: { date?: string; ti
   const [region, ...place] = zone.split('/');
   return (
     <span style={{ display: 'inline-block', fontVariantNumeric: 'tabular-nums', lineHeight: 1.3 }}>
-      <span style={{ whiteSpace: 'nowrap' }}>{date}</span>
+      <DateText style={{ whiteSpace: 'nowrap' }}>{date}</DateText>
       <br />
-      {time && <span style={{ whiteSpace: 'nowrap' }}>{time} </span>}
+      {time && (
+        <>
+          <DateText style={{ whiteSpace: 'nowrap' }}>{time}</DateText>{' '}
+        </>
+      )}
       <small style={{ color: '#6b7280' }}>
         <span style={{ whiteSpace: 'nowrap' }}>{place.length ? `${region}/` : region}</span>
         {place.length > 0 && (
@@ -141,7 +141,7 @@ export default function ZonedTime(props: BasePropertyProps) {
   const shown =
     shownTimes(record).times[property.path]?.text ??
     formatInZone(raw, zoneOf(record, resource.id, viewer.zone), viewer.language);
-  const text = <span style={{ whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>{shown}</span>;
+  const text = <DateText style={{ whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>{shown}</DateText>;
   if (where === 'list') return <ListTime shown={shown} parts={shownTimes(record).times[property.path]} />;
   if (where !== 'show') return text;
   return <ValueGroup label={translateProperty(property.label, resource.id)}>{text}</ValueGroup>;

@@ -7,6 +7,29 @@ import { makeAccount, type TestAccount, type TestUser } from '../factories.js';
 import { seedQueue } from '../queue-fixtures.js';
 import { ARTIFACTS, loginAs, shot, useBrowser } from './browser.js';
 import { translate } from '../../admin/locale-text.js';
+import { formatMoney, formatPercent } from '../../src/locale-format.js';
+import { formatInZone } from '../../src/time-zones.js';
+
+/** In the page: the centres of the first characters of its first four numbers, drawn and in a dir="ltr" copy. */
+const DRAWN_ORDER = new Function(
+  'element',
+  `const centres = (el) => {
+    const node = el.firstChild;
+    return [...node.data.matchAll(/\\d+/g)].slice(0, 4).map((m) => {
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + 1);
+      const r = range.getBoundingClientRect();
+      return r.left + r.width / 2;
+    });
+  };
+  const copy = element.cloneNode(true);
+  copy.dir = 'ltr';
+  element.parentElement.appendChild(copy);
+  const inLtr = centres(copy);
+  copy.remove();
+  return { shown: centres(element), inLtr };`,
+) as (element: Element) => { shown: number[]; inLtr: number[] };
 
 /** The viewport of the pictures in docs/images/i18n/. */
 const VIEWPORT = { width: 1366, height: 800 };
@@ -162,6 +185,84 @@ describe('the panel in French and Arabic (Chromium)', function () {
     expect(await ar.textContent('h1')).to.equal('Log in');
     await ar.goto(`${app.url}/login`);
     expect(await ar.textContent('h1')).to.equal('Log in');
+  });
+
+  /**
+   * Where the numbers of a date's text are drawn, left to right on the screen: [day, month, year, hour] as the
+   * centres of their first characters. A `dir="ltr"` copy of the same element is measured too: the order a
+   * left-to-right isolate would draw (what the panel showed before issue 41).
+   */
+  async function drawnOrder(p: Page, selector: string): Promise<{ shown: number[]; inLtr: number[] }> {
+    // a text, not a function: the test's compiler would name the inner arrow functions with a helper the page lacks
+    return p.locator(selector).first().evaluate(DRAWN_ORDER);
+  }
+
+  /** Right to left: the day drawn rightmost, then the month, the year, the time leftmost. */
+  const readsRightToLeft = ([day, month, year, hour]: number[]) => day > month && month > year && year > hour;
+
+  it('in Arabic the queue card and the customer record write their dates right to left, as Intl wrote them', async () => {
+    const ctx = getCtx();
+    const { acc } = await seeded();
+    await ctx.models.User.update({ language: 'ar' }, { where: { id: acc.agent.id } });
+    const p = await signedIn(acc.agent);
+    await openQueue(p);
+    await p.click('[data-testid=queue-next]');
+    const card = await p.waitForSelector('[data-testid=queue-lead]');
+    const reference = (await card.getAttribute('data-reference'))!;
+    const lead = (await ctx.models.Lead.findOne({ where: { reference } }))!;
+    const account = (await ctx.models.Account.findByPk(acc.id))!;
+    const zone = account.time_zone;
+    // the text read back from the page, in logical order: Intl's Arabic for ar-MA, its right-to-left marks kept
+    const created = await p.innerText('[data-testid=queue-lead-created]');
+    expect(created).to.equal(formatInZone(lead.created_at, zone, 'ar'));
+    expect(created).to.match(/^\d{1,2}\u200f\/\d{1,2}\u200f\/\d{4}، \d{2}:\d{2} \(/);
+    expect(created).not.to.match(/[\u200e\u202a\u202d\u2066]/);
+    const firstSeen = await p.innerText('[data-testid=customer-first-seen]');
+    expect(firstSeen).to.match(/^\d{1,2}\u200f\/\d{1,2}\u200f\/\d{4}، \d{2}:\d{2} \(/);
+    // drawn right to left, in the page's direction (no left-to-right isolate around it)
+    for (const selector of ['[data-testid=queue-lead-created]', '[data-testid=customer-first-seen]']) {
+      expect(await p.locator(selector).evaluate((e) => getComputedStyle(e).direction)).to.equal('rtl');
+      const order = await drawnOrder(p, selector);
+      expect(readsRightToLeft(order.shown), `${selector} drawn ${order.shown.join(', ')}`).to.equal(true);
+      expect(readsRightToLeft(order.inLtr), 'a left-to-right isolate scrambles it').to.equal(false);
+    }
+    // the phone, a Latin identifier, stays left to right
+    expect(await p.locator('[data-testid=queue-lead-phone]').evaluate((e) => getComputedStyle(e).direction)).to.equal(
+      'ltr',
+    );
+    await p.locator('[data-testid=customer-record]').scrollIntoViewIfNeeded();
+    await shot(p, 'ar-customer-date', { fullPage: false });
+  });
+
+  it('in French the queue card writes its amounts 200,00 and the KPI page its rates 33,3 %', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    await seedQueue(ctx, acc, [{ status: 'new' }, { status: 'confirmed' }, { status: 'no_answer' }]);
+    await ctx.services.kpi.rebuild();
+    await ctx.models.User.update({ language: 'fr' }, { where: { id: acc.agent.id } });
+    const p = await signedIn(acc.agent);
+    await openQueue(p);
+    await p.click('[data-testid=queue-next]');
+    await p.waitForSelector('[data-testid=products-total]');
+    expect(await p.innerText('[data-testid=products-total]'))
+      .to.equal(formatMoney(200, 'fr'))
+      .and.equal('200,00');
+    await p.locator('[data-testid=products-table]').scrollIntoViewIfNeeded();
+    await shot(p, 'fr-queue-amount', { fullPage: false });
+    await p.goto(`${app.url}/admin/pages/kpi`);
+    const tiles = await (await p.waitForSelector('[data-testid=kpi-totals]')).innerText();
+    // one confirmed of three leads: 33,3 % with the no-break space Intl writes in French, no decimal point
+    expect(tiles)
+      .to.include(formatPercent(100 / 3, 'fr'))
+      .and.include('33,3\u00a0%');
+    await shot(p, 'fr-kpi-percent', { fullPage: false });
+    // the filters' selects: react-select's placeholder in French, not its "Select..."
+    await p.goto(`${app.url}/admin/resources/leads`);
+    await p.click('[data-css=leads-filter-button]');
+    const choose = translate('fr', 'components.common.selectPlaceholder');
+    await p.waitForSelector(`text=${choose}`);
+    expect(await p.innerText('body')).not.to.include('Select...');
+    await shot(p, 'fr-filter-select', { fullPage: false });
   });
 
   after(() => {

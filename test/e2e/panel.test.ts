@@ -314,7 +314,7 @@ describe('admin panel in Chromium', function () {
     await shot(p, 'order-push-confirm');
     expect((await ctx.models.Order.findByPk(order.id))!.push_state).to.equal(order.push_state);
     await p.getByRole('button', { name: 'Confirm' }).click();
-    await p.waitForSelector('text=/1 orders queued for Carrier browser-push/');
+    await p.waitForSelector('text=/1 order queued for Carrier browser-push/');
     expect((await ctx.models.Order.findByPk(order.id))!.push_state).to.equal('queued');
   });
 
@@ -359,7 +359,7 @@ describe('admin panel in Chromium', function () {
     await shot(p, 'order-push-choose-carrier');
     await select.selectOption({ label: 'South Freight' });
     await p.getByRole('button', { name: 'Confirm' }).click();
-    await p.waitForSelector('text=/1 orders queued for South Freight/');
+    await p.waitForSelector('text=/1 order queued for South Freight/');
     expect(await listed.reload()).to.include({ push_state: 'queued', shipping_company_id: south.id });
 
     // the order's page has its own push button
@@ -370,7 +370,7 @@ describe('admin panel in Chromium', function () {
     await p.getByTestId('push-carrier').selectOption({ label: 'North Express' });
     await shot(p, 'order-show-push-to-carrier');
     await p.getByRole('button', { name: 'Confirm' }).click();
-    await p.waitForSelector('text=/1 orders queued for North Express/');
+    await p.waitForSelector('text=/1 order queued for North Express/');
     await p.waitForURL(new RegExp(`/orders/records/${single.id}/show`));
     expect((await single.reload()).push_state).to.equal('queued');
     await shot(p, 'order-show-pushed');

@@ -474,7 +474,7 @@ describe('admin panel: tenancy, secrets, roles and state changes', function () {
       const push = await panel(c, 'POST', `orders/bulk/pushToShipping?recordIds=${pushed.id}`);
       expect(push.body.notice, push.text).to.include({ type: 'success' });
       const carrier = (await ctx.models.ShippingCompany.findOne({ where: { account_id: b.id } }))!;
-      expect(push.body.notice.message).to.equal(`1 orders queued for ${carrier.name}.`);
+      expect(push.body.notice.message).to.equal(`1 order queued for ${carrier.name}.`);
       expect(await pushed.reload()).to.include({ push_state: 'queued', shipping_company_id: carrier.id });
 
       // orders of two accounts in one push: refused, nothing queued

@@ -66,7 +66,7 @@ describe('panel: pushing orders to the carrier chosen (issue 41)', function () {
       });
       expect(push.body.notice, push.text).to.deep.include({
         type: 'success',
-        message: '1 orders queued for Alpha Post.',
+        message: '1 order queued for Alpha Post.',
       });
       expect(await bulk.reload()).to.include({ push_state: 'queued', shipping_company_id: chosen.id });
       // the push job's work (jobs/push-order.job.ts), run here: the chosen carrier is called, the other never
@@ -82,7 +82,7 @@ describe('panel: pushing orders to the carrier chosen (issue 41)', function () {
       const one = await panel(seller, 'POST', `orders/records/${single.id}/pushOrder`, { shipping_company: 'first' });
       expect(one.body.notice, one.text).to.deep.include({
         type: 'success',
-        message: '1 orders queued for Zeta Express.',
+        message: '1 order queued for Zeta Express.',
       });
       expect(one.body.redirectUrl).to.match(new RegExp(`/orders/records/${single.id}/show$`));
       expect(await ctx.services.orders.pushOne(single.id, acc.seller.name, acc.seller.id)).to.equal('sent');
@@ -150,7 +150,7 @@ describe('panel: pushing orders to the carrier chosen (issue 41)', function () {
     const one = await push(a.id);
     expect(one.body.notice, one.text).to.deep.include({
       type: 'success',
-      message: '1 orders queued for Solo Freight.',
+      message: '1 order queued for Solo Freight.',
     });
 
     await addCarrier(acc.id, 'duo', 'Duo Freight');
@@ -180,7 +180,7 @@ describe('panel: pushing orders to the carrier chosen (issue 41)', function () {
     const choices = await panel(agent, 'GET', `orders/actions/pushChoices?ids=${order.id}`);
     expect(choices.body.companies, choices.text).to.deep.equal([{ code: 'agentship', name: 'Agent Ship' }]);
     const res = await panel(agent, 'POST', `orders/records/${order.id}/pushOrder`, {});
-    expect(res.body.notice, res.text).to.deep.include({ type: 'success', message: '1 orders queued for Agent Ship.' });
+    expect(res.body.notice, res.text).to.deep.include({ type: 'success', message: '1 order queued for Agent Ship.' });
   });
 
   it('When an API key is created in the panel with a preset, Then it has exactly the preset scopes', async () => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { LANGUAGES } from '../../src/accounts/languages.js';
 import { translate } from '../../admin/locale-text.js';
+import { pluralCategories } from '../../src/locale-format.js';
 
 const LOCALES = path.resolve('admin/locales');
 const COMPONENTS = path.resolve('admin/components');
@@ -21,6 +22,8 @@ function flat(tree: Tree, prefix = ''): Map<string, string> {
 const load = (language: string) =>
   flat(JSON.parse(fs.readFileSync(path.join(LOCALES, `${language}.json`), 'utf8')) as Tree);
 const placeholders = (words: string) => [...words.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]).sort();
+/** `messages.ordersQueued_one` → `messages.ordersQueued`: a plural form of a key (i18next's, also translate()'s). */
+const pluralOf = (key: string) => /^(.+)_(zero|one|two|few|many|other)$/.exec(key)?.[1];
 
 describe('admin/locales: one file per language, the same keys in each', () => {
   const files = fs.readdirSync(LOCALES).filter((f) => f.endsWith('.json'));
@@ -34,11 +37,12 @@ describe('admin/locales: one file per language, the same keys in each', () => {
     const words = load(language);
     it(`When ${language}.json is read, Then it has every key of en.json and no other, none empty`, () => {
       expect(
-        [...en.keys()].filter((k) => !words.has(k)),
+        [...en.keys()].filter((k) => !pluralOf(k) && !words.has(k)),
         `keys missing in ${language}.json`,
       ).to.deep.equal([]);
+      // a plural form is a language's own (Arabic has six, English two): its key is one of en.json's
       expect(
-        [...words.keys()].filter((k) => !en.has(k)),
+        [...words.keys()].filter((k) => !en.has(pluralOf(k) ?? k)),
         `keys of ${language}.json not in en.json`,
       ).to.deep.equal([]);
       const empty = [...words].filter(([, v]) => !v.trim()).map(([k]) => k);
@@ -47,9 +51,25 @@ describe('admin/locales: one file per language, the same keys in each', () => {
 
     it(`When ${language}.json fills a placeholder, Then it has en.json's {{placeholders}}, no more, no less`, () => {
       const differ = [...en]
-        .filter(([k, v]) => words.has(k) && placeholders(v).join() !== placeholders(words.get(k)!).join())
+        .filter(([k]) => !pluralOf(k) && words.has(k))
+        .filter(([k, v]) => placeholders(v).join() !== placeholders(words.get(k)!).join())
         .map(([k]) => k);
       expect(differ, `keys whose placeholders differ from en.json in ${language}.json`).to.deep.equal([]);
+    });
+
+    it(`When ${language}.json words a count in plural forms, Then it has every form of its language, none strange`, () => {
+      const forms = pluralCategories(language);
+      const plural = new Set([...words.keys()].map(pluralOf).filter((k): k is string => !!k));
+      const missing = [...plural].flatMap((k) => forms.filter((c) => !words.has(`${k}_${c}`)).map((c) => `${k}_${c}`));
+      expect(missing, `plural forms missing in ${language}.json (it has ${forms.join(', ')})`).to.deep.equal([]);
+      const strange = [...words.keys()].filter((k) => pluralOf(k) && !forms.some((c) => k.endsWith(`_${c}`)));
+      expect(strange, `plural forms ${language} does not have`).to.deep.equal([]);
+      // a form may leave the count out ("سجل واحد": one record) but names no placeholder the key does not have
+      const extra = [...words]
+        .filter(([k]) => pluralOf(k))
+        .filter(([k, v]) => placeholders(v).some((p) => !placeholders(en.get(pluralOf(k)!)!).includes(p)))
+        .map(([k]) => k);
+      expect(extra, `plural forms with placeholders of their own in ${language}.json`).to.deep.equal([]);
     });
   }
 
@@ -74,5 +94,28 @@ describe('admin/locales: one file per language, the same keys in each', () => {
     expect(translate('ar', 'site.login.title')).to.equal('تسجيل الدخول');
     expect(translate(null, 'messages.successfullyUpdated')).to.equal('Saved.');
     expect(translate('fr', 'messages.no.such.key')).to.equal('messages.no.such.key');
+  });
+
+  it('When the server translates a count, Then it takes the plural form of the language, as i18next does', () => {
+    expect(translate('en', 'messages.ordersQueued', { count: 1, company: 'Amana' })).to.equal(
+      '1 order queued for Amana.',
+    );
+    expect(translate('en', 'messages.ordersQueued', { count: 3, company: 'Amana' })).to.equal(
+      '3 orders queued for Amana.',
+    );
+    expect(translate('fr', 'messages.deletedCount', { count: 1 })).to.equal('1 enregistrement supprimé.');
+    expect(translate('fr', 'messages.deletedCount', { count: 0 })).to.equal('0 enregistrement supprimé.');
+    expect(translate('fr', 'messages.deletedCount', { count: 2 })).to.equal('2 enregistrements supprimés.');
+    const ar = [0, 1, 2, 3, 11, 100].map((count) => translate('ar', 'messages.deletedCount', { count }));
+    expect(ar).to.deep.equal([
+      'لم يُحذف أي سجل.',
+      'تم حذف سجل واحد.',
+      'تم حذف سجلين.',
+      'تم حذف 3 سجلات.',
+      'تم حذف 11 سجلًا.',
+      'تم حذف 100 سجل.',
+    ]);
+    // a text count is no count: the plain key's words
+    expect(translate('en', 'messages.deletedCount', { count: '1' })).to.equal('1 records deleted.');
   });
 });
