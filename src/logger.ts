@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import pino from 'pino';
 
@@ -41,8 +42,46 @@ export function inRequestScope<T>(reqId: string, fn: () => T): T {
  */
 function destination(): pino.DestinationStream {
   if (!process.stdout.isTTY) return pino.destination({ dest: 1, sync: true });
+  return terminalStream(1, true);
+}
+
+/**
+ * Records made readable on a terminal, one line each; an access record (http/observe.ts) as one short line,
+ * `12:00:01.234 GET /admin/resources/{id} 200 12.3 ms` (seven lines each before: a panel page's requests pushed the
+ * first start's logins off the screen, issue 41).
+ */
+export function terminalStream(dest: number | NodeJS.WritableStream, colorize: boolean): pino.DestinationStream {
   const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
-  return pretty({ destination: 1, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l' });
+  const out = typeof dest === 'number' ? null : dest;
+  const others = pretty({
+    destination: dest as never,
+    sync: true,
+    colorize,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+  });
+  return {
+    write(line: string) {
+      const rec = accessRecord(line);
+      if (!rec) return others.write(line);
+      const time = new Date(rec.time).toTimeString().slice(0, 8) + new Date(rec.time).toISOString().slice(19, 23);
+      const text = `${time} ${rec.method} ${rec.route} ${rec.status} ${rec.duration_ms} ms\n`;
+      if (out) out.write(text);
+      else fs.writeSync(dest as number, text);
+    },
+  };
+}
+
+type AccessRecord = { time: string; method: string; route: string; status: number; duration_ms: number };
+
+function accessRecord(line: string): AccessRecord | null {
+  if (!line.includes('"msg":"request"')) return null;
+  try {
+    const rec = JSON.parse(line) as AccessRecord & { msg?: string };
+    return rec.msg === 'request' && typeof rec.method === 'string' ? rec : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
