@@ -3,7 +3,7 @@ import { newRowAccount } from '../accounts/chosen-account.js';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, ValidationError, type FieldErrors } from '../errors.js';
-import { resolveLines } from '../leads/lead.check.js';
+import { resolveLines, skuError } from '../leads/lead.check.js';
 import { activeProducts } from '../leads/lead.repository.js';
 import type { ProductLineInput } from '../leads/lead.schemas.js';
 import type { Page } from '../pagination.js';
@@ -85,9 +85,10 @@ async function checkProducts(
   const catalogue = await activeProducts(core.db.sequelize, accountId, skus);
   const errors: FieldErrors = {};
   if (lines) resolveLines(lines, catalogue, 'default_products', errors);
-  for (const [key, sku] of targets)
-    if (!catalogue.has(sku))
-      addError(errors, `product_mapping.${key}`, `The selected product_mapping.${key} is invalid.`);
+  for (const [key, sku] of targets) {
+    const problem = skuError(sku, catalogue);
+    if (problem) addError(errors, `product_mapping.${key}`, problem);
+  }
   if (Object.keys(errors).length) throw new ValidationError(errors);
   return lines?.map((l) => ({
     sku: l.sku,
