@@ -57,8 +57,13 @@ const RULES: [RegExp, string, string[]][] = [
   [/^The (\S+) field must be at most (\d+) days before (\S+)\.$/, 'daysBefore', ['field', 'limit', 'other']],
   [/^The (\S+) has already been taken\.$/, 'taken', ['field']],
   [/^The selected (\S+) is invalid\.$/, 'invalid', ['field']],
-  // a lead source's default line or mapping target (src/sources/source.service.ts), the sku named
-  [/^The selected (\S+) \((.*)\) is not an active product of the account\.$/, 'notActiveProduct', ['field', 'sku']],
+  // issue 41: a value outside a list (oneOf, src/validation.ts), the sku rule (skuError, src/leads/lead.check.ts) and
+  // a call-back that has passed (pastCallBack, src/leads/call-back.ts), each naming the value typed
+  [/^The (\S+) '(.*)' is not one of: (.+)\.$/, 'notOneOf', ['field', 'typed', 'allowed']],
+  [/^Sku '(.*)' does not exist; did you mean '(.*)'\?$/, 'skuCase', ['typed', 'meant']],
+  [/^Sku '(.*)' does not exist\.$/, 'skuUnknown', ['typed']],
+  [/^Sku '(.*)' belongs to an inactive product\.$/, 'skuInactive', ['typed']],
+  [/^The (\S+) '(.*)' is in the past: a call-back must be after now\.$/, 'pastCallBack', ['field', 'typed']],
   // the blocklist's refusals (src/blocklist/blocklist.service.ts)
   [/^The (\S+) is already blocked\.$/, 'alreadyBlocked', ['field']],
   [
@@ -75,6 +80,9 @@ export interface FormWords {
   language: Language;
 }
 
+const lastSegment = (path: string) => path.split('.').pop() ?? path;
+const listed = (list: string, word: (value: string) => string) => list.split(', ').map(word).join(', ');
+
 /** Whether a service sentence is one the rules put in the field's words. */
 export const knownMessage = (message: string): boolean => RULES.some(([pattern]) => pattern.test(message));
 
@@ -86,7 +94,9 @@ export function fieldMessage(message: string, words: FormWords): string {
     const vars = Object.fromEntries(names.map((n, i) => [n, m[i + 1]]));
     if (vars.value) vars.value = words.valueLabel(vars.other, vars.value);
     if (vars.other) vars.other = words.label(vars.other);
-    vars.field = words.label(vars.field);
+    // the allowed values in words, as the form's list offers them ("Call later", not call_later)
+    if (vars.allowed) vars.allowed = listed(vars.allowed, (v) => words.valueLabel(lastSegment(vars.field), v));
+    if (vars.field) vars.field = words.label(vars.field);
     return validationText(key, vars, words.language);
   }
   return message

@@ -29,10 +29,11 @@ const validationError: Schema = {
   description: 'A validation refusal (Laravel shape)',
 };
 const VALIDATION_EXAMPLE = {
-  message: 'The leads.0.phone field is required. (and 1 more error)',
+  message: 'The leads.0.phone field is required. (and 2 more errors)',
   errors: {
     'leads.0.phone': ['The leads.0.phone field is required.'],
-    'leads.1.products.0.sku': ['The selected leads.1.products.0.sku is invalid.'],
+    'leads.1.products.0.sku': ["Sku 'serum-01' does not exist; did you mean 'SERUM-01'?"],
+    'leads.2.products.0.sku': ["Sku 'OLD-01' belongs to an inactive product."],
   },
 };
 /** `components.schemas`: the two refusal bodies. */

@@ -91,8 +91,10 @@ export const OPERATIONS: Operation[] = [
     summary: 'Bulk create leads (atomic, at most 1,000)',
     description:
       'Each sku must be an active product of the account, or the whole request is refused (422) and nothing is ' +
-      'written. A phone already used in the account in the last 30 days makes the lead `duplicate`; a phone that ' +
-      'is not a possible number is stored as typed and the lead is `wrong`.',
+      "written; the message names the sku: `Sku 'X' does not exist.`, `Sku 'X' belongs to an inactive product.`, " +
+      "or, for another case of an existing sku (skus are case-sensitive), `Sku 'abc-1' does not exist; did you " +
+      "mean 'ABC-1'?`. A phone already used in the account in the last 30 days makes the lead `duplicate`; a phone " +
+      'that is not a possible number is stored as typed and the lead is `wrong`.',
     scope: 'CREATE LEADS',
     body: createBodySchema('leads').keys({ leads: Joi.array().min(1).max(1000).items(leadItemSchema).required() }),
     success: { status: 201, description: 'Created: the new references, in request order', schema: created(refs.lead) },
@@ -124,11 +126,14 @@ export const OPERATIONS: Operation[] = [
     path: '/leads',
     summary: 'Bulk update lead statuses (atomic, at most 1,000)',
     description:
-      'Any status may move to any other; `action_date` (`Y-m-d\\TH:i:sP`) is required for `call_later`. Moving a ' +
-      'lead to `confirmed` creates its order, once: `orders` lists the orders this request created, one per lead ' +
-      '(a lead confirmed before, or whose order an earlier confirmation made, is not listed: its order is the ' +
-      '`order_reference` of GET /leads/{reference}/show). A lead without products cannot be confirmed: 422 under ' +
-      '`leads.N.status`, and the whole request is refused.',
+      'Any status may move to any other (another is refused naming it and the allowed ones: `The leads.0.status ' +
+      "'xyz' is not one of: new, confirmed, …`); `action_date` is required for `call_later` and must be ahead " +
+      '(`Y-m-d\\TH:i:sP`, any ISO 8601 offset: `+01:00`, `+0100`, `+01` or `Z`, as toISOString() gives; a time ' +
+      "that has passed is 422 `The leads.N.action_date '…' is in the past: a call-back must be after now.`). " +
+      'Moving a lead to `confirmed` creates its order, once: `orders` lists the orders this request created, one ' +
+      'per lead (a lead confirmed before, or whose order an earlier confirmation made, is not listed: its order is ' +
+      'the `order_reference` of GET /leads/{reference}/show). A lead without products cannot be confirmed: 422 ' +
+      'under `leads.N.status`, and the whole request is refused.',
     scope: 'UPDATE LEADS',
     body: updateBodySchema,
     success: {

@@ -59,7 +59,8 @@ export const QUEUE_OPERATIONS: Operation[] = [
     path: '/queue/{reference}/outcome',
     summary:
       'Set the outcome of the lead you hold: confirmed (creates its order), no_answer, wrong, call_later ' +
-      '(action_date in the future required), canceled; the note is kept in the history',
+      '(action_date in the future required, any ISO 8601 offset, `Z` included; a time that has passed is refused ' +
+      'naming it), canceled; the note is kept in the history',
     scope: WORK,
     params: ['reference'],
     body: outcomeSchema,

@@ -151,6 +151,29 @@ export const isoDate = (opts: { future?: boolean } = {}) =>
     return opts.future && d.getTime() <= Date.now() ? h.error('date.future') : d;
   });
 
+/** The longest part of a refused value a message repeats: a huge value is cut and marked with an ellipsis. */
+export const SHOWN_VALUE_MAX = 60;
+
+/** A refused value as a message names it: quoted, cut at SHOWN_VALUE_MAX characters (issue 41). */
+export function shownValue(value: unknown): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return `'${text.length > SHOWN_VALUE_MAX ? `${text.slice(0, SHOWN_VALUE_MAX)}…` : text}'`;
+}
+
+/**
+ * A string that must be one of `values` (a status): refused naming the value and every allowed one, "The status 'xyz'
+ * is not one of: new, confirmed, …." (issue 41). Still `valid()`, so the OpenAPI document shows the list as an enum.
+ */
+export const oneOf = (values: readonly string[]) =>
+  Joi.string()
+    .valid(...values)
+    .error((reports) => {
+      for (const r of reports)
+        if (r.code === 'any.only')
+          r.message = `The ${r.local.label} ${shownValue(r.value)} is not one of: ${values.join(', ')}.`;
+      return reports;
+    });
+
 function holdsUnfitInput(v: unknown, depth: number): boolean {
   if (typeof v === 'string') return UNFIT.test(v);
   if (!v || typeof v !== 'object') return false;

@@ -48,6 +48,7 @@ export const GROUPS = {
     'test/integration/customers-webhooks.test.ts',
     'test/integration/dashboard-routes.test.ts',
     'test/integration/dashboard-session.test.ts',
+    'test/integration/error-messages.test.ts',
     'test/integration/form-intake-limits.test.ts',
     'test/integration/form-intake.test.ts',
     'test/integration/deep-bodies.test.ts',

@@ -26,6 +26,7 @@ import {
   type StatusChangeInput,
 } from './lead.schemas.js';
 import { keepPhone } from './phone.js';
+import { callBackDate, pastCallBack } from './call-back.js';
 import { BLOCKED_NOTE } from './lead-batch.repository.js';
 import { leadsWithoutProducts, replaceLeadProducts } from './lead-products.repository.js';
 import { resolveLines, totalOf } from './lead.check.js';
@@ -103,7 +104,7 @@ export async function dashboardLines(core: Core, accountId: number, lines: Produ
   return resolved;
 }
 
-const dateOrNull = (d?: string | null) => (d ? new Date(d) : null);
+const dateOrNull = (d?: string | null) => (d ? callBackDate(d) : null);
 
 /** What a bulk status update did: how many leads, and the orders their confirmations created (lead reference first). */
 export interface StatusUpdateResult {
@@ -118,6 +119,7 @@ export interface StatusUpdateResult {
 export async function updateStatuses(core: Core, actor: Actor, body: unknown): Promise<StatusUpdateResult> {
   authorize(actor, 'update', 'lead');
   const { leads } = validate<{ leads: StatusChangeInput[] }>(updateBodySchema, body);
+  pastCallBack(leads, (i) => `leads.${i}.action_date`);
   const { sequelize } = core.db;
   const result = await sequelize.transaction(async (transaction) => {
     const refs = leads.map((l) => l.reference.toUpperCase());
@@ -161,6 +163,7 @@ export async function update(core: Core, actor: Actor, id: number, input: Dashbo
   const { models } = core;
   const lead = await findInScope(models.Lead, actor, { id });
   authorize(actor, 'update', 'lead', lead);
+  pastCallBack([v], () => 'action_date', lead.action_date);
   const country = await phoneCountryOf(core, lead.account_id);
   // an uncallable phone is stored as typed without an E.164 form; the status stays the one the form sends
   const { phone, phone_normalized } = keepPhone(v.phone, country);

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { FieldErrors } from '../errors.js';
 import { fastValidator } from '../fast-validator.js';
-import { addError, inputErrors, JOI_OPTIONS, mergeErrors, toFieldErrors } from '../validation.js';
+import { addError, inputErrors, JOI_OPTIONS, mergeErrors, shownValue, toFieldErrors } from '../validation.js';
 import type { LeadStatus } from './lead.model.js';
 import { leadItemSchema, LINE_BOUNDS, type LeadItemInput, type ProductLineInput } from './lead.schemas.js';
 import { keepPhone, uncallableNote } from './phone.js';
@@ -47,8 +47,28 @@ export interface CatalogueProduct {
   name: string;
   price: number;
 }
-/** An account's active products by sku. */
-export type Catalogue = Map<string, CatalogueProduct>;
+/** The account's products a sku that is not an active one's may have meant, by lower-case sku (skuError). */
+export type SkuHints = Map<string, { sku: string; active: boolean }[]>;
+/**
+ * An account's active products by sku; `hints`, when read (activeProducts), the products of the skus it lacks under
+ * their lower-case sku: inactive ones, and those of another case.
+ */
+export type Catalogue = Map<string, CatalogueProduct> & { hints?: SkuHints };
+
+/**
+ * The one sku rule of every entry point (REST leads and orders, import rows, dashboard, panel, lead sources; issue
+ * 41): null for an active product's sku, else why not, naming the value. Skus are case-sensitive (the spec's "must
+ * match"), so another case is refused, naming the sku that exists.
+ */
+export function skuError(sku: string, catalogue: Catalogue): string | null {
+  if (catalogue.has(sku)) return null;
+  const near = catalogue.hints?.get(sku.toLowerCase()) ?? [];
+  const shown = shownValue(sku);
+  if (near.some((p) => p.sku === sku)) return `Sku ${shown} belongs to an inactive product.`;
+  const meant = near.find((p) => p.active) ?? near[0];
+  if (meant) return `Sku ${shown} does not exist; did you mean ${shownValue(meant.sku)}?`;
+  return `Sku ${shown} does not exist.`;
+}
 
 /**
  * A product line with its defaults (docs/decisions.md, "Product lines"): quantity 1, price the catalogue price. A
@@ -64,7 +84,7 @@ export function lineDefaults(line: ProductLineInput, catalogue: Catalogue): Requ
 
 /**
  * Validated product lines (schema productLine) resolved against the account's active products, defaults applied; or
- * null, with errors added under `${path}.${j}.field` (an unknown or inactive sku, a catalogue price out of bounds).
+ * null, with errors added under `${path}.${j}.field` (a sku skuError refuses, a catalogue price out of bounds).
  */
 export function resolveLines(
   lines: ProductLineInput[],
@@ -77,7 +97,7 @@ export function resolveLines(
     const product = catalogue.get(line.sku);
     if (!product) {
       ok = false;
-      addError(errors, `${path}.${j}.sku`, `The selected ${path}.${j}.sku is invalid.`);
+      addError(errors, `${path}.${j}.sku`, skuError(line.sku, catalogue)!);
       return null;
     }
     const { quantity, price } = lineDefaults(line, catalogue);

@@ -69,16 +69,39 @@ export function listLeads(sequelize: Sequelize, actor: Actor, f: LeadFilters, pa
   return selectPage<LeadListRow>(sequelize, statement, page, perPage);
 }
 
-/** The account's active products by sku (those named, or all of them). */
+/**
+ * The account's active products by sku (those named, or all of them), with the hints skuError names: the products,
+ * of any case and active or not, of each named sku it lacks (every product when none is named). The hints are read
+ * only when a named sku is missing, so a request naming active skus costs one indexed query as before.
+ */
 export async function activeProducts(sequelize: Sequelize, accountId: number, skus?: string[]): Promise<Catalogue> {
   if (skus && skus.length === 0) return new Map();
-  const products = await select<CatalogueProduct>(
-    sequelize,
-    `SELECT id, sku, name, price::float8 AS price FROM products
-      WHERE account_id = $1 AND active${skus ? ' AND sku = ANY($2::text[])' : ''}`,
-    skus ? [accountId, skus] : [accountId],
-  );
-  return new Map(products.map((p) => [p.sku, p]));
+  type Row = CatalogueProduct & { active: boolean };
+  const columns = 'id, sku, name, price::float8 AS price, active';
+  const rows = skus
+    ? await select<Row>(sequelize, `SELECT ${columns} FROM products WHERE account_id = $1 AND sku = ANY($2::text[])`, [
+        accountId,
+        skus,
+      ])
+    : await select<Row>(sequelize, `SELECT ${columns} FROM products WHERE account_id = $1`, [accountId]);
+  const catalogue: Catalogue = new Map();
+  for (const { active, ...p } of rows) if (active) catalogue.set(p.sku, p);
+  const missing = skus?.filter((s) => !catalogue.has(s)) ?? [];
+  const near = missing.length
+    ? await select<Row>(
+        sequelize,
+        `SELECT sku, active FROM products WHERE account_id = $1 AND lower(sku) = ANY($2::text[])`,
+        [accountId, missing.map((s) => s.toLowerCase())],
+      )
+    : skus
+      ? []
+      : rows;
+  catalogue.hints = new Map();
+  for (const { sku, active } of near) {
+    const key = sku.toLowerCase();
+    catalogue.hints.set(key, [...(catalogue.hints.get(key) ?? []), { sku, active }]);
+  }
+  return catalogue;
 }
 
 export interface LockedLead {

@@ -1,16 +1,8 @@
 import Joi from 'joi';
 import { pageKeys } from '../pagination.js';
-import { isCalendarDate, isoDate } from '../validation.js';
+import { isoDate, oneOf } from '../validation.js';
+import { actionDate } from './call-back.js';
 import { LEAD_STATUSES } from './lead.model.js';
-
-/** PHP's `Y-m-d\TH:i:sP`, e.g. 2026-12-01T14:30:00+01:00. */
-const ACTION_DATE =
-  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d[+-](0\d|1[0-4]):[0-5]\d$/;
-
-export const actionDate = Joi.string()
-  .pattern(ACTION_DATE, 'Y-m-d\\TH:i:sP')
-  .custom((v: string, h) => (isCalendarDate(v) ? v : h.error('date.range')))
-  .messages({ 'string.pattern.name': 'The {{#label}} field must match the format Y-m-d\\TH:i:sP.' });
 
 /**
  * A call-back time is required when the status is call_later (shared/spec/decisions.md): the one rule of every entry
@@ -98,7 +90,7 @@ export const createBodySchema = (key: string) =>
     [key]: bulkOf(Joi.any()),
   });
 
-export const leadStatus = Joi.string().valid(...LEAD_STATUSES);
+export const leadStatus = oneOf(LEAD_STATUSES);
 
 export const updateBodySchema = Joi.object({
   leads: bulkOf(

@@ -14,6 +14,7 @@ import { validate } from '../validation.js';
 import { batchCheckProbe, insertLeadBatch, type LeadOrigin } from './lead-batch.repository.js';
 import { checkLeadItems, leadPhone, namedSkus, totalOf, type Catalogue, type PreparedLead } from './lead.check.js';
 import type { LeadStatus } from './lead.model.js';
+import { callBackDate, pastCallBack } from './call-back.js';
 import { activeProducts, listLeads, phoneTaken } from './lead.repository.js';
 import {
   createBodySchema,
@@ -95,7 +96,7 @@ async function prepareLeads(
     activeProducts(core.db.sequelize, account, unread),
     phoneCountryOf(core, account),
   ]);
-  const catalogue = known ? new Map([...known, ...read]) : read;
+  const catalogue = known ? Object.assign(new Map([...known, ...read]), { hints: read.hints }) : read;
   return checkLeadItems(items, path, catalogue, country, options.productsOptional ? sourceLeadItemSchema : undefined);
 }
 
@@ -160,6 +161,7 @@ async function createMany(
 async function createOne(core: LeadCore, actor: Actor, input: DashboardCreateInput) {
   authorize(actor, 'create', 'lead');
   const v = validate<DashboardCreateInput>(dashboardCreateSchema, input);
+  pastCallBack([v], () => 'action_date');
   const accountId = await newRowAccount(core.db.sequelize, actor, v.account_id);
   authorize(actor, 'create', 'lead', { account_id: accountId });
   const country = await phoneCountryOf(core, accountId);
@@ -183,7 +185,7 @@ async function createOne(core: LeadCore, actor: Actor, input: DashboardCreateInp
     data: [],
     products,
     total: totalOf(products),
-    action_date: v.action_date ? new Date(v.action_date) : null,
+    action_date: v.action_date ? callBackDate(v.action_date) : null,
   };
   const [reference] = await core.db.sequelize.transaction((transaction) =>
     insertLeads(core, actor, [lead], { transaction, accountId }),

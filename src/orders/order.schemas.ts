@@ -1,9 +1,10 @@
 import Joi from 'joi';
 import { bulkIds, bulkOf, bulkReferences } from '../leads/lead.schemas.js';
 import { pageKeys } from '../pagination.js';
+import { oneOf } from '../validation.js';
 import { ORDER_STATUSES } from './order.model.js';
 
-export const orderStatus = Joi.string().valid(...ORDER_STATUSES);
+export const orderStatus = oneOf(ORDER_STATUSES);
 
 /** Status changes naming each order by `reference` (REST) or by `id` (the panel). */
 export const orderUpdateBodySchema = (key: 'reference' | 'id') =>
@@ -65,7 +66,7 @@ export const carrierCallbackSchema = Joi.object({
     Joi.object({
       reference: Joi.string().trim().max(12),
       tracking_number: Joi.string().trim().max(100),
-      status: Joi.string().valid('shipped', 'delivered', 'returned').required(),
+      status: oneOf(['shipped', 'delivered', 'returned']).required(),
     }).or('reference', 'tracking_number'),
   ),
 });

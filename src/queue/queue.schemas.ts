@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { isCalendarDate } from '../validation.js';
+import { oneOf } from '../validation.js';
+import { actionDate } from '../leads/call-back.js';
 import { requiredForCallLater } from '../leads/lead.schemas.js';
 
 /** The outcomes an agent sets on a lead taken from the queue. */
@@ -8,25 +9,6 @@ export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
 
 /** The longest note kept with an outcome (lead_histories.note is VARCHAR(500)). */
 export const NOTE_MAX = 500;
-
-/**
- * A date-time with an offset: the spec's Y-m-d\TH:i:sP, or ISO 8601 with Z and milliseconds (toISOString()). Offsets
- * are those places have, up to 14 hours (as PUT /leads: src/leads/lead.schemas.ts).
- */
-const DATE_TIME_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-](0\d|1[0-4]):[0-5]\d)$/;
-/** The last instant of DATE_RANGE in UTC: 9999-12-31 with an offset behind UTC would be year 10000 (`+010000-…`). */
-const LAST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-
-/** When to call back: a real date-time with an offset, converted to a Date; in the future when `future`. */
-const callBackAt = Joi.string()
-  .max(40)
-  .custom((v: string, h) => {
-    if (!DATE_TIME_WITH_OFFSET.test(v)) return h.error('date.format');
-    if (!isCalendarDate(v)) return h.error('date.range');
-    const at = new Date(v);
-    if (at.getTime() > LAST_INSTANT) return h.error('date.range');
-    return h.state.ancestors[0]?.status === 'call_later' && at.getTime() <= Date.now() ? h.error('date.future') : at;
-  });
 
 /**
  * Which account's queue: only an admin names one (src/queue/queue.service.ts refuses another account for anybody
@@ -41,16 +23,14 @@ export interface QueueScopeInput {
 
 /** An outcome: the new status, an optional note (trimmed; empty is none), the call-back time for call_later. */
 export const outcomeSchema = Joi.object({
-  status: Joi.string()
-    .valid(...OUTCOME_STATUSES)
-    .required(),
+  status: oneOf(OUTCOME_STATUSES).required(),
   note: Joi.string().trim().max(NOTE_MAX).allow('', null),
-  action_date: requiredForCallLater(callBackAt),
+  action_date: requiredForCallLater(actionDate),
 });
 export interface OutcomeInput {
   status: OutcomeStatus;
   note?: string | null;
-  action_date?: Date;
+  action_date?: string;
 }
 
 /** What waits in one account's queue, in the order of the queue's rules (docs/api.md "Agent work queue"). */

@@ -8,6 +8,7 @@ import type { LeadService } from '../leads/lead.service.js';
 import { accountScope, authorize, authorizeQueueWork, isSystemWide, targetAccount } from '../policy.js';
 import { findInScope, isRowId, lockByKeys } from '../query.js';
 import { validate } from '../validation.js';
+import { callBackDate, pastCallBack } from '../leads/call-back.js';
 import {
   countQueue,
   deleteStaleClaims,
@@ -152,6 +153,7 @@ async function lockLead(core: Core, transaction: Transaction, actor: Actor, key:
 async function outcome(core: QueueCore, actor: Actor, key: QueueLeadKey, input: unknown) {
   authorizeQueueWork(actor);
   const v = validate<OutcomeInput>(outcomeSchema, input);
+  pastCallBack([v], () => 'action_date');
   const userId = claimant(actor);
   const { sequelize } = core.db;
   const leadId = await sequelize.transaction(async (transaction) => {
@@ -177,7 +179,7 @@ async function outcome(core: QueueCore, actor: Actor, key: QueueLeadKey, input: 
       account_id: lead.account_id,
       old: lead.status,
       status: v.status,
-      action_date: v.action_date ?? null,
+      action_date: v.action_date ? callBackDate(v.action_date) : null,
       note: v.note || null,
     };
     await core.leads.applyStatusChanges(actor, transaction, [move]);

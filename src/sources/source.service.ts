@@ -3,7 +3,7 @@ import { newRowAccount } from '../accounts/chosen-account.js';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, ValidationError, type FieldErrors } from '../errors.js';
-import { resolveLines } from '../leads/lead.check.js';
+import { resolveLines, skuError } from '../leads/lead.check.js';
 import { activeProducts } from '../leads/lead.repository.js';
 import { LINE_BOUNDS, type ProductLineInput } from '../leads/lead.schemas.js';
 import type { Page } from '../pagination.js';
@@ -71,9 +71,6 @@ async function sourceInScope(core: Core, actor: Actor, id: unknown): Promise<Sou
   return row;
 }
 
-const notActive = (path: string, sku: string) =>
-  `The selected ${path} (${sku}) is not an active product of the account.`;
-
 /**
  * The default lines and the mapping's targets checked against the account's active products (the lead product
  * rules), or one 422 naming every bad one. Lines keep what was given (an absent price stays the catalogue's then).
@@ -90,13 +87,10 @@ async function checkProducts(
   const catalogue = await activeProducts(core.db.sequelize, accountId, skus);
   const errors: FieldErrors = {};
   if (lines) resolveLines(lines, catalogue, 'default_products', errors);
-  // the value named (a seller reads which sku): "The selected default_products.0.sku (NOPE) is not an active product…"
-  lines?.forEach((l, j) => {
-    const path = `default_products.${j}.sku`;
-    if (!catalogue.has(l.sku)) errors[path] = [notActive(path, l.sku)];
-  });
-  for (const [key, sku] of targets)
-    if (!catalogue.has(sku)) addError(errors, `product_mapping.${key}`, notActive(`product_mapping.${key}`, sku));
+  for (const [key, sku] of targets) {
+    const problem = skuError(sku, catalogue);
+    if (problem) addError(errors, `product_mapping.${key}`, problem);
+  }
   if (Object.keys(errors).length) throw new ValidationError(errors);
   return lines?.map((l) => ({
     sku: l.sku,

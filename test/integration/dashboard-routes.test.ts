@@ -97,13 +97,13 @@ describe('dashboard routes', () => {
       status: 'call_later',
       full_name: 'Changed Name',
       phone: '0600000001',
-      action_date: '2026-12-24T10:00:00+01:00',
+      action_date: '2030-12-24T10:00:00+01:00',
     });
     expect(upd.status).to.equal(200);
     expect(upd.body.data).to.include({
       status: 'call_later',
       full_name: 'Changed Name',
-      action_date: '2026-12-24T09:00:00.000Z',
+      action_date: '2030-12-24T09:00:00.000Z',
     });
     const h = upd.body.data.history.at(-1);
     expect(h).to.include({ old_status: 'new', new_status: 'call_later', changed_by: a.agent.name });

@@ -189,29 +189,45 @@ describe('REST leads', () => {
       expect(await leadCount(acc.id)).to.equal(1000);
     });
 
-    it('rejects the whole batch when one sku is inactive or belongs to another account, naming the item', async () => {
+    it('rejects the whole batch when one sku is inactive, unknown, of another account or of another case, naming it', async () => {
       const acc = await makeAccount(getCtx());
       const other = await makeAccount(getCtx());
       const call = restClient(web.url, await acc.token());
-      for (const sku of [acc.skus.inactive, other.skus.active[0], 'NO-SUCH-SKU']) {
+      const [a] = acc.skus.active;
+      const huge = `${'Z'.repeat(100)}`;
+      const cases: [string, string][] = [
+        [acc.skus.inactive, `Sku '${acc.skus.inactive}' belongs to an inactive product.`],
+        [other.skus.active[0], `Sku '${other.skus.active[0]}' does not exist.`],
+        ['NO-SUCH-SKU', "Sku 'NO-SUCH-SKU' does not exist."],
+        [a.toLowerCase(), `Sku '${a.toLowerCase()}' does not exist; did you mean '${a}'?`],
+        [
+          acc.skus.inactive.toLowerCase(),
+          `Sku '${acc.skus.inactive.toLowerCase()}' does not exist; did you mean '${acc.skus.inactive}'?`,
+        ],
+        [huge, `Sku '${'Z'.repeat(60)}…' does not exist.`],
+      ];
+      for (const [sku, message] of cases) {
         const res = await call('POST', '/leads', {
           leads: [
             lead(acc),
             lead(acc, {
               products: [
-                { sku: acc.skus.active[0], quantity: 1, price: 5 },
+                { sku: a, quantity: 1, price: 5 },
                 { sku, quantity: 1, price: 5 },
               ],
             }),
           ],
         });
         expect(res.status).to.equal(422);
-        expect(res.body).to.deep.equal({
-          message: 'The selected leads.1.products.1.sku is invalid.',
-          errors: { 'leads.1.products.1.sku': ['The selected leads.1.products.1.sku is invalid.'] },
+        expect(res.body).to.deep.equal({ message, errors: { 'leads.1.products.1.sku': [message] } });
+        const order = await call('POST', '/orders', {
+          orders: [lead(acc, { products: [{ sku, quantity: 1, price: 5 }] })],
         });
+        expect(order.status).to.equal(422);
+        expect(order.body).to.deep.equal({ message, errors: { 'orders.0.products.0.sku': [message] } });
       }
       expect(await leadCount(acc.id)).to.equal(0);
+      expect(await getCtx().models.Order.count({ where: { account_id: acc.id } })).to.equal(0);
     });
 
     it('summarises several errors in the Laravel message shape', async () => {
@@ -423,7 +439,7 @@ describe('REST leads', () => {
       const refs = (await call('POST', '/leads', { leads: [lead(acc), lead(acc)] })).body.references;
       const res = await call('PUT', '/leads', {
         leads: [
-          { reference: refs[0], status: 'call_later', action_date: '2026-12-01T14:30:00+01:00' },
+          { reference: refs[0], status: 'call_later', action_date: '2030-12-01T14:30:00+01:00' },
           { reference: refs[1], status: 'no_answer' },
         ],
       });
@@ -432,36 +448,74 @@ describe('REST leads', () => {
       const { Lead, LeadHistory } = getCtx().models;
       const l0 = await Lead.findOne({ where: { reference: refs[0] } });
       expect(l0!.status).to.equal('call_later');
-      expect(l0!.action_date!.toISOString()).to.equal('2026-12-01T13:30:00.000Z');
+      expect(l0!.action_date!.toISOString()).to.equal('2030-12-01T13:30:00.000Z');
       const h = await LeadHistory.findAll({ where: { lead_id: l0!.id }, order: [['id', 'ASC']] });
       expect(h.map((x) => [x.old_status, x.new_status, x.changed_by])).to.deep.equal([
         [null, 'new', `crm (${acc.seller.name})`],
         ['new', 'call_later', `crm (${acc.seller.name})`],
       ]);
       await call('PUT', '/leads', {
-        leads: [{ reference: refs[0], status: 'call_later', action_date: '2026-12-02T09:00:00+00:00' }],
+        leads: [{ reference: refs[0], status: 'call_later', action_date: '2030-12-02T09:00:00+00:00' }],
       });
       expect(await LeadHistory.count({ where: { lead_id: l0!.id } })).to.equal(2);
-      expect((await Lead.findByPk(l0!.id))!.action_date!.toISOString()).to.equal('2026-12-02T09:00:00.000Z');
+      expect((await Lead.findByPk(l0!.id))!.action_date!.toISOString()).to.equal('2030-12-02T09:00:00.000Z');
     });
 
-    it('requires a well-formed action_date for call_later', async () => {
+    it('requires a well-formed action_date for call_later, in every ISO 8601 offset form, Z included', async () => {
       const acc = await makeAccount(getCtx());
       const call = restClient(web.url, await acc.token());
       const [ref] = (await call('POST', '/leads', { leads: [lead(acc)] })).body.references;
       for (const item of [
         { reference: ref, status: 'call_later' },
-        { reference: ref, status: 'call_later', action_date: '2026-12-01 14:30' },
-        { reference: ref, status: 'call_later', action_date: '2026-12-01T14:30:00Z' },
+        { reference: ref, status: 'call_later', action_date: '2030-12-01 14:30' },
+        { reference: ref, status: 'call_later', action_date: '2030-12-01T14:30:00' },
+        { reference: ref, status: 'call_later', action_date: '2030-12-01T14:30:00+25:00' },
       ]) {
         const res = await call('PUT', '/leads', { leads: [item] });
         expect(res.status).to.equal(422);
         expect(res.body.errors).to.have.property('leads.0.action_date');
       }
-      expect(
-        (await call('PUT', '/leads', { leads: [{ reference: ref, status: 'bogus' }] })).body.errors,
-      ).to.have.property('leads.0.status');
+      const bogus = await call('PUT', '/leads', { leads: [{ reference: ref, status: 'bogus' }] });
+      const allowed = 'new, confirmed, wrong, call_later, no_answer, duplicate, canceled';
+      expect(bogus.body.errors).to.deep.equal({
+        'leads.0.status': [`The leads.0.status 'bogus' is not one of: ${allowed}.`],
+      });
       expect((await getCtx().models.Lead.findOne({ where: { reference: ref } }))!.status).to.equal('new');
+      const at = new Date(Date.now() + 86_400_000);
+      const forms: [string, Date][] = [
+        [at.toISOString(), at],
+        ['2030-12-01T14:30:00Z', new Date('2030-12-01T14:30:00Z')],
+        ['2030-12-01T14:30:00+01:00', new Date('2030-12-01T13:30:00Z')],
+        ['2030-12-01T14:30:00+0100', new Date('2030-12-01T13:30:00Z')],
+        ['2030-12-01T14:30:00-05', new Date('2030-12-01T19:30:00Z')],
+      ];
+      for (const [action_date, stored] of forms) {
+        const res = await call('PUT', '/leads', { leads: [{ reference: ref, status: 'call_later', action_date }] });
+        expect(res.status, `${action_date}: ${JSON.stringify(res.body)}`).to.equal(200);
+        const row = await getCtx().models.Lead.findOne({ where: { reference: ref } });
+        expect(row!.action_date!.toISOString(), action_date).to.equal(stored.toISOString());
+      }
+    });
+
+    it("refuses a call-back in the past, naming the value under the item's action_date, changing nothing", async () => {
+      const acc = await makeAccount(getCtx());
+      const call = restClient(web.url, await acc.token());
+      const refs = (await call('POST', '/leads', { leads: [lead(acc), lead(acc)] })).body.references;
+      const past = new Date(Date.now() - 60_000).toISOString();
+      const res = await call('PUT', '/leads', {
+        leads: [
+          { reference: refs[0], status: 'no_answer' },
+          { reference: refs[1], status: 'call_later', action_date: past },
+        ],
+      });
+      expect(res.status).to.equal(422);
+      const message = `The leads.1.action_date '${past}' is in the past: a call-back must be after now.`;
+      expect(res.body).to.deep.equal({ message, errors: { 'leads.1.action_date': [message] } });
+      const rows = await getCtx().models.Lead.findAll({ where: { reference: refs } });
+      expect(rows.map((r) => [r.status, r.action_date])).to.deep.equal([
+        ['new', null],
+        ['new', null],
+      ]);
     });
 
     it("rejects the whole batch when a reference is unknown or another account's, changing nothing", async () => {

@@ -128,9 +128,7 @@ describe('panel: a form source’s default products and sku mapping', () => {
       'default_products.0.sku',
       'default_products.1.sku',
     ]);
-    expect(unknown.body.record.errors['default_products.0.sku'].message).to.match(
-      /^NOPE-1 n'est pas un produit actif de ce compte \(.+\)$/,
-    );
+    expect(unknown.body.record.errors['default_products.0.sku'].message).to.match(/^Le SKU « NOPE-1 » n'existe pas/);
     expect(unknown.body.record.errors['default_products.1.sku'].message).to.include(other.skus.active[0]);
     expect(await sourceRows(acc.id)).to.deep.equal([]);
 

@@ -21,6 +21,33 @@ describe('panel words for service refusals (admin/panel-form-errors.ts)', () => 
     );
   });
 
+  it('When a service names the value it refuses (issue 41), Then every language names it too', () => {
+    const status = "The status 'xyz' is not one of: new, call_later.";
+    const sku = [
+      "Sku 'abc-1' does not exist; did you mean 'ABC-1'?",
+      "Sku 'nope' does not exist.",
+      "Sku 'OLD-1' belongs to an inactive product.",
+    ];
+    const past = "The action_date '2020-01-01T10:00:00+00:00' is in the past: a call-back must be after now.";
+    expect([status, ...sku, past].map((m) => fieldMessage(m, words))).to.deep.equal([
+      "Status 'xyz' is not one of: New, Call later",
+      "Sku 'abc-1' does not exist; did you mean 'ABC-1'?",
+      "Sku 'nope' does not exist",
+      "Sku 'OLD-1' belongs to an inactive product",
+      "Call back at '2020-01-01T10:00:00+00:00' is in the past: a call-back must be in the future",
+    ]);
+    for (const language of ['fr', 'ar']) {
+      const said = [status, ...sku, past].map((m) => fieldMessage(m, pageWords(language)));
+      said.forEach((text, i) => {
+        expect(text, text).to.not.match(/^(The|Sku) /);
+        expect(text).to.include(
+          ["'xyz'", "'abc-1'", "'nope'", "'OLD-1'", "'2020-01-01T10:00:00+00:00'"][i].slice(1, -1),
+        );
+      });
+      expect(said[1]).to.include('ABC-1');
+    }
+  });
+
   it('When a language has no words yet, Then English is used', () => {
     expect(validationText('required', { field: 'Phone' }, 'xx')).to.equal('Phone is required');
   });
