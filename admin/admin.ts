@@ -11,7 +11,7 @@ import { addComponentSources, type ComponentName } from './panel-components.js';
 import { panelFormBodies } from './panel-bodies.js';
 import { dropRemoteFonts, knownActions, panelJsonBodies, panelSession, sameOriginWrites } from './panel-guards.js';
 import { panelCsp } from './panel-csp.js';
-import { hashedAssetLinks, panelAsset } from './panel-assets.js';
+import { hashedAssetLinks, panelAsset, panelCompression } from './panel-assets.js';
 import { panelLocale } from './panel-locale.js';
 import { PANEL_STYLESHEET, panelDirection } from './panel-rtl.js';
 import { accountPageHandler } from './pages/account-page.js';
@@ -138,7 +138,7 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
   const outer = express.Router();
   outer.use(panelSession, sameOriginWrites, knownActions(panel.admin), panelJsonBodies, panelFormBodies);
   outer.use(refuseUnfitBody); // prototype-named keys, bad text in a body: a 422 (http/input-guard.ts)
-  outer.use(dropRemoteFonts, panelCsp, panelDirection, hashedAssetLinks);
+  outer.use(panelCompression, dropRemoteFonts, panelCsp, panelDirection, hashedAssetLinks);
   outer.get('/frontend/assets/:asset', panelAsset);
   outer.use(panel.router);
   return outer;

@@ -32,6 +32,13 @@ describe('the panel over a real connection (issue 41): hashed, compressed, cache
 
   before(async () => {
     const acc = await makeAccount(getCtx());
+    await getCtx().services.leads.createMany(acc.seller.actor, {
+      leads: Array.from({ length: 20 }, (_, i) => ({
+        phone: `+2126${String(acc.id % 10000).padStart(4, '0')}${String(i).padStart(4, '0')}`,
+        full_name: `Light Page ${i}`,
+        products: [{ sku: acc.skus.active[0], quantity: 1, price: 100 }],
+      })),
+    });
     c = await login(web.url, acc.seller.email, acc.seller.password);
     const page = await rawGet(`${web.url}/admin/resources/leads`, c, { accept: 'text/html' });
     expect(page.status).to.equal(200);
@@ -89,6 +96,22 @@ describe('the panel over a real connection (issue 41): hashed, compressed, cache
       expect(other.status, path).to.equal(200);
       expect(other.headers['cache-control'], path).to.equal('no-cache');
       expect(other.body.equals(first.body), path).to.equal(true);
+    }
+  });
+
+  it('When a panel page or a JSON answer of the panel is asked for by a browser, Then it comes compressed and uncached', async () => {
+    for (const [path, accept] of [
+      ['/admin/resources/leads', 'text/html'],
+      ['/admin/api/resources/leads/actions/list', 'application/json'],
+    ]) {
+      const gz = await rawGet(`${web.url}${path}`, c, { accept, 'accept-encoding': 'gzip, deflate' });
+      const plain = await rawGet(`${web.url}${path}`, c, { accept });
+      expect(gz.status, path).to.equal(200);
+      expect(gz.headers['content-encoding'], path).to.equal('gzip');
+      expect(plain.headers['content-encoding'], path).to.equal(undefined);
+      expect(zlib.gunzipSync(gz.body).length, path).to.be.closeTo(plain.body.length, 2000);
+      expect(gz.body.length, path).to.be.below(plain.body.length / 3);
+      expect(String(gz.headers['cache-control'] ?? ''), path).to.not.match(/public|max-age=[1-9]/);
     }
   });
 
