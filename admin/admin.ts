@@ -106,6 +106,7 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       sourceParts: component('SourceParts'),
       pushConfirm: component('PushConfirm'),
       scopeChecks: component('ScopeChecks'),
+      importFile: component('ImportFile'),
     };
     const admin = new AdminJS({
       rootPath: '/admin',

@@ -26,6 +26,7 @@ export const COMPONENT_SOURCES = {
   SourceParts: 'source-parts.tsx',
   PushConfirm: 'push-confirm.tsx',
   ScopeChecks: 'scope-checks.tsx',
+  ImportFile: 'import-file.tsx',
 } as const;
 export type ComponentName = keyof typeof COMPONENT_SOURCES;
 

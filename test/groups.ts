@@ -54,6 +54,7 @@ export const GROUPS = {
     'test/integration/deep-bodies.test.ts',
     'test/integration/fuzz.test.ts',
     'test/integration/idempotency.test.ts',
+    'test/integration/import-page.test.ts',
     'test/integration/import-progress.test.ts',
     'test/integration/input-rules-panel.test.ts',
     'test/integration/input-rules.test.ts',

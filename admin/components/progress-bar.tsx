@@ -5,7 +5,7 @@ import { useFigures } from './local-text.js';
 import { importProgress, type ImportProgress } from '../../src/transfers/import-progress.js';
 
 /** What the bar draws: the run's status and its progress (importProgress), from the record or GET /imports/{id}. */
-type Progress = ImportProgress & { status: string };
+export type Progress = ImportProgress & { status: string };
 
 /** The record's columns through the one progress rule, src/transfers/import-progress.ts. */
 function fromParams(p: Record<string, unknown>): Progress {
@@ -37,10 +37,12 @@ function useLiveProgress(id: unknown, initial: Progress): Progress {
   return progress;
 }
 
-/** An import run's progress: a bar, rows done out of the total ("about" while the total is an estimate), a percent. */
-export default function ProgressBar({ property, record, resource, where }: BasePropertyProps) {
-  const { translateProperty, translateComponent } = useTranslation();
-  const progress = useLiveProgress(record?.id, fromParams(record?.params ?? {}));
+/**
+ * A run's progress drawn: a bar, rows done out of the total ("about" while the total is an estimate), a percent. Also
+ * the import page's (admin/components/import-file.tsx), which follows the run itself.
+ */
+export function RunProgress({ progress }: { progress: Progress }) {
+  const { translateComponent } = useTranslation();
   const figures = useFigures();
   const { percent } = progress;
   const count = progress.rows_total === null ? '' : figures.number(progress.rows_total);
@@ -52,7 +54,7 @@ export default function ProgressBar({ property, record, resource, where }: BaseP
         : count;
   const rows = translateComponent('progressBar.rows', { done: figures.number(progress.rows_done), total });
   const label = `${rows}${percent === null ? '' : ` (${figures.percent(percent)})`}`;
-  const bar = (
+  return (
     <span data-progress={percent ?? ''} title={label} style={{ display: 'inline-block', minWidth: '10em' }}>
       <span
         role="progressbar"
@@ -74,6 +76,13 @@ export default function ProgressBar({ property, record, resource, where }: BaseP
       <span style={{ fontSize: 12, whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>{label}</span>
     </span>
   );
+}
+
+/** An import run's progress on its list row and show page, live while the run goes on. */
+export default function ProgressBar({ property, record, resource, where }: BasePropertyProps) {
+  const { translateProperty } = useTranslation();
+  const progress = useLiveProgress(record?.id, fromParams(record?.params ?? {}));
+  const bar = <RunProgress progress={progress} />;
   if (where !== 'show') return bar;
   return <ValueGroup label={translateProperty(property.label, resource.id)}>{bar}</ValueGroup>;
 }

@@ -2,6 +2,7 @@ import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { allow, tenantReadActions } from './panel-kit.js';
 import { serviceActions } from './service-actions.js';
+import { importReportAction } from './import-page.js';
 import { accountProp, type PanelComponents, nav, hidden, leavePanel } from './panel-ui.js';
 
 export function importRunResource(ctx: AppContext, components: PanelComponents): ResourceWithOptions {
@@ -26,6 +27,7 @@ export function importRunResource(ctx: AppContext, components: PanelComponents):
       actions: {
         ...tenantReadActions('importRun'),
         ...serviceActions('importRun', {}),
+        importReport: importReportAction(ctx),
         errorReport: leavePanel(components.leavePanel, 'record', '/imports/{id}/report', allow('importRun', 'view')),
       },
     },

@@ -9,16 +9,8 @@ import { serviceActions } from './service-actions.js';
 import { statusOptions } from '../components/status-palette.js';
 import { accountChoiceProp, chosen } from './account-choice.js';
 import { withCustomerRecord } from './customer-view.js';
-import {
-  type PanelComponents,
-  nav,
-  hidden,
-  virtualText,
-  leavePanel,
-  text,
-  contactRecordProps,
-  timelineShow,
-} from './panel-ui.js';
+import { importFileAction } from './import-page.js';
+import { type PanelComponents, nav, hidden, virtualText, text, contactRecordProps, timelineShow } from './panel-ui.js';
 
 /** "Export" buttons on the leads list: the list's current filters go to the export job. */
 function transferAction(ctx: AppContext, ext: 'csv' | 'xlsx', component: string) {
@@ -186,7 +178,7 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
         productChoices: productChoices(ctx),
         exportCsv: transferAction(ctx, 'csv', components.confirmAction),
         exportXlsx: transferAction(ctx, 'xlsx', components.confirmAction),
-        importFile: leavePanel(components.leavePanel, 'resource', '/leads/import', allow('lead', 'import'), 'Upload'),
+        importFile: importFileAction(ctx, components.importFile),
       },
     },
   };

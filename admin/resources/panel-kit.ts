@@ -140,9 +140,11 @@ export function tenantReadActions(resource: Resource): ResourceOptions['actions'
 
 /**
  * Actions that only read; AdminJS calls them with GET (productChoices: what the lead form's products editor lists;
- * pushChoices: the shipping companies a push may go to). Every other action changes state and acts only on POST.
+ * pushChoices: the shipping companies a push may go to; importFile: the import page's account choices, its upload
+ * going to the dashboard route; importReport: a run's progress and report). Every other action changes state and
+ * acts only on POST.
  */
-const READ_ACTIONS = new Set(['list', 'search', 'show', 'productChoices', 'pushChoices']);
+const READ_ACTIONS = new Set(['list', 'search', 'show', 'productChoices', 'pushChoices', 'importFile', 'importReport']);
 /** AdminJS's built-in writes go through the adapter, which refuses: a resource opts in with serviceActions. */
 const BUILT_IN_WRITES = ['new', 'edit', 'delete', 'bulkDelete'];
 

@@ -28,6 +28,8 @@ export interface PanelComponents {
   pushConfirm: string;
   /** An API key's scopes as checkboxes in words, with presets (admin/components/scope-checks.tsx). */
   scopeChecks: string;
+  /** The leads' import page: upload, live progress, report (admin/components/import-file.tsx). */
+  importFile: string;
 }
 
 /** The sidebar's groups; each name is a key of `labels` in admin/locales/*.json (AdminJS translates it). */

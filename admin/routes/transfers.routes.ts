@@ -4,15 +4,17 @@ import express, { type Router } from 'express';
 import multer from 'multer';
 import type { AppContext } from '../../src/context.js';
 import { ValidationError } from '../../src/errors.js';
-import { isSystemWide } from '../../src/policy.js';
 import { privateDirSync } from '../../src/private-files.js';
 import { importRunView } from '../../src/transfers/import.service.js';
 import { escapeCell } from '../../src/transfers/spreadsheet.js';
 import { route } from '../../http/async.js';
 import { sendErrorPage } from '../../http/errors.js';
 import { requestLanguage } from '../locale-text.js';
-import { importPage, notAllowedPage } from '../views/pages.js';
+import { notAllowedPage } from '../views/pages.js';
 import { respond } from './respond.js';
+
+/** The panel's import page (admin/resources/import-page.ts), where GET /leads/import leads. */
+export const IMPORT_PAGE = '/admin/resources/leads/actions/importFile';
 
 /** POST /leads/import and /leads/export of the spec, and the runs they create (status, progress, report, download). */
 export function createTransferRoutes(ctx: AppContext): Router {
@@ -22,7 +24,8 @@ export function createTransferRoutes(ctx: AppContext): Router {
   const upload = multer({ dest: tmp, limits: uploadLimits(ctx.config.importMaxBytes) }).single('file');
   const r = express.Router();
 
-  // refused up front to a role that may not import (an agent): no form to fill in and then be refused
+  // The import page is the panel's (the leads' "Import file"); the old address leads there, so no link to it breaks.
+  // Refused up front to a role that may not import (an agent): no form to fill in and then be refused.
   r.get(
     '/leads/import',
     route(async (req, res) => {
@@ -32,9 +35,7 @@ export function createTransferRoutes(ctx: AppContext): Router {
         sendErrorPage(res, refusal, notAllowedPage({ title: 'site.import.title', lang: requestLanguage(req) }));
         return;
       }
-      const accounts = isSystemWide(req.actor!) ? await ctx.services.accounts.listAccounts(req.actor!) : undefined;
-      const choices = accounts?.map(({ id, name }) => ({ id, name }));
-      res.type('html').send(importPage({ lang: requestLanguage(req), accounts: choices }));
+      res.redirect(303, IMPORT_PAGE);
     }),
   );
 

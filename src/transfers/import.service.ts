@@ -22,6 +22,13 @@ export const IMPORT_JOB = 'import-leads';
 /** The upload's other field: the account an admin imports into (a tenant's go to their own, whatever it names). */
 const importOptionsSchema = Joi.object({ account_id: Joi.number().integer().positive().empty('') });
 
+/** Refused rows in file order; the import page shows this many of them (the CSV report has them all). */
+const ERROR_ORDER: [string, string][] = [
+  ['row_number', 'ASC'],
+  ['id', 'ASC'],
+];
+export const REPORT_ROWS = 100;
+
 export function importRunView(r: ImportRun) {
   return {
     id: r.id,
@@ -146,13 +153,24 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
     async errors(actor: Actor, id: number) {
       authorize(actor, 'view', 'importRun');
       const run = await findInScope(ImportRun, actor, { id });
-      return ImportRunError.findAll({
-        where: { import_run_id: run.id },
-        order: [
-          ['row_number', 'ASC'],
-          ['id', 'ASC'],
-        ],
-      });
+      return ImportRunError.findAll({ where: { import_run_id: run.id }, order: ERROR_ORDER });
+    },
+
+    /**
+     * A run's state (importRunView) and, once it has ended, its first `limit` refused rows (line, column, message):
+     * what the panel's import page shows after the upload (the whole list is the CSV of GET /imports/{id}/report).
+     */
+    async report(actor: Actor, id: number, limit = REPORT_ROWS) {
+      authorize(actor, 'view', 'importRun');
+      const run = await findInScope(ImportRun, actor, { id });
+      const ended = run.status === 'completed' || run.status === 'failed';
+      const rows = ended
+        ? await ImportRunError.findAll({ where: { import_run_id: run.id }, order: ERROR_ORDER, limit })
+        : [];
+      return {
+        run: importRunView(run),
+        refused: rows.map((e) => ({ row: e.row_number, column: e.column_name, message: e.message })),
+      };
     },
 
     /** The job's work (import-run.ts). */

@@ -109,20 +109,34 @@ describe('admin panel in Chromium', function () {
     await shot(p, 'leads-list');
   });
 
-  it('seller: imports a CSV from the panel, follows the run and its error report, exports the leads and downloads the file', async () => {
+  it('seller: imports a CSV in the panel and reads its report there, follows the run and its error report, exports the leads and downloads the file', async () => {
     const acc: TestAccount = await makeAccount(getCtx());
     const { ImportRun, ExportRun } = getCtx().models;
     const p = await page(acc.seller);
     await p.goto(`${app.url}/admin/resources/leads`);
-    await Promise.all([p.waitForURL(/\/leads\/import$/), p.getByText('Import file', { exact: true }).click()]);
+    const importPage = /\/admin\/resources\/leads\/actions\/importFile$/;
+    await Promise.all([p.waitForURL(importPage), p.getByText('Import file', { exact: true }).click()]);
     const csv = `phone,sku,full_name\n+212600700001,${acc.skus.active[0]},Panel Import One\n123,${acc.skus.active[0]},Bad Phone Row\n`;
     await p.setInputFiles('#file', { name: 'panel.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
-    await p.click('button[type=submit]');
-    await p.waitForSelector('text=/Import #\\d+ queued/');
+    await p.click('[data-testid=import-page] button[type=submit]');
+    // the page follows the run: queued until the job runs (the test runs it), then its report
+    await p.waitForSelector('[data-testid=import-report][data-status=queued]');
     const run = (await ImportRun.findOne({ where: { account_id: acc.id } }))!;
     await getCtx().services.imports.run(run.id);
+    await p.waitForSelector('[data-testid=import-report][data-status=completed]', { timeout: 20_000 });
+    expect(await p.textContent('[data-testid=import-created]')).to.equal('Rows created: 1');
+    expect(await p.textContent('[data-testid=import-refused]')).to.equal('Rows refused: 1');
+    const refusal = p.locator('[data-testid=import-refusal]');
+    expect(await refusal.count()).to.equal(1);
+    expect(await refusal.getAttribute('data-row')).to.equal('3');
+    expect(await refusal.textContent()).to.match(/^3phone.*phone/i);
+    expect(await p.locator('[data-css=sidebar]').count(), 'inside the panel: its menu').to.equal(1);
+    await shot(p, 'import-page-report');
 
-    await p.goto(`${app.url}/admin/resources/import_runs/records/${run.id}/show`);
+    await Promise.all([
+      p.waitForURL(new RegExp(`/import_runs/records/${run.id}/show$`)),
+      p.click('[data-testid=import-run-link]'),
+    ]);
     await p.waitForSelector('text=completed');
     await shot(p, 'import-run-show');
     const [report] = await Promise.all([
@@ -148,6 +162,11 @@ describe('admin panel in Chromium', function () {
     const [file] = await Promise.all([p.waitForEvent('download'), p.getByText('Download', { exact: true }).click()]);
     const text = fs.readFileSync((await file.path())!, 'utf8');
     expect(text).to.include('Panel Import One').and.not.include('Bad Phone Row');
+
+    // the old address of the import page leads to the panel's
+    await p.goto(`${app.url}/leads/import`);
+    await p.waitForURL(importPage);
+    await p.waitForSelector('[data-testid=import-page] input#file');
   });
 
   it('agent: finds no delete, import, export or API-key actions', async () => {
