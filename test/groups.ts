@@ -73,6 +73,7 @@ export const GROUPS = {
     'test/integration/orders.test.ts',
     'test/integration/outbound-address-space.test.ts',
     'test/integration/panel-findings.test.ts',
+    'test/integration/panel-no-dead-ends.test.ts',
     'test/integration/panel-pages.test.ts',
     'test/integration/panel-assets.test.ts',
     'test/integration/panel-populated.test.ts',

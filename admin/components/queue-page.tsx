@@ -12,6 +12,8 @@ interface Answer {
   lead?: QueueLead | null;
   done?: { reference: string; status: string; order_reference: string | null };
   accounts?: { id: number; name: string }[];
+  /** An admin's: the account whose queue this is; null: none chosen yet (the page asks which). */
+  account_id?: number | null;
   refusal?: string;
   /** The account's zone: times are written in it, the call-back time is typed in it (the server reads it so). */
   time_zone?: string;
@@ -38,32 +40,43 @@ function useQueue() {
   const [note, setNote] = useState('');
   const [callAt, setCallAt] = useState('');
   const [accountId, setAccountId] = useState('');
+  // the account sent with every request: an admin's choice, or the one the server opened the queue on
+  const accountRef = useRef('');
   const busyRef = useRef(false);
 
-  const send = useCallback(
-    async (data: Record<string, unknown>) => {
-      if (busyRef.current) return; // one request at a time: a double key press sets one outcome
-      busyRef.current = true;
-      setBusy(true);
-      try {
-        const scope = accountId ? { account_id: accountId } : {};
-        const next = (await api.getPage({ pageName: 'queue', method: 'post', data: { ...scope, ...data } }))
-          .data as Answer;
-        setAnswer(next);
-        if ('lead' in next) {
-          setLead(next.lead ?? null);
-          setAsked(true);
-          setNote('');
-          setCallAt(next.call_at ?? '');
-        }
-      } catch {
-        setAnswer({ refusal: words.current('queue.unreachable') });
-      } finally {
-        busyRef.current = false;
-        setBusy(false);
+  const send = useCallback(async (data: Record<string, unknown>) => {
+    if (busyRef.current) return; // one request at a time: a double key press sets one outcome
+    busyRef.current = true;
+    setBusy(true);
+    try {
+      const scope = accountRef.current ? { account_id: accountRef.current } : {};
+      const next = (await api.getPage({ pageName: 'queue', method: 'post', data: { ...scope, ...data } }))
+        .data as Answer;
+      setAnswer(next);
+      if (next.account_id) {
+        accountRef.current = String(next.account_id);
+        setAccountId(accountRef.current);
       }
+      if ('lead' in next) {
+        setLead(next.lead ?? null);
+        setAsked(true);
+        setNote('');
+        setCallAt(next.call_at ?? '');
+      }
+    } catch {
+      setAnswer({ refusal: words.current('queue.unreachable') });
+    } finally {
+      busyRef.current = false;
+      setBusy(false);
+    }
+  }, []);
+  const chooseAccount = useCallback(
+    (value: string) => {
+      accountRef.current = value;
+      setAccountId(value);
+      void send({ op: 'counts' });
     },
-    [accountId],
+    [send],
   );
   const outcome = useCallback(
     (status: string) => {
@@ -77,7 +90,7 @@ function useQueue() {
   useEffect(() => {
     void send({ op: 'counts' });
   }, [send]);
-  return { answer, lead, asked, busy, note, setNote, callAt, setCallAt, accountId, setAccountId, send, outcome };
+  return { answer, lead, asked, busy, note, setNote, callAt, setCallAt, accountId, chooseAccount, send, outcome };
 }
 
 /** C, N, W, L, X set the outcome, S skips, Space or Enter takes the next lead when none is held; not while typing. */
@@ -130,28 +143,43 @@ function DoneBanner({ done }: { done: NonNullable<Answer['done']> }) {
   );
 }
 
+/**
+ * An admin's account select: the queue opens on the last account they worked; with none yet, the page asks which
+ * (their own account has no leads to work) and offers nothing else until one is chosen.
+ */
 function AccountPicker({
   accounts,
   value,
   set,
 }: {
-  accounts: Answer['accounts'];
+  accounts: NonNullable<Answer['accounts']>;
   value: string;
   set(v: string): void;
 }) {
   const { translateComponent } = useTranslation();
   return (
-    <label style={{ display: 'block', marginBottom: 16 }}>
-      {translateComponent('common.account')}{' '}
-      <select value={value} onChange={(e) => set(e.target.value)} data-testid="queue-account">
-        <option value="">{translateComponent('common.ownAccount')}</option>
-        {(accounts ?? []).map((a) => (
-          <option key={a.id} value={a.id}>
-            {a.name}
-          </option>
-        ))}
-      </select>
-    </label>
+    <Box mb="lg">
+      {!value && (
+        <Text mb="default" data-testid="queue-ask-account">
+          {translateComponent('queue.chooseAccount')}
+        </Text>
+      )}
+      <label style={{ display: 'block' }}>
+        {translateComponent('common.account')}{' '}
+        <select value={value} onChange={(e) => set(e.target.value)} data-testid="queue-account">
+          {!value && (
+            <option value="" disabled>
+              {translateComponent('queue.accountPlaceholder')}
+            </option>
+          )}
+          {accounts.map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.name}
+            </option>
+          ))}
+        </select>
+      </label>
+    </Box>
   );
 }
 
@@ -165,12 +193,23 @@ function AccountPicker({
 export default function QueuePage() {
   const { translateComponent } = useTranslation();
   const q = useQueue();
-  const { answer, lead, busy } = q;
-  useShortcuts(lead, q.outcome, q.send);
+  const { answer } = q;
+  useShortcuts(q.lead, q.outcome, q.send);
   return (
     <Box p="xxl" data-testid="queue-page">
       <H2 mb="lg">{translateComponent('queue.title')}</H2>
-      {answer.accounts && <AccountPicker accounts={answer.accounts} value={q.accountId} set={q.setAccountId} />}
+      {answer.accounts && <AccountPicker accounts={answer.accounts} value={q.accountId} set={q.chooseAccount} />}
+      {answer.account_id === null ? null : <QueueWork q={q} />}
+    </Box>
+  );
+}
+
+/** What waits, what just happened, and the lead held: the queue of the account (an admin's once chosen). */
+function QueueWork({ q }: { q: ReturnType<typeof useQueue> }) {
+  const { translateComponent } = useTranslation();
+  const { answer, lead, busy } = q;
+  return (
+    <>
       <CountTiles counts={answer.counts ?? null} />
       <div style={{ display: 'grid', gap: 12, margin: '20px 0' }}>
         {answer.done && <DoneBanner done={answer.done} />}
@@ -195,6 +234,6 @@ export default function QueuePage() {
           <LeadCard lead={lead} zone={answer.time_zone ?? FALLBACK_ZONE} />
         </>
       )}
-    </Box>
+    </>
   );
 }

@@ -11,6 +11,7 @@ import { accountChoiceProp, chosen } from './account-choice.js';
 import { withCustomerRecord } from './customer-view.js';
 import { importFileAction } from './import-page.js';
 import { type PanelComponents, nav, hidden, virtualText, text, contactRecordProps, timelineShow } from './panel-ui.js';
+import { withCityOnForm } from './lead-city.js';
 
 /** "Export" buttons on the leads list: the list's current filters go to the export job. */
 function transferAction(ctx: AppContext, ext: 'csv' | 'xlsx', component: string) {
@@ -135,8 +136,40 @@ const leadProperties = (components: PanelComponents): Record<string, PropertyOpt
   created_by_token_id: { isVisible: hidden },
 });
 
-export function leadResource(ctx: AppContext, components: PanelComponents): ResourceWithOptions {
+/** New, edit, delete and bulk delete: the lead services, as the dashboard's. */
+function leadWrites(ctx: AppContext) {
   const { services } = ctx;
+  return serviceActions('lead', {
+    create: async (actor, p) =>
+      services.leads.createOne(actor, {
+        ...chosen(actor, p),
+        name: text(p.phone),
+        status: String(p.status ?? 'new'),
+        full_name: p.full_name as string,
+        city_id: p.city_id ? Number(p.city_id) : undefined,
+        area: p.area as string,
+        address: p.address as string,
+        action_date: toActionDate(p.action_date),
+        products: p.products as ProductLineInput[] | undefined,
+      }),
+    update: (actor, id, p) =>
+      services.leads.update(actor, id, {
+        status: text(p.status),
+        full_name: text(p.full_name),
+        phone: text(p.phone),
+        city_id: p.city_id ? Number(p.city_id) : null,
+        area: (p.area as string) ?? null,
+        address: (p.address as string) ?? null,
+        action_date: toActionDate(p.action_date) ?? null,
+        products: p.products as ProductLineInput[] | undefined,
+      }),
+    remove: (actor, ids) => services.leads.deleteMany(actor, { ids }, 'ids'),
+    aliases: { name: 'phone' },
+    createdNotice: (l, t) => t('messages.leadCreated', { reference: String(l.reference) }),
+  });
+}
+
+export function leadResource(ctx: AppContext, components: PanelComponents): ResourceWithOptions {
   return {
     resource: ctx.models.Lead,
     options: {
@@ -147,34 +180,8 @@ export function leadResource(ctx: AppContext, components: PanelComponents): Reso
       actions: {
         ...tenantReadActions('lead'),
         show: withCustomerRecord(timelineShow('lead', ctx), ctx),
-        ...serviceActions('lead', {
-          create: async (actor, p) =>
-            services.leads.createOne(actor, {
-              ...chosen(actor, p),
-              name: text(p.phone),
-              status: String(p.status ?? 'new'),
-              full_name: p.full_name as string,
-              city_id: p.city_id ? Number(p.city_id) : undefined,
-              area: p.area as string,
-              address: p.address as string,
-              action_date: toActionDate(p.action_date),
-              products: p.products as ProductLineInput[] | undefined,
-            }),
-          update: (actor, id, p) =>
-            services.leads.update(actor, id, {
-              status: text(p.status),
-              full_name: text(p.full_name),
-              phone: text(p.phone),
-              city_id: p.city_id ? Number(p.city_id) : null,
-              area: (p.area as string) ?? null,
-              address: (p.address as string) ?? null,
-              action_date: toActionDate(p.action_date) ?? null,
-              products: p.products as ProductLineInput[] | undefined,
-            }),
-          remove: (actor, ids) => services.leads.deleteMany(actor, { ids }, 'ids'),
-          aliases: { name: 'phone' },
-          createdNotice: (l, t) => t('messages.leadCreated', { reference: String(l.reference) }),
-        }),
+        // the lead's free-text city chosen in the edit form's City select (admin/resources/lead-city.ts)
+        ...withCityOnForm(leadWrites(ctx), ctx),
         productChoices: productChoices(ctx),
         exportCsv: transferAction(ctx, 'csv', components.confirmAction),
         exportXlsx: transferAction(ctx, 'xlsx', components.confirmAction),

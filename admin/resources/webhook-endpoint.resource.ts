@@ -94,6 +94,8 @@ export function webhookEndpointResource(ctx: AppContext, components: PanelCompon
           },
           createdNotice: (_created, t) => t('messages.webhookSecretCreated'),
           createdSecret: (created) => ({ kind: 'webhookSecret', value: String(created.secret) }),
+          // the service's default: a new endpoint is active, so its form starts with Active ticked
+          defaults: { active: 'true' },
         }),
         // One endpoint at a time: a bulk delete through a per-id service call could stop half-way.
         bulkDelete: { isAccessible: false },

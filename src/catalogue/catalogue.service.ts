@@ -6,6 +6,7 @@ import type { Core } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { accountScope, authorize } from '../policy.js';
 import { validate } from '../validation.js';
+import { likeExact } from '../search-clause.js';
 import type { Product } from './product.model.js';
 
 const productCreateSchema = Joi.object({
@@ -73,6 +74,18 @@ export function createCatalogueService(core: Core) {
     async listCities(actor: Actor) {
       authorize(actor, 'viewAny', 'city');
       return (await City.findAll({ order: [['name', 'ASC']] })).map((c) => ({ id: c.id, name: c.name }));
+    },
+
+    /**
+     * The city of the list a free-text city names (case and outer spaces aside), or null: a lead that came in with
+     * `city: "casablanca"` (REST, import, forms, the demo) has no city_id, yet its edit form shows it chosen.
+     */
+    async cityNamed(actor: Actor, name: unknown) {
+      authorize(actor, 'viewAny', 'city');
+      const text = typeof name === 'string' ? name.trim() : '';
+      if (text.length < 2 || text.length > 100) return null;
+      const c = await City.findOne({ where: { name: { [Op.iLike]: likeExact(text) } }, order: [['id', 'ASC']] });
+      return c ? { id: c.id, name: c.name } : null;
     },
 
     async createCity(actor: Actor, name: string) {

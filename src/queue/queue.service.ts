@@ -21,6 +21,7 @@ import {
   type Asker,
 } from './queue.repository.js';
 import { QUEUE_RULES } from './queue-rules.repository.js';
+import { lastQueueAccount, rememberQueueAccount } from './queue-account.js';
 import {
   outcomeSchema,
   queueScopeSchema,
@@ -219,6 +220,9 @@ export function createQueueService(base: Core, deps: { leads: LeadService }) {
     outcome: (actor: Actor, lead: QueueLeadKey, input: unknown) => outcome(core, actor, lead, input),
     release: (actor: Actor, lead: QueueLeadKey) => release(core, actor, lead),
     counts: (actor: Actor, input?: unknown) => counts(core, actor, input),
+    /** The account an admin's queue page opens on (the last one worked) and keeping it: src/queue/queue-account.ts */
+    lastAccount: (actor: Actor) => lastQueueAccount(core, actor),
+    rememberAccount: (actor: Actor, accountId: number) => rememberQueueAccount(core, actor, accountId),
   };
 }
 

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { getCtx } from '../hooks.js';
-import { makeAccount, makeAdmin, type TestAccount, type TestUser } from '../factories.js';
+import { makeAccount, makeAdmin, uid, type TestAccount, type TestUser } from '../factories.js';
+import { systemActor } from '../../src/actor.js';
 import { shot, useBrowser } from './browser.js';
 
 const VIEWPORT = { width: 1366, height: 800 };
@@ -130,5 +131,71 @@ describe('admin panel forms in Chromium: the account choice, secrets in a dialog
     await Promise.all([p.waitForURL(/accounts\/records\/\d+\/edit/), p.getByTestId('account-edit').click()]);
     expect(p.url()).to.include(`/accounts/records/${a.id}/edit`);
     await p.waitForSelector('#name');
+  });
+
+  it("a lead's free-text city is chosen in its edit form, and saving untouched keeps it", async () => {
+    const ctx = getCtx();
+    const name = `Safi ${uid()}`;
+    const city = await ctx.services.catalogue.createCity(systemActor(), name);
+    const { references } = await ctx.services.leads.createMany(a.seller.actor, {
+      leads: [
+        {
+          phone: '+212611220051',
+          full_name: 'Form City',
+          city: name.toLowerCase(),
+          products: [{ sku: a.skus.active[0], quantity: 1, price: 100 }],
+        },
+      ],
+    });
+    const lead = (await ctx.models.Lead.findOne({ where: { account_id: a.id, reference: references[0] } }))!;
+    const p = await pageOf(a.seller);
+    await p.goto(`${app.url}/admin/resources/leads/records/${lead.id}/edit`);
+    const chosen = p.locator('[data-testid="property-edit-city_id"] [class*=singleValue]');
+    await chosen.waitFor();
+    expect(await chosen.textContent()).to.equal(name);
+    await shot(p, 'lead-edit-city-chosen', { fullPage: false });
+    await Promise.all([p.waitForURL(/\/records\/\d+\/show/), p.click('button[type=submit]')]);
+    await lead.reload();
+    expect([lead.city_id, lead.city]).to.deep.equal([city.id, name]);
+  });
+
+  it("a webhook endpoint's Active box: ticked on a new form, the stored value on edit, kept by an untouched save", async () => {
+    const p = await pageOf(a.seller);
+    await p.goto(`${app.url}/admin/resources/webhook_endpoints/actions/new`);
+    await p.waitForSelector('#url');
+    expect(await p.locator('#active').isChecked()).to.equal(true);
+    for (const active of [true, false]) {
+      const { endpoint } = await getCtx().services.webhooks.create(a.seller.actor, {
+        url: `http://127.0.0.1:9/${uid()}`,
+        events: ['lead.created'],
+        active,
+      });
+      await p.goto(`${app.url}/admin/resources/webhook_endpoints/records/${endpoint.id}/edit`);
+      await p.waitForSelector('#url');
+      expect(await p.locator('#active').isChecked()).to.equal(active);
+      if (active) await shot(p, 'webhook-edit-active', { fullPage: false });
+      await Promise.all([p.waitForURL(/\/records\/\d+\/show/), p.click('button[type=submit]')]);
+      expect((await getCtx().models.WebhookEndpoint.findByPk(endpoint.id))!.get('active')).to.equal(active);
+    }
+  });
+
+  it("an admin's work queue asks which account the first time, then opens on the last one worked", async () => {
+    const fresh = await makeAdmin(getCtx());
+    const p = await pageOf(fresh);
+    await p.goto(`${app.url}/admin/pages/queue`);
+    await p.getByTestId('queue-ask-account').waitFor();
+    expect(await p.getByTestId('queue-account').inputValue()).to.equal('');
+    expect(await p.getByTestId('queue-next').count()).to.equal(0);
+    await shot(p, 'queue-admin-asks-account', { fullPage: false });
+    await p.getByTestId('queue-account').selectOption(String(b.id));
+    await p.getByTestId('queue-next').waitFor();
+    expect(await p.getByTestId('queue-ask-account').count()).to.equal(0);
+    // another browser, a new login: the queue opens on B
+    const later = await pageOf(fresh);
+    await later.goto(`${app.url}/admin/pages/queue`);
+    await later.getByTestId('queue-next').waitFor();
+    expect(await later.getByTestId('queue-account').inputValue()).to.equal(String(b.id));
+    expect(await later.getByTestId('queue-ask-account').count()).to.equal(0);
+    await shot(later, 'queue-admin-last-account', { fullPage: false });
   });
 });

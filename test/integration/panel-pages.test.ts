@@ -123,7 +123,10 @@ describe('admin panel pages: the work queue and the KPI handlers', function () {
         if (ans.body.lead) expect(ans.body.lead.account_id).to.equal(a.id);
         if (ans.body.report) expect(ans.body.report.account_id).to.equal(a.id);
       }
-      expect(answers[1].body.refusal).to.equal('Account is not one of the values offered');
+      // the account named is dropped: their own account's queue, as on the panel's forms (tenancy from the session)
+      expect(answers[1].body).to.not.have.property('refusal');
+      if (answers[1].body.lead) await page(c, 'POST', 'queue', { op: 'skip', lead_id: answers[1].body.lead.id });
+      for (const ans of answers.slice(0, 3)) expect(ans.body).to.not.have.property('account_id');
       expect(answers[3].body.refusal).to.match(/does not exist or is not in your queue/);
       expect(answers[7].body).to.not.have.property('accounts');
       const after = (await ctx.models.Lead.findAll({ where: { account_id: b.id }, order: [['id', 'ASC']] })).map(
