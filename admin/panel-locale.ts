@@ -19,7 +19,10 @@ export const TRANSLATIONS = { en: withCountries(en, 'en'), fr: withCountries(fr,
  * A language's words with the names of the countries (`labels.phone_country.MA`: "Morocco", "Maroc", "المغرب"), which
  * AdminJS's selects, filters and show pages look up for a country code: Intl's names, not 245 lines per file.
  */
-function withCountries<T extends { labels: object }>(words: T, language: string): T {
+function withCountries<T extends { labels: object }>(
+  words: T,
+  language: string,
+): T & { labels: T['labels'] & { phone_country: Record<string, string> } } {
   const names = Object.fromEntries(PHONE_COUNTRIES.map((code) => [code, countryName(code, language)]));
   return { ...words, labels: { ...words.labels, phone_country: names } };
 }
