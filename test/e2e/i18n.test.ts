@@ -277,6 +277,7 @@ describe('the panel in French and Arabic (Chromium)', function () {
       return [first, range.getBoundingClientRect().left];
     });
     expect(start, 'the address starts on the left').to.be.lessThan(end);
+    await shown.scrollIntoViewIfNeeded();
     await shot(p, 'ar-lead-show', { fullPage: false });
     // the seller's own e-mail in the users list, inside the Arabic page
     await p.goto(`${app.url}/admin/resources/users`);
