@@ -3,6 +3,8 @@ import { DEFAULT_LANGUAGE, isLanguage, LANGUAGES } from '../src/accounts/languag
 import ar from './locales/ar.json' with { type: 'json' };
 import en from './locales/en.json' with { type: 'json' };
 import fr from './locales/fr.json' with { type: 'json' };
+import { PHONE_COUNTRIES } from '../src/leads/phone.js';
+import { countryName } from '../src/locale-format.js';
 
 /**
  * The panel's words live in one file per language under admin/locales/ (AdminJS's translation shape: labels,
@@ -11,7 +13,19 @@ import fr from './locales/fr.json' with { type: 'json' };
  * name in start case; en.json names every resource, page, property and action the panel shows, so none is guessed.
  * fr.json and ar.json have the same keys (test/unit/locales.test.ts); a key one of them lacks is shown in English.
  */
-export const TRANSLATIONS = { en, fr, ar } as const;
+export const TRANSLATIONS = { en: withCountries(en, 'en'), fr: withCountries(fr, 'fr'), ar: withCountries(ar, 'ar') };
+
+/**
+ * A language's words with the names of the countries (`labels.phone_country.MA`: "Morocco", "Maroc", "المغرب"), which
+ * AdminJS's selects, filters and show pages look up for a country code: Intl's names, not 245 lines per file.
+ */
+function withCountries<T extends { labels: object }>(
+  words: T,
+  language: string,
+): T & { labels: T['labels'] & { phone_country: Record<string, string> } } {
+  const names = Object.fromEntries(PHONE_COUNTRIES.map((code) => [code, countryName(code, language)]));
+  return { ...words, labels: { ...words.labels, phone_country: names } };
+}
 
 /**
  * AdminJS's locale for one signed-in user (AdminJS calls it with the currentAdmin of each page it renders): the

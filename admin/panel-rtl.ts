@@ -43,6 +43,31 @@ html[dir='rtl'] svg.feather-arrow-left,
 html[dir='rtl'] svg.feather-arrow-right {
   transform: scaleX(-1);
 }
+/* an icon beside its label keeps its space towards the label (AdminJS gives icons a right margin or padding, which in
+   a right-to-left page faces the edge): buttons lay icon and label out in a row with a gap (an icon alone has none),
+   the sidebar's and the action menus' icons take their space on the left */
+html[dir='rtl'] .adminjs_Button:has(> .adminjs_Icon) {
+  display: inline-flex;
+  align-items: center;
+  justify-content: center;
+  gap: 8px;
+}
+html[dir='rtl'] .adminjs_Button .adminjs_Icon {
+  margin: 0;
+}
+html[dir='rtl'] .icon-box {
+  padding-right: 0;
+  padding-left: 16px;
+}
+html[dir='rtl'] .adminjs_DropDownItem,
+html[dir='rtl'] .adminjs_DropDownItemAction {
+  text-align: right;
+}
+html[dir='rtl'] .adminjs_DropDownItem .adminjs_Icon,
+html[dir='rtl'] .adminjs_DropDownItemAction .adminjs_Icon {
+  padding-right: 0;
+  padding-left: 8px;
+}
 /* identifiers, numbers and addresses stay left to right inside Arabic text */
 html[dir='rtl'] input[type='email'],
 html[dir='rtl'] input[type='tel'],

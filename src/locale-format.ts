@@ -77,3 +77,27 @@ export function pluralCategories(language?: string | null): Intl.LDMLPluralRule[
   const locale = localeOf(language);
   return cached(`r|${locale}`, () => new Intl.PluralRules(locale)).resolvedOptions().pluralCategories;
 }
+
+const regionNames = new Map<string, Intl.DisplayNames>();
+/**
+ * A country's name for its ISO 3166 code in the reader's language: `MA` → "Morocco", "Maroc", "المغرب". The code
+ * itself when Intl has no name for it (or it is no code at all), '—' for none.
+ */
+export function countryName(code: string | null | undefined, language?: string | null): string {
+  if (!code) return '—';
+  const locale = localeOf(language);
+  let names = regionNames.get(locale);
+  if (!names) regionNames.set(locale, (names = new Intl.DisplayNames([locale], { type: 'region', fallback: 'code' })));
+  try {
+    return names.of(code.toUpperCase()) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+/**
+ * Whether a shown value reads left to right whatever its first characters: an e-mail, a URL, a phone number. The
+ * panel isolates it with dir="ltr"; any other text (an address, a city, a name) follows its own letters (dir="auto").
+ */
+export const isLeftToRightValue = (text: string): boolean =>
+  /^[^\s@]+@[^\s@]+$/.test(text) || /^[a-z][a-z\d+.-]*:\/\/\S+$/i.test(text) || /^\+?[\d\s().-]{6,}$/.test(text);

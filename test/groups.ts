@@ -117,6 +117,7 @@ export const GROUPS = {
     'test/unit/logger.test.ts',
     'test/unit/openapi-document.test.ts',
     'test/unit/order-transitions.test.ts',
+    'test/unit/panel-direction.test.ts',
     'test/unit/panel-form-errors.test.ts',
     'test/unit/panel-locale.test.ts',
     'test/unit/policy.test.ts',

@@ -2,6 +2,8 @@ import React, { useEffect, useState } from 'react';
 import { Box, Button, H2, Text, ValueGroup } from '@adminjs/design-system';
 import { ApiClient, useTranslation } from 'adminjs';
 import { cardStyle } from './status-palette.js';
+import { useViewer } from './local-text.js';
+import { countryName } from '../../src/locale-format.js';
 
 interface Own {
   id: number;
@@ -26,6 +28,7 @@ const RISK_FIELDS = ['risk_min_returns', 'risk_min_orders', 'risk_min_delivery_r
  */
 export default function AccountPage() {
   const { translateComponent: tc, translateProperty: tp } = useTranslation();
+  const { language } = useViewer();
   const [answer, setAnswer] = useState<Answer | null>(null);
   const [params, setParams] = useState<Record<string, unknown>>({});
   useEffect(() => {
@@ -49,7 +52,11 @@ export default function AccountPage() {
       {answer?.account && (
         <Box style={card} mb="xl">
           <ValueGroup label={tp('name', 'accounts')}>{String(params.name ?? '…')}</ValueGroup>
-          <ValueGroup label={tp('phone_country', 'accounts')}>{String(params.phone_country ?? '…')}</ValueGroup>
+          <ValueGroup label={tp('phone_country', 'accounts')}>
+            <span data-testid="account-country">
+              {params.phone_country ? countryName(String(params.phone_country), language) : '…'}
+            </span>
+          </ValueGroup>
           {RISK_FIELDS.map((f) => (
             <ValueGroup key={f} label={tp(f, 'accounts')}>
               {String(params[f] ?? '…')}

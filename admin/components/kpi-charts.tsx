@@ -17,7 +17,8 @@ import type { KpiReport } from '../../src/stats/kpi.schemas.js';
 import { useStatusWord } from './status-badge.js';
 import { LEAD_STATUS_ORDER, statusColour } from './status-palette.js';
 import { useViewer } from './local-text.js';
-import { localeOf } from '../../src/locale-format.js';
+import { localeOf, textDirection } from '../../src/locale-format.js';
+import { mirrored } from './chart-direction.js';
 
 // Only what the page draws, so the bundle carries no unused chart types.
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement);
@@ -26,7 +27,23 @@ Chart.register(Legend, Tooltip);
 // The report's shape is the service's own (type-only: nothing of src/ reaches the browser bundle).
 export type { KpiFigures, KpiReport } from '../../src/stats/kpi.schemas.js';
 
-/** One chart.js chart on a canvas, drawn again when its configuration changes (no animation: figures, not a show). */
+/**
+ * Where the drawn chart put its axes, on its canvas (`data-*`, read by the browser tests): the x pixels of the first
+ * and last x ticks and the side of the y axis. In Arabic the first day is drawn right of the last one.
+ */
+function markLayout(canvas: HTMLCanvasElement, chart: Chart) {
+  const { x, y } = chart.scales;
+  if (!x || !y) return;
+  const ticks = x.ticks.length;
+  canvas.dataset.firstX = String(Math.round(x.getPixelForTick(0)));
+  canvas.dataset.lastX = String(Math.round(x.getPixelForTick(Math.max(0, ticks - 1))));
+  canvas.dataset.yAxisSide = y.left >= chart.chartArea.right ? 'right' : 'left';
+}
+
+/**
+ * One chart.js chart on a canvas, drawn again when its configuration changes (no animation: figures, not a show);
+ * mirrored for a right-to-left reader (chart-direction.ts).
+ */
 export function ChartCanvas({
   config,
   label,
@@ -38,18 +55,22 @@ export function ChartCanvas({
 }) {
   const canvas = useRef<HTMLCanvasElement | null>(null);
   // the axes' and tooltips' numbers in the reader's language (41,2 in French)
-  const locale = localeOf(useViewer().language);
+  const { language } = useViewer();
+  const locale = localeOf(language);
+  const direction = textDirection(language);
   useEffect(() => {
     if (!canvas.current) return undefined;
+    const options = mirrored(config.options, direction);
     const chart = new Chart(canvas.current, {
       ...config,
-      options: { animation: false, responsive: true, maintainAspectRatio: false, locale, ...config.options },
+      options: { animation: false, responsive: true, maintainAspectRatio: false, locale, ...options },
     });
+    markLayout(canvas.current, chart);
     return () => chart.destroy();
-  }, [config, locale]);
+  }, [config, locale, direction]);
   return (
     <div style={{ position: 'relative', height }}>
-      <canvas ref={canvas} role="img" aria-label={label} data-testid={`chart-${label}`} />
+      <canvas ref={canvas} role="img" aria-label={label} data-testid={`chart-${label}`} data-direction={direction} />
     </div>
   );
 }

@@ -2,7 +2,7 @@ import React from 'react';
 import { useTranslation } from 'adminjs';
 import { StatusPill } from './status-badge.js';
 import type { StatusKind } from './status-palette.js';
-import { DateText, useFigures } from './local-text.js';
+import { DateText, Isolated, useFigures } from './local-text.js';
 
 /** A history entry as leads.show / orders.show answer it (the queue adds the note). */
 export interface HistoryEntry {
@@ -113,8 +113,12 @@ export function CustomData({ data }: { data: { key: string; value: string }[] })
     <dl style={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: '4px 12px', margin: 0 }}>
       {data.map((d, i) => (
         <React.Fragment key={`${d.key}-${i}`}>
-          <dt style={{ color: '#4b5563' }}>{d.key}</dt>
-          <dd style={{ margin: 0 }}>{d.value}</dd>
+          <dt style={{ color: '#4b5563' }}>
+            <Isolated>{d.key}</Isolated>
+          </dt>
+          <dd style={{ margin: 0 }}>
+            <Isolated testId={`custom-data-${d.key}`}>{d.value}</Isolated>
+          </dd>
         </React.Fragment>
       ))}
     </dl>

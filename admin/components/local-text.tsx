@@ -1,7 +1,13 @@
 import React from 'react';
 import { useCurrentAdmin } from 'adminjs';
 import { FALLBACK_ZONE } from '../../src/time-zones.js';
-import { formatMoney, formatNumber, formatPercent, textDirection } from '../../src/locale-format.js';
+import {
+  formatMoney,
+  formatNumber,
+  formatPercent,
+  isLeftToRightValue,
+  textDirection,
+} from '../../src/locale-format.js';
 
 /** The viewer's zone and language (currentAdmin: the language the server wrote the page's times in), else English. */
 export function useViewer(): { zone: string; language: string } {
@@ -51,4 +57,29 @@ export function DateIsolate({
 /** A date or a time in the viewer's language (the one the server wrote the page's times in), in its direction. */
 export function DateText(props: { children: React.ReactNode; style?: React.CSSProperties; testId?: string }) {
   return <DateIsolate language={useViewer().language} {...props} />;
+}
+
+/**
+ * A value people typed or an identifier (an address, a city, an e-mail, a URL, a phone, custom data) isolated from
+ * the page's direction, so it keeps its own order in Arabic: "12 Rue Ibn Batouta, Casablanca" reads left to right
+ * inside a right-to-left page, an Arabic address right to left in a French one. `ltr` for identifiers (an e-mail, a
+ * URL, a phone: left to right whatever they start with), else the value's own first letters decide (dir="auto").
+ */
+export function Isolated({
+  children,
+  ltr,
+  style,
+  testId,
+}: {
+  children: React.ReactNode;
+  ltr?: boolean;
+  style?: React.CSSProperties;
+  testId?: string;
+}) {
+  const leftToRight = ltr ?? (typeof children === 'string' && isLeftToRightValue(children));
+  return (
+    <bdi dir={leftToRight ? 'ltr' : 'auto'} data-isolate="" data-testid={testId} style={style}>
+      {children}
+    </bdi>
+  );
 }

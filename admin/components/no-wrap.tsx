@@ -1,6 +1,8 @@
 import React from 'react';
 import { ValueGroup } from '@adminjs/design-system';
 import { useTranslation, type BasePropertyProps } from 'adminjs';
+import { countryName, isLeftToRightValue } from '../../src/locale-format.js';
+import { useViewer } from './local-text.js';
 
 const ONE_LINE: React.CSSProperties = {
   whiteSpace: 'nowrap',
@@ -23,6 +25,28 @@ const LEFT_TO_RIGHT = new Set([
   'event_id',
   'sequence_key',
 ]);
+
+/** Columns that hold a code of a short list (a source's kind, a file's type, a push's state): shown in words. */
+const CODED = new Set(['kind', 'file_type', 'file_extension', 'push_state', 'outcome', 'event', 'role']);
+/** Columns that hold a country's ISO code: shown by its name in the reader's language (`MA` → "Maroc"). */
+const COUNTRIES = new Set(['phone_country', 'country']);
+
+/**
+ * A code in the reader's words: a country by its name, a value of a short list by its `labels.<path>.<value>` (the key
+ * AdminJS's selects and filters use), anything else as it is; '—' for nothing.
+ */
+function useWords(props: BasePropertyProps): (raw: unknown) => string {
+  const { tl } = useTranslation();
+  const { language } = useViewer();
+  const { property, resource } = props;
+  return (raw) => {
+    if (raw === null || raw === undefined || raw === '') return '—';
+    const value = String(raw);
+    if (COUNTRIES.has(property.path)) return countryName(value, language);
+    if (!CODED.has(property.path) && !property.availableValues?.length) return value;
+    return tl(`${property.path}.${value}`, resource.id, { defaultValue: value });
+  };
+}
 
 /**
  * Widths in a list: references (12 characters) whole, a phone whole up to E.164's 16 characters (an uncallable phone,
@@ -47,12 +71,15 @@ const LIST_WIDTH: Record<string, string> = {
  * list's columns otherwise break "LD7K2M9QX4TB" or "+212 611 000 222" mid-word. On the show page a phone is a tel:
  * link, and the reference of a lead's order (of an order's lead) links to it.
  */
-export default function NoWrap({ property, record, resource, where }: BasePropertyProps) {
+export default function NoWrap(props: BasePropertyProps) {
+  const { property, record, resource, where } = props;
   const { translateProperty } = useTranslation();
+  const words = useWords(props);
   const raw = record?.params?.[property.path];
   // a reference (the account column) shows the title of the record it points to, linked to it
   const target = property.reference ? record?.populated?.[property.path] : undefined;
-  const text = target ? target.title : raw === null || raw === undefined || raw === '' ? '—' : String(raw);
+  const text = target ? target.title : words(raw);
+  const leftToRight = LEFT_TO_RIGHT.has(property.path) || isLeftToRightValue(text);
   const linked = where === 'show' && text !== '—';
   let shown: React.ReactNode = text;
   if (target) shown = <a href={`/admin/resources/${property.reference}/records/${target.id}/show`}>{text}</a>;
@@ -62,7 +89,7 @@ export default function NoWrap({ property, record, resource, where }: BaseProper
     shown = <a href={`/admin/resources/${other}?filters.reference=${encodeURIComponent(text)}`}>{text}</a>;
   // identifiers and numbers read left to right in Arabic too; a name or a city follows its own letters
   shown = (
-    <bdi dir={LEFT_TO_RIGHT.has(property.path) ? 'ltr' : 'auto'} data-path={property.path}>
+    <bdi dir={leftToRight ? 'ltr' : 'auto'} data-path={property.path} data-isolate="">
       {shown}
     </bdi>
   );
@@ -72,7 +99,7 @@ export default function NoWrap({ property, record, resource, where }: BaseProper
     return (
       <span
         title={text}
-        dir={LEFT_TO_RIGHT.has(property.path) ? 'ltr' : undefined}
+        dir={leftToRight ? 'ltr' : undefined}
         style={{
           ...ONE_LINE,
           display: 'inline-block',
@@ -83,6 +110,7 @@ export default function NoWrap({ property, record, resource, where }: BaseProper
         {shown}
       </span>
     );
-  const value = <span style={ONE_LINE}>{shown}</span>;
+  // on its page a long text (an address, an error) wraps; a short one or an identifier stays on one line
+  const value = <span style={leftToRight || text.length <= 40 ? ONE_LINE : undefined}>{shown}</span>;
   return <ValueGroup label={translateProperty(property.label, resource.id)}>{value}</ValueGroup>;
 }

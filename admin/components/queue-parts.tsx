@@ -2,7 +2,7 @@ import React from 'react';
 import { useTranslation } from 'adminjs';
 import { StatusPill } from './status-badge.js';
 import { CustomData, ProductsTable, Timeline, type HistoryEntry, type ProductLine } from './lead-parts.js';
-import { DateText, useFigures, useViewer } from './local-text.js';
+import { DateText, Isolated, useFigures, useViewer } from './local-text.js';
 import { formatInZone } from '../../src/time-zones.js';
 import { cardStyle, statusColour } from './status-palette.js';
 import { CustomerBadge, CustomerCard, type ShownCustomer } from './customer-record.js';
@@ -92,7 +92,9 @@ export function LeadCard({ lead, zone }: { lead: QueueLead; zone: string }) {
     <div data-testid="queue-lead" data-reference={lead.reference} style={{ display: 'grid', gap: 16 }}>
       <div style={{ ...card, display: 'grid', gridTemplateColumns: 'repeat(auto-fill, minmax(220px, 1fr))', gap: 8 }}>
         <Field label={translateComponent('queue.customer')}>
-          <strong data-testid="queue-lead-name">{lead.full_name || translateComponent('common.noName')}</strong>
+          <strong data-testid="queue-lead-name">
+            {lead.full_name ? <Isolated>{lead.full_name}</Isolated> : translateComponent('common.noName')}
+          </strong>
         </Field>
         <Field label={translateComponent('queue.phone')}>
           <a
@@ -105,9 +107,11 @@ export function LeadCard({ lead, zone }: { lead: QueueLead; zone: string }) {
           </a>{' '}
           {lead.customer !== undefined && <CustomerBadge customer={lead.customer} />}
         </Field>
-        <Field label={translateComponent('queue.city')}>{lead.city || '—'}</Field>
+        <Field label={translateComponent('queue.city')}>
+          <Isolated testId="queue-lead-city">{lead.city || '—'}</Isolated>
+        </Field>
         <Field label={translateComponent('queue.address')}>
-          {[lead.area, lead.address].filter(Boolean).join(', ') || '—'}
+          <Isolated testId="queue-lead-address">{[lead.area, lead.address].filter(Boolean).join(', ') || '—'}</Isolated>
         </Field>
         <Field label={translateComponent('queue.reference')}>
           <span dir="ltr" style={{ whiteSpace: 'nowrap', fontFamily: 'monospace' }}>

@@ -1,6 +1,7 @@
 import React from 'react';
 import { ValueGroup } from '@adminjs/design-system';
 import { flat, useTranslation, type BasePropertyProps } from 'adminjs';
+import { Isolated } from './local-text.js';
 
 /**
  * Any array property (webhook events, API key scopes, one added later) as a list of its values in words, from the
@@ -27,14 +28,16 @@ export default function ValueList({ property, record, resource, where }: BasePro
           verticalAlign: 'middle',
         }}
       >
-        {text}
+        <Isolated>{text}</Isolated>
       </span>
     );
   return (
     <ValueGroup label={translateProperty(property.label, resource.id)}>
-      <ul data-testid="value-list" style={{ margin: 0, paddingLeft: '1.2em', listStyle: 'disc' }}>
+      <ul data-testid="value-list" style={{ margin: 0, paddingInlineStart: '1.2em', listStyle: 'disc' }}>
         {words.map((w, i) => (
-          <li key={values[i]}>{w}</li>
+          <li key={values[i]}>
+            <Isolated>{w}</Isolated>
+          </li>
         ))}
         {!words.length && <li style={{ listStyle: 'none' }}>—</li>}
       </ul>

@@ -1,18 +1,31 @@
-import type { ActionResponse } from 'adminjs';
+import type { ActionContext, ActionResponse } from 'adminjs';
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
-import { allow, tenantReadActions } from './panel-kit.js';
+import { allow, panelText, tenantReadActions } from './panel-kit.js';
 import { serviceActions } from './service-actions.js';
 import { accountProp, type PanelComponents, nav, hidden, virtualText, leavePanel } from './panel-ui.js';
 
-/** An export's list filters as text on its show page (the panel cannot show the JSON column itself). */
-async function filtersAfter(response: ActionResponse): Promise<ActionResponse> {
+/** A word of the locale, else the code itself (a filter with no word of its own is shown as it was given). */
+function wordOr(context: ActionContext, key: string, code: string): string {
+  const word = panelText(context, key);
+  return word === key ? code : word;
+}
+
+/**
+ * An export's list filters as text on its show page (the panel cannot show the JSON column itself), in the reader's
+ * words: "Status: Nouveau", and "Aucun (tous les prospects)" for none, never `{}`.
+ */
+async function filtersAfter(response: ActionResponse, _req: unknown, context: ActionContext): Promise<ActionResponse> {
   const params: Record<string, unknown> = response.record?.params ?? {};
   const pairs = Object.entries(params)
     .filter(([k]) => k.startsWith('filters.'))
-    .map(([k, v]) => `${k.slice('filters.'.length)}: ${v}`);
+    .map(([k, v]) => {
+      const name = k.slice('filters.'.length);
+      const value = name === 'status' ? wordOr(context, `labels.status.${v}`, String(v)) : String(v);
+      return `${wordOr(context, `properties.${name}`, name)}: ${value}`;
+    });
   for (const k of Object.keys(params)) if (k === 'filters' || k.startsWith('filters.')) delete params[k];
-  params.filters_summary = pairs.join('\n') || 'none (all leads)';
+  params.filters_summary = pairs.join('\n') || panelText(context, 'messages.exportAllLeads');
   return response;
 }
 

@@ -156,6 +156,9 @@ const STATUS_COLUMNS = new Set(['status', 'state', 'old_status', 'new_status']);
 /** Text columns of a list: one line cut with an ellipsis, whole on hover (a long error wrapped letter by letter). */
 const TEXT_TYPES = new Set(['STRING', 'TEXT', 'CHAR', 'CITEXT']);
 
+/** Declared types shown as plain text on a show page (a password, rich text or JSON keep AdminJS's own). */
+const PLAIN = new Set(['', 'string', 'textarea']);
+
 type Attrs = Record<string, { type: { key: string } }>;
 
 /** How one property of a model is shown unless its resource says otherwise (what it declares always wins). */
@@ -164,7 +167,10 @@ function shownAs(name: string, typeKey: string, declared: PropertyOptions, compo
   let views: PropertyOptions['components'] = {};
   if (typeKey === 'ARRAY' || declared.isArray) views = { list: components.valueList, show: components.valueList };
   else if (STATUS_COLUMNS.has(name)) views = { list: components.statusBadge, show: components.statusBadge };
-  else if (reference || TEXT_TYPES.has(typeKey)) views = { list: components.noWrap };
+  else if (reference) views = { list: components.noWrap };
+  // a text on its page is isolated in its own direction (a Latin address in Arabic) and a code said in words
+  else if (TEXT_TYPES.has(typeKey))
+    views = { list: components.noWrap, ...(PLAIN.has(String(declared.type ?? '')) ? { show: components.noWrap } : {}) };
   return {
     ...declared,
     ...(reference ? { reference } : {}),
