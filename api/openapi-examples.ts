@@ -108,7 +108,7 @@ const orderHistory = (old: string | null, status: string, by: string) => ({
 export const CORE_EXAMPLES: Record<string, Example> = {
   'post /leads': {
     body: { leads: [newLead] },
-    response: { message: '1 leads created.', references: [LEAD] },
+    response: { message: '1 lead created.', references: [LEAD] },
   },
   'get /leads': {
     query: { search_by: 'city', keyWord: 'casa', per_page: '15' },
@@ -130,7 +130,7 @@ export const CORE_EXAMPLES: Record<string, Example> = {
   },
   'post /orders': {
     body: { orders: [newLead] },
-    response: { message: '1 orders created.', references: [ORDER] },
+    response: { message: '1 order created.', references: [ORDER] },
   },
   'get /orders': {
     query: { status: 'pushed', per_page: '15' },
@@ -182,12 +182,12 @@ export const CORE_EXAMPLES: Record<string, Example> = {
   },
   'put /orders': {
     body: { orders: [{ reference: ORDER, status: 'shipped', tracking_number: 'FS123456789MA' }] },
-    response: { message: '1 orders updated.', updated: 1 },
+    response: { message: '1 order updated.', updated: 1 },
   },
-  'delete /orders': { body: { references: [ORDER] }, response: { message: '1 orders deleted.', deleted: 1 } },
+  'delete /orders': { body: { references: [ORDER] }, response: { message: '1 order deleted.', deleted: 1 } },
   'post /orders/push': {
     body: { references: [ORDER], shipping_company: 'fastship' },
-    response: { message: '1 orders queued for the shipping company.', queued: 1, skipped: 0 },
+    response: { message: '1 order queued for the shipping company.', queued: 1, skipped: 0 },
   },
   'get /lead-histories': {
     query: { lead_reference: LEAD, since: '2026-11-30T00:00:00Z' },

@@ -4,6 +4,7 @@ import { paginationEnvelope } from '../../src/pagination.js';
 import { route } from '../../http/async.js';
 import { listPath } from '../../http/route-helpers.js';
 import { respond } from './respond.js';
+import { counted } from '../../http/counted.js';
 
 /** The spec's dashboard lead routes (session); the rules are those of services.leads, as for the REST API. */
 export function createDashboardLeadRoutes(ctx: AppContext): Router {
@@ -57,7 +58,7 @@ export function createDashboardLeadRoutes(ctx: AppContext): Router {
     '/leads/delete',
     route(async (req, res) => {
       const { deleted } = await leads.deleteMany(req.actor!, { ids: req.body?.ids }, 'ids');
-      respond(req, res, 200, { message: `${deleted} leads deleted.`, deleted }, '/admin/resources/leads');
+      respond(req, res, 200, { message: `${counted(deleted, 'lead')} deleted.`, deleted }, '/admin/resources/leads');
     }),
   );
 

@@ -4,11 +4,12 @@ import { paginationEnvelope } from '../../src/pagination.js';
 import { route } from '../../http/async.js';
 import { listPath, methodNotAllowed } from '../../http/route-helpers.js';
 import { answerOnce } from '../idempotent.js';
+import { counted } from '../../http/counted.js';
 
 /** The 201 of a bulk create; with an Idempotency-Key it is also the answer a retry gets again. */
 const createdLeads = ({ references }: { references: string[] }) => ({
   status: 201,
-  body: { message: `${references.length} leads created.`, references },
+  body: { message: `${counted(references.length, 'lead')} created.`, references },
 });
 
 /** The spec's lead endpoints; every rule lives in services.leads. */
@@ -47,7 +48,7 @@ export function createLeadRoutes(ctx: AppContext): Router {
     '/leads',
     route(async (req, res) => {
       const { updated, orders } = await leads.updateStatuses(req.actor!, req.body);
-      res.json({ message: `${updated} leads updated.`, updated, orders });
+      res.json({ message: `${counted(updated, 'lead')} updated.`, updated, orders });
     }),
   );
 
@@ -55,7 +56,7 @@ export function createLeadRoutes(ctx: AppContext): Router {
     '/leads',
     route(async (req, res) => {
       const { deleted } = await leads.deleteMany(req.actor!, req.body, 'references');
-      res.json({ message: `${deleted} leads deleted.`, deleted });
+      res.json({ message: `${counted(deleted, 'lead')} deleted.`, deleted });
     }),
   );
   r.all('/leads', methodNotAllowed);

@@ -4,12 +4,15 @@ import { paginationEnvelope } from '../../src/pagination.js';
 import { route } from '../../http/async.js';
 import { listPath, methodNotAllowed } from '../../http/route-helpers.js';
 import { answerOnce } from '../idempotent.js';
+import { counted } from '../../http/counted.js';
 
 /** The 201 of a bulk create; with an Idempotency-Key it is also the answer a retry gets again. */
 const createdOrders = ({ references }: { references: string[] }) => ({
   status: 201,
-  body: { message: `${references.length} orders created.`, references },
+  body: { message: `${counted(references.length, 'order')} created.`, references },
 });
+
+const queuedMessage = (queued: number) => `${counted(queued, 'order')} queued for the shipping company.`;
 
 /** Orders over REST (ORDERS scopes); every rule lives in services.orders. */
 export function createOrderRoutes(ctx: AppContext): Router {
@@ -43,14 +46,14 @@ export function createOrderRoutes(ctx: AppContext): Router {
     '/orders',
     route(async (req, res) => {
       const { updated } = await orders.updateStatuses(req.actor!, req.body);
-      res.json({ message: `${updated} orders updated.`, updated });
+      res.json({ message: `${counted(updated, 'order')} updated.`, updated });
     }),
   );
   r.delete(
     '/orders',
     route(async (req, res) => {
       const { deleted } = await orders.deleteMany(req.actor!, req.body);
-      res.json({ message: `${deleted} orders deleted.`, deleted });
+      res.json({ message: `${counted(deleted, 'order')} deleted.`, deleted });
     }),
   );
   r.all('/orders', methodNotAllowed);
@@ -58,7 +61,7 @@ export function createOrderRoutes(ctx: AppContext): Router {
     '/orders/push',
     route(async (req, res) => {
       const { queued, skipped } = await orders.push(req.actor!, req.body);
-      res.status(202).json({ message: `${queued} orders queued for the shipping company.`, queued, skipped });
+      res.status(202).json({ message: queuedMessage(queued), queued, skipped });
     }),
   );
   r.all('/orders/push', methodNotAllowed);

@@ -4,6 +4,7 @@ import { BadRequestError, UnauthenticatedError } from '../../src/errors.js';
 import { route } from '../../http/async.js';
 import { restRateLimit } from '../../http/rate-limit.js';
 import { methodNotAllowed } from '../../http/route-helpers.js';
+import { counted } from '../../http/counted.js';
 
 const CALLBACK_MAX_BYTES = 256 * 1024;
 
@@ -54,7 +55,7 @@ export function createShippingCallbackRoutes(ctx: AppContext): Router {
         signedAt: new Date(Number(req.headers['x-timestamp']) * 1000),
       };
       const { updated } = await ctx.services.orders.applyCarrierUpdates(company.id, body, seen);
-      res.json({ message: `${updated} orders updated.`, updated });
+      res.json({ message: `${counted(updated, 'order')} updated.`, updated });
     }),
   );
   // another method on the callback address is a 405, as on the intake addresses (before: the token check's 401)

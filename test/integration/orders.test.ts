@@ -392,7 +392,7 @@ describe('orders', () => {
       expect((await orderOf(ref))!.status).to.equal('pushed');
       const shipped = await post({ orders: [{ tracking_number: 'CS-1', status: 'shipped' }] });
       expect(shipped.status).to.equal(200);
-      expect(await shipped.json()).to.deep.equal({ message: '1 orders updated.', updated: 1 });
+      expect(await shipped.json()).to.deep.equal({ message: '1 order updated.', updated: 1 });
       expect((await post({ orders: [{ reference: ref, status: 'delivered' }] })).status).to.equal(200);
       const illegal = await post({ orders: [{ reference: ref, status: 'returned' }] });
       expect(illegal.status).to.equal(422);

@@ -557,7 +557,7 @@ describe('REST leads', () => {
       expect(orders).to.have.length(1);
       // the answer names the order the confirmation created; the second confirmation created none
       expect(first.body.orders).to.deep.equal([{ reference: ref, order_reference: orders[0].reference }]);
-      expect(again.body).to.deep.equal({ message: '1 leads updated.', updated: 1, orders: [] });
+      expect(again.body).to.deep.equal({ message: '1 lead updated.', updated: 1, orders: [] });
       expect(orders[0]).to.include({ lead_reference: ref, status: 'new', full_name: 'Amina Benali' });
       expect(orders[0].reference).to.match(/^OR[0-9A-Z]{10}$/);
       expect(await OrderProduct.count({ where: { order_id: orders[0].id } })).to.equal(1);
