@@ -1,7 +1,8 @@
 import type { ActionContext, ActionRequest, ActionResponse } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
 import { isSystemWide } from '../../src/policy.js';
-import { actorOf, allow, guarded } from './panel-kit.js';
+import { fieldMessage, knownMessage, pageWords } from '../panel-form-errors.js';
+import { actorOf, allow, guarded, type PanelAdmin } from './panel-kit.js';
 
 /**
  * The leads list's "Import file": a page inside the panel (admin/components/import-file.tsx). The file goes to the
@@ -37,7 +38,11 @@ export function importReportAction(ctx: AppContext) {
     handler: async (_request: ActionRequest, _response: ActionResponse, context: ActionContext) => {
       const record = context.record!;
       const report = await guarded(() => ctx.services.imports.report(actorOf(context), Number(record.id())));
-      return { record: record.toJSON(context.currentAdmin), ...report };
+      // the refusals in the user's words where the panel has them (the CSV report keeps the service's English)
+      const words = pageWords((context.currentAdmin as PanelAdmin | undefined)?.language);
+      const say = (m: string) => (knownMessage(m) ? fieldMessage(m, words) : m);
+      const refused = report.refused.map((r) => ({ ...r, message: say(r.message) }));
+      return { record: record.toJSON(context.currentAdmin), ...report, refused };
     },
   };
 }

@@ -55,6 +55,17 @@ describe('panel: the import page (importFile, importReport)', () => {
     expect(done.text).to.not.include('file_path');
   });
 
+  it('When a French seller imports a row with an unknown sku, Then the page reads the reason in French, naming the sku', async () => {
+    await getCtx().db.sequelize.query("UPDATE users SET language = 'fr' WHERE id = $1", { bind: [b.seller.id] });
+    const fr = await login(web.url, b.seller.email, b.seller.password);
+    const up = await upload(fr, 'sku.csv', 'phone,sku,full_name\n+212600710077,NOPE-9,Unknown Sku\n');
+    expect(up.status).to.equal(202);
+    await getCtx().services.imports.run(up.body.id);
+    const done = await report(fr, up.body.id);
+    expect(done.body.refused).to.have.length(1);
+    expect(done.body.refused[0].message).to.match(/^Le SKU « NOPE-9 » n'existe pas/);
+  });
+
   it('When a run fails, Then the report says why', async () => {
     const up = await upload(seller, 'nosku.csv', 'phone,full_name\n+212600710002,No Sku\n');
     await getCtx().services.imports.run(up.body.id);
