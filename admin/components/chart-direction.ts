@@ -15,8 +15,12 @@ export function mirrored(options: Options | undefined, direction: 'rtl' | 'ltr')
   const scales = (given.scales ?? {}) as Loose;
   const plugins = (given.plugins ?? {}) as Loose;
   const rtl = { rtl: true, textDirection: 'rtl' };
+  // the rotated day labels lean left from their ticks: room for the leftmost one, which the reversed axis puts last
+  const layout = (given.layout ?? {}) as { padding?: unknown };
+  const padding = typeof layout.padding === 'object' && layout.padding ? layout.padding : {};
   return {
     ...given,
+    layout: { ...layout, padding: { left: 28, ...padding } },
     scales: { ...scales, x: { ...scales.x, reverse: true }, y: { ...scales.y, position: 'right' } },
     plugins: { ...plugins, legend: { ...plugins.legend, ...rtl }, tooltip: { ...plugins.tooltip, ...rtl } },
   } as Options;

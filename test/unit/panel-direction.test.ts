@@ -24,6 +24,8 @@ describe('the panel in a right-to-left language: charts, isolates and codes in w
     // what the chart declared is kept: its tooltip's words and its horizontal bars
     expect(o.plugins.tooltip.callbacks).to.equal((declared.plugins!.tooltip as { callbacks: unknown }).callbacks);
     expect((o as unknown as Options).indexAxis).to.equal('y');
+    // room on the left for the last day's rotated label (it was clipped at the edge)
+    expect(o.layout.padding).to.deep.equal({ left: 28 });
   });
 
   it('Given English or French, When a chart is drawn, Then its options are as declared', () => {
