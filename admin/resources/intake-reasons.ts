@@ -29,7 +29,10 @@ const REASONS: [RegExp, string, string[]][] = [
 export function intakeReason(reason: string, words: FormWords): string {
   for (const [pattern, key, names] of REASONS) {
     const m = pattern.exec(reason);
-    if (m) return validationText(key, Object.fromEntries(names.map((n, i) => [n, m[i + 1]])), words.language);
+    if (!m) continue;
+    // an invalid order's detail is a field error of the lead rules: said in the reader's words too
+    const value = (n: string, i: number) => (n === 'detail' ? fieldMessage(m[i + 1], words) : m[i + 1]);
+    return validationText(key, Object.fromEntries(names.map((n, i) => [n, value(n, i)])), words.language);
   }
   return fieldMessage(reason, words);
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { fieldMessage, pageWords, validationText } from '../../admin/panel-form-errors.js';
+import { intakeReason } from '../../admin/resources/intake-reasons.js';
 import { formatInZone, isoInZone, wallTime, wallTimeToUtc, zoneForCountry } from '../../src/time-zones.js';
 
 describe('panel words for service refusals (admin/panel-form-errors.ts)', () => {
@@ -75,5 +76,16 @@ describe('account time zones (src/time-zones.ts)', () => {
       'Africa/Dakar',
       'UTC',
     ]);
+  });
+});
+
+describe('intake reasons in the reader’s words (issue 41: no English left on French screens)', () => {
+  it("When a shop's order was refused by a lead rule, Then its detail is said in the reader's language too", () => {
+    expect(intakeReason('invalid order: The phone field is required.', pageWords('fr'))).to.equal(
+      'Commande invalide : Téléphone est obligatoire',
+    );
+    expect(intakeReason("invalid order: Sku 'X1' does not exist.", pageWords('fr'))).to.equal(
+      "Commande invalide : Le SKU « X1 » n'existe pas",
+    );
   });
 });
