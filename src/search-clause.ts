@@ -1,14 +1,5 @@
+import { likeContains } from './like-pattern.js';
 import { phoneSearchDigits } from './leads/phone.js';
-
-/** `term` with its LIKE wildcards escaped: a case-insensitive equality through ILIKE ("a_b" must not match "axb"). */
-export function likeExact(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-/** `%term%` with LIKE wildcards in the term escaped. */
-export function likeContains(s: string): string {
-  return `%${likeExact(s)}%`;
-}
 
 /**
  * The spec's `search_by` / `keyWord` rule, shared by the lead and order lists: reference exact, phone by digits

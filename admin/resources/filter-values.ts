@@ -1,6 +1,6 @@
 import { Op, type WhereOptions } from 'sequelize';
 import { phoneSearchDigits } from '../../src/leads/phone.js';
-import { likeContains } from '../../src/search-clause.js';
+import { likeContains } from '../../src/like-pattern.js';
 import { isCalendarDate } from '../../src/validation.js';
 import { wallTimeToUtc } from '../../src/time-zones.js';
 

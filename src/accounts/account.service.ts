@@ -5,7 +5,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import { hashPassword, needsRehash, verifyAgainstNothing, verifyPassword } from '../passwords.js';
 import { accountScope, authorize } from '../policy.js';
 import { idsOrNotFound, isRowId } from '../query.js';
-import { likeExact } from '../search-clause.js';
+import { likeExact } from '../like-pattern.js';
 import { deleteUserClaims } from '../queue/queue.repository.js';
 import { TOKENS_CHANGED } from '../tokens/token-auth.js';
 import { credentialsCurrent, endCredentials } from '../auth/credentials.js';

@@ -6,7 +6,7 @@ import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';
 import { createMailer, type Mail, type Mailer } from '../mail/mailer.js';
 import { authorize, isSystemWide } from '../policy.js';
-import { likeExact } from '../search-clause.js';
+import { likeExact } from '../like-pattern.js';
 import { validate } from '../validation.js';
 import { userCreateSchema, type UserCreateInput } from './account.schemas.js';
 import { normalizeEmail } from './email.js';

@@ -5,7 +5,7 @@ import { linkTokenHash, newPasswordSchema } from '../auth/password-reset.service
 import type { Core } from '../context.js';
 import { GoneError } from '../errors.js';
 import { hashPassword } from '../passwords.js';
-import { likeExact } from '../search-clause.js';
+import { likeExact } from '../like-pattern.js';
 import { validate } from '../validation.js';
 
 export const INVITATION_GONE = 'This invitation link is invalid, used or has expired.';

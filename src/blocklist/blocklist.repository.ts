@@ -1,6 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { isRowId, select } from '../query.js';
-import { likeContains } from '../search-clause.js';
+import { likeContains } from '../like-pattern.js';
 import type { BlockedPhoneView } from './blocklist.schemas.js';
 
 /** A blocklist row as read: its view with the time as a Date. */

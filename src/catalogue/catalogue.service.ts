@@ -6,7 +6,7 @@ import type { Core } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { accountScope, authorize } from '../policy.js';
 import { validate } from '../validation.js';
-import { likeExact } from '../search-clause.js';
+import { likeExact } from '../like-pattern.js';
 import type { Product } from './product.model.js';
 
 const productCreateSchema = Joi.object({
