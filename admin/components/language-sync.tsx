@@ -33,7 +33,10 @@ function wordSelects(root: Node, say: (key: string) => string): void {
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const key = REACT_SELECT_WORDS[n.nodeValue ?? ''];
-    if (key) n.nodeValue = say(key);
+    if (!key) continue;
+    // written only when it changes: a write is itself a mutation, and English says "No options" as react-select does
+    const said = say(key);
+    if (said !== n.nodeValue) n.nodeValue = said;
   }
 }
 
