@@ -118,8 +118,13 @@ function encode(asset: Asset, encoding: 'br' | 'gzip'): Promise<Buffer> {
     [zlib.constants.BROTLI_PARAM_QUALITY]: 9,
     [zlib.constants.BROTLI_PARAM_SIZE_HINT]: asset.body.length,
   };
-  return (asset.encoded[encoding] ??=
-    encoding === 'br' ? brotli(asset.body, { params }) : gzip(asset.body, { level: 9 }));
+  // a failed compression is forgotten, so the next request tries again
+  return (asset.encoded[encoding] ??= (
+    encoding === 'br' ? brotli(asset.body, { params }) : gzip(asset.body, { level: 9 })
+  ).catch((err: unknown) => {
+    delete asset.encoded[encoding];
+    throw err;
+  }));
 }
 
 async function send(req: Request, res: Response, asset: Asset, cacheControl: string): Promise<void> {

@@ -56,6 +56,7 @@ function useReport(id: number | null): Report | null {
     setReport(null);
     if (id === null) return undefined;
     let stopped = false;
+    let failures = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const poll = async () => {
       try {
@@ -64,8 +65,12 @@ function useReport(id: number | null): Report | null {
         if (stopped) return;
         setReport(next);
         if (LIVE.has(next.run.status)) timer = setTimeout(poll, POLL_MS);
-      } catch {
-        if (!stopped) timer = setTimeout(poll, POLL_MS * 3);
+      } catch (err) {
+        // a refusal (signed out, the run gone, no right to it) ends the polling; a lost connection is tried again,
+        // a few times
+        const status = (err as { response?: { status?: number } }).response?.status ?? 0;
+        failures += 1;
+        if (!stopped && status < 400 && failures < 5) timer = setTimeout(poll, POLL_MS * 3);
       }
     };
     void poll();

@@ -30,7 +30,9 @@ const REACT_SELECT_WORDS: Record<string, string> = {
 
 /** Puts react-select's English texts under `root` in the page's words. */
 function wordSelects(root: Node, say: (key: string) => string): void {
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  // a changed or added text node is the walk's root, which a TreeWalker never returns: walk from its parent
+  const from = root.nodeType === Node.TEXT_NODE && root.parentNode ? root.parentNode : root;
+  const walker = document.createTreeWalker(from, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const key = REACT_SELECT_WORDS[n.nodeValue ?? ''];
     if (!key) continue;

@@ -14,7 +14,8 @@ export async function keepWorkedAccount(sequelize: Sequelize, userId: number, ac
   await sequelize.query(
     `INSERT INTO queue_accounts (user_id, worked_account_id)
        SELECT $1, id FROM accounts WHERE id = $2
-     ON CONFLICT (user_id) DO UPDATE SET worked_account_id = EXCLUDED.worked_account_id, chosen_at = now()`,
+     ON CONFLICT (user_id) DO UPDATE SET worked_account_id = EXCLUDED.worked_account_id, chosen_at = now()
+       WHERE queue_accounts.worked_account_id IS DISTINCT FROM EXCLUDED.worked_account_id`,
     { bind: [userId, accountId] },
   );
 }
