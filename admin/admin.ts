@@ -107,6 +107,7 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       pushConfirm: component('PushConfirm'),
       scopeChecks: component('ScopeChecks'),
       importFile: component('ImportFile'),
+      cityChoice: component('CityChoice'),
     };
     const admin = new AdminJS({
       rootPath: '/admin',

@@ -27,6 +27,7 @@ export const COMPONENT_SOURCES = {
   PushConfirm: 'push-confirm.tsx',
   ScopeChecks: 'scope-checks.tsx',
   ImportFile: 'import-file.tsx',
+  CityChoice: 'city-choice.tsx',
 } as const;
 export type ComponentName = keyof typeof COMPONENT_SOURCES;
 

@@ -63,6 +63,7 @@ export const GROUPS = {
     'test/integration/issue32-attack.test.ts',
     'test/integration/job-logs.test.ts',
     'test/integration/job-retention.test.ts',
+    'test/integration/lead-edit-city.test.ts',
     'test/integration/lead-list-sources.test.ts',
     'test/integration/login-hardening.test.ts',
     'test/integration/login-invitations.test.ts',

@@ -6,8 +6,9 @@ import { actorOf } from './panel-kit.js';
  * The lead edit form's City select shows the lead's city. A lead that came in with a free-text city (REST, import,
  * forms, the demo data) has `city` but no `city_id`, so AdminJS's select opened empty; when the text names a city of
  * the list, the form starts with that city chosen (params and populated, as AdminJS loads a reference). Saved
- * untouched, the lead gets that city (its name as the list writes it); a text the list does not know stays as it is
- * (the select starts empty and the service keeps the free text when no city is chosen).
+ * untouched, the lead gets that city (its name as the list writes it); a text the list does not know stays as it is:
+ * the select (admin/components/city-choice.tsx) shows it as "Tiznit Nord (not in the list)", chosen, and the service
+ * keeps the free text when no city is chosen.
  */
 export function leadCityOnForm(ctx: AppContext) {
   return async (response: ActionResponse, request: ActionRequest, context: ActionContext): Promise<ActionResponse> => {

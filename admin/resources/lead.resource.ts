@@ -119,6 +119,8 @@ const leadProperties = (components: PanelComponents): Record<string, PropertyOpt
   custom_data: { ...virtualText, components: { show: components.recordDetails } },
   // the customer of its phone, next to it (admin/resources/customer-view.ts)
   customer_record: { ...virtualText, components: { show: components.customerRecord } },
+  // the city list's select, showing a typed city the list does not know (admin/components/city-choice.tsx)
+  city_id: { components: { edit: components.cityChoice } },
   // not a column: the lead's product lines, edited by admin/components/products-editor.tsx
   products: {
     type: 'mixed' as const,

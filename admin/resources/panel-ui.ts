@@ -30,6 +30,8 @@ export interface PanelComponents {
   scopeChecks: string;
   /** The leads' import page: upload, live progress, report (admin/components/import-file.tsx). */
   importFile: string;
+  /** A lead's City on its edit form, its typed city not in the list included (admin/components/city-choice.tsx). */
+  cityChoice: string;
 }
 
 /** The sidebar's groups; each name is a key of `labels` in admin/locales/*.json (AdminJS translates it). */

@@ -18,6 +18,14 @@ async function choose(page: Page, testId: string, text: string): Promise<void> {
 const leadsOf = (accountId: number, fullName: string) =>
   getCtx().models.Lead.count({ where: { account_id: accountId, full_name: fullName } });
 
+/** A lead of the account's seller that came in with a typed city (as REST, an import or a form leave it). */
+async function leadTyping(account: TestAccount, phone: string, fullName: string, city: string) {
+  const { references } = await getCtx().services.leads.createMany(account.seller.actor, {
+    leads: [{ phone, full_name: fullName, city, products: [{ sku: account.skus.active[0], quantity: 1, price: 100 }] }],
+  });
+  return (await getCtx().models.Lead.findOne({ where: { account_id: account.id, reference: references[0] } }))!;
+}
+
 describe('admin panel forms in Chromium: the account choice, secrets in a dialog, what each role is offered', function () {
   this.timeout(240_000);
   const app = useBrowser();
@@ -137,17 +145,7 @@ describe('admin panel forms in Chromium: the account choice, secrets in a dialog
     const ctx = getCtx();
     const name = `Safi ${uid()}`;
     const city = await ctx.services.catalogue.createCity(systemActor(), name);
-    const { references } = await ctx.services.leads.createMany(a.seller.actor, {
-      leads: [
-        {
-          phone: '+212611220051',
-          full_name: 'Form City',
-          city: name.toLowerCase(),
-          products: [{ sku: a.skus.active[0], quantity: 1, price: 100 }],
-        },
-      ],
-    });
-    const lead = (await ctx.models.Lead.findOne({ where: { account_id: a.id, reference: references[0] } }))!;
+    const lead = await leadTyping(a, '+212611220051', 'Form City', name.toLowerCase());
     const p = await pageOf(a.seller);
     await p.goto(`${app.url}/admin/resources/leads/records/${lead.id}/edit`);
     const chosen = p.locator('[data-testid="property-edit-city_id"] [class*=singleValue]');
@@ -157,6 +155,28 @@ describe('admin panel forms in Chromium: the account choice, secrets in a dialog
     await Promise.all([p.waitForURL(/\/records\/\d+\/show/), p.click('button[type=submit]')]);
     await lead.reload();
     expect([lead.city_id, lead.city]).to.deep.equal([city.id, name]);
+  });
+
+  it("a lead's typed city not in the list shows in its edit form's City select: kept untouched, replaced by a listed one", async () => {
+    const ctx = getCtx();
+    const lead = await leadTyping(a, '+212611220052', 'Typed City', 'Tiznit Nord');
+    const p = await pageOf(a.seller);
+    await p.goto(`${app.url}/admin/resources/leads/records/${lead.id}/edit`);
+    const shown = p.locator('[data-testid="property-edit-city_id"] [class*=singleValue]');
+    await shown.waitFor();
+    expect(await shown.textContent()).to.equal('Tiznit Nord (not in the list)');
+    await shot(p, 'lead-edit-typed-city', { fullPage: false });
+    await Promise.all([p.waitForURL(/\/records\/\d+\/show/), p.click('button[type=submit]')]);
+    await lead.reload();
+    expect([lead.city, lead.city_id]).to.deep.equal(['Tiznit Nord', null]);
+    // a city of the list chosen instead links the lead to it
+    const listed = await ctx.services.catalogue.createCity(systemActor(), `Tiznit ${uid()}`);
+    await p.goto(`${app.url}/admin/resources/leads/records/${lead.id}/edit`);
+    await shown.waitFor();
+    await choose(p, 'property-edit-city_id', listed.name);
+    await Promise.all([p.waitForURL(/\/records\/\d+\/show/), p.click('button[type=submit]')]);
+    await lead.reload();
+    expect([lead.city, lead.city_id]).to.deep.equal([listed.name, listed.id]);
   });
 
   it("a webhook endpoint's Active box: ticked on a new form, the stored value on edit, kept by an untouched save", async () => {
