@@ -109,6 +109,7 @@ export const GROUPS = {
     'test/unit/architecture.test.ts',
     'test/unit/customer-risk-findings.test.ts',
     'test/unit/delete-in-batches.test.ts',
+    'test/unit/empty-value.test.ts',
     'test/unit/form-snippet.test.ts',
     'test/unit/idempotency-key.test.ts',
     'test/unit/input-rules.test.ts',
