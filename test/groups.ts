@@ -32,6 +32,7 @@ export const GROUPS = {
     'test/e2e/sources-panel.test.ts',
     'test/integration/account-time-zone.test.ts',
     'test/integration/admin-forms.test.ts',
+    'test/integration/api-key-presets.test.ts',
     'test/integration/bad-input.test.ts',
     'test/integration/blocklist-leads.test.ts',
     'test/integration/blocklist-panel.test.ts',
