@@ -3,6 +3,7 @@ import { useTranslation } from 'adminjs';
 import { StatusPill } from './status-badge.js';
 import type { StatusKind } from './status-palette.js';
 import { DateText, Isolated, useFigures } from './local-text.js';
+import { isEmptyValue } from './empty-value.js';
 
 /** A history entry as leads.show / orders.show answer it (the queue adds the note). */
 export interface HistoryEntry {
@@ -108,7 +109,7 @@ export function Timeline({ kind, entries, when }: { kind: StatusKind; entries: H
 /** A lead's custom data (utm_source, landing page, …) as key/value rows. */
 export function CustomData({ data }: { data: { key: string; value: string }[] }) {
   const { translateComponent } = useTranslation();
-  if (!data.length) return <span>{translateComponent('common.none')}</span>;
+  if (isEmptyValue(data)) return <span>{translateComponent('common.none')}</span>;
   return (
     <dl style={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: '4px 12px', margin: 0 }}>
       {data.map((d, i) => (

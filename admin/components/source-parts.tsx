@@ -4,6 +4,7 @@ import { useTranslation, type BasePropertyProps, type RecordJSON } from 'adminjs
 import { Pill } from './status-badge.js';
 import { useCopy } from './secret-dialog.js';
 import SkuMapping from './sku-mapping.js';
+import { EMPTY_MARK, isEmptyValue } from './empty-value.js';
 
 /** sourceHealth's answer (src/sources/source-health.ts), as the resource's after hooks write it. */
 interface Health {
@@ -143,16 +144,19 @@ function ShownPart({ path, value, resourceId }: { path: string; value: string; r
       </Text>
     );
   if (path === 'products_text' || path === 'mapping_text' || path === 'payload_text')
-    return (
+    // no default products, no mapping, an empty payload: a dash, not `[]` or `{}`
+    return isEmptyValue(value) ? (
+      <span data-testid={`empty-${path}`}>{EMPTY_MARK}</span>
+    ) : (
       <pre dir="ltr" style={PRE}>
         {value}
       </pre>
     );
-  return <span>{value || '—'}</span>;
+  return <span>{value || EMPTY_MARK}</span>;
 }
 
 /**
- * Lead sources' and intake entries' parts: the kind in words, the health badge, the copy blocks, JSON texts read left to
+ * Lead sources', intake entries' and webhook deliveries' parts: the kind in words, the health badge, the copy blocks, JSON texts read left to
  * right in Arabic too, and the form's create-only kind and write-only secret.
  */
 export default function SourceParts(props: BasePropertyProps) {

@@ -2,6 +2,7 @@ import React from 'react';
 import { ValueGroup } from '@adminjs/design-system';
 import { flat, useTranslation, type BasePropertyProps } from 'adminjs';
 import { Isolated } from './local-text.js';
+import { EMPTY_MARK, isEmptyValue } from './empty-value.js';
 
 /**
  * Any array property (webhook events, API key scopes, one added later) as a list of its values in words, from the
@@ -11,9 +12,9 @@ import { Isolated } from './local-text.js';
 export default function ValueList({ property, record, resource, where }: BasePropertyProps) {
   const { tl, translateProperty } = useTranslation();
   const raw = flat.get(record?.params ?? {}, property.path) as unknown;
-  const values = (Array.isArray(raw) ? raw : []).map(String);
+  const values = (Array.isArray(raw) && !isEmptyValue(raw) ? raw : []).map(String);
   const words = values.map((v) => tl(`${property.path}.${v}`, resource.id, { defaultValue: v }));
-  const text = words.join(', ') || '—';
+  const text = words.join(', ') || EMPTY_MARK;
   if (where !== 'show')
     return (
       <span
@@ -39,7 +40,7 @@ export default function ValueList({ property, record, resource, where }: BasePro
             <Isolated>{w}</Isolated>
           </li>
         ))}
-        {!words.length && <li style={{ listStyle: 'none' }}>—</li>}
+        {!words.length && <li style={{ listStyle: 'none' }}>{EMPTY_MARK}</li>}
       </ul>
     </ValueGroup>
   );

@@ -73,7 +73,8 @@ export function webhookDeliveryResource(ctx: AppContext, components: PanelCompon
         },
         payload: { isVisible: hidden },
         locked_until: { isVisible: hidden },
-        payload_text: virtualText,
+        // left to right, and a dash for an empty body (admin/components/empty-value.ts)
+        payload_text: { ...virtualText, components: { show: components.sourceParts } },
       },
       actions: {
         ...tenantReadActions('webhook'),

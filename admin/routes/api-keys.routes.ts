@@ -1,7 +1,9 @@
 import express, { type Router } from 'express';
 import type { AppContext } from '../../src/context.js';
+import type { Scope } from '../../src/actor.js';
 import { route } from '../../http/async.js';
 import { respond } from './respond.js';
+import { requestedScopes } from '../../src/tokens/scope-presets.js';
 
 /** Settings → API Keys: list (never the secret), generate (the token is shown once), revoke (immediate). */
 export function createApiKeyRoutes(ctx: AppContext): Router {
@@ -16,10 +18,9 @@ export function createApiKeyRoutes(ctx: AppContext): Router {
   r.post(
     '/settings/api-keys/generate',
     route(async (req, res) => {
-      const scopes =
-        typeof req.body?.scopes === 'string'
-          ? req.body.scopes.split(',').map((s: string) => s.trim())
-          : req.body?.scopes;
+      // `scopes` (a list, or one comma-separated text) or a `preset` of the panel's (src/tokens/scope-presets.ts)
+      const asked = requestedScopes(req.body ?? {});
+      const scopes = (typeof asked === 'string' ? asked.split(',').map((s) => s.trim()) : asked) as Scope[];
       const { name, expires_at } = req.body ?? {};
       const created = await tokens.createToken(req.actor!, { name, scopes, ...(expires_at ? { expires_at } : {}) });
       res.status(201).json({ message: 'API key generated. Copy it now: it will not be shown again.', data: created });

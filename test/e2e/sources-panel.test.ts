@@ -38,7 +38,7 @@ describe('panel Lead sources in Chromium: the signing secret is asked of a shop 
   it('When a seller creates a form with default products and a mapping in the panel, Then they are stored, its page says it prices leads, and a bare form’s badge says it cannot', async () => {
     const acc = await makeAccount(getCtx());
     const [first, second] = acc.skus.active;
-    await getCtx().services.sources.create(acc.seller.actor, { kind: 'form', name: 'Bare page' });
+    const bareSource = await getCtx().services.sources.create(acc.seller.actor, { kind: 'form', name: 'Bare page' });
     const p = await app.signedIn(acc.seller, { viewport: { width: 1280, height: 1000 }, timeout: 180_000 });
     await p.goto(`${app.url}/admin/resources/lead_sources/actions/new`);
     await p.waitForSelector('#name');
@@ -68,5 +68,15 @@ describe('panel Lead sources in Chromium: the signing secret is asked of a shop 
     expect(await bare.getAttribute('data-health')).to.equal('no_products');
     expect(await bare.textContent()).to.include('Cannot price leads');
     await shot(p, 'sources-list-no-products');
+
+    // its page: no default products, no mapping, no allowed origins, each a dash (never the column's `[]` or `{}`)
+    await p.goto(`${app.url}/admin/resources/lead_sources/records/${bareSource.id}/show`);
+    await p.waitForSelector('[data-testid="empty-mapping_text"]');
+    const parts = p.locator('[data-testid^="property-show-"]:not([data-testid="property-show-snippet"])');
+    const shown = (await parts.allInnerTexts()).join('\n');
+    expect(shown).to.include('—');
+    expect(shown).to.not.match(/\[\s*\]|\{\s*\}/);
+    for (const path of ['products_text', 'mapping_text'])
+      expect(await p.textContent(`[data-testid="empty-${path}"]`), path).to.equal('—');
   });
 });

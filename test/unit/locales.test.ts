@@ -89,6 +89,17 @@ describe('admin/locales: one file per language, the same keys in each', () => {
     );
   });
 
+  it('When the Arabic panel names its menu, Then no English word is left (acronyms such as API aside)', () => {
+    const ar = load('ar');
+    // the menu: navigation groups and resource names (labels.*), each resource's list title, the pages
+    const menu = [...ar]
+      .filter(([k]) => /^labels\.[^.]+$/.test(k) || /^resources\.[^.]+\.actions\.list$/.test(k) || /^pages\./.test(k))
+      .map(([k, v]) => [k, v.replace(/\{\{[^}]*\}\}/g, '')] as const)
+      .filter(([, v]) => /\b[A-Za-z]*[a-z][A-Za-z]*\b/.test(v));
+    expect(menu.map(([k, v]) => `${k}: ${v}`)).to.deep.equal([]);
+    expect(ar.get('labels.webhooks')).to.equal('خطافات الويب');
+  });
+
   it('When the server translates, Then it fills placeholders, and falls back to English, then to the key', () => {
     expect(translate('fr', 'components.kpi.lastDays', { count: 7 })).to.equal('7 derniers jours');
     expect(translate('ar', 'site.login.title')).to.equal('تسجيل الدخول');
