@@ -10,11 +10,12 @@ import { EMPTY_MARK, isEmptyValue } from './empty-value.js';
  * cell is one line cut with an ellipsis (whole on hover); the show page lists one value a line.
  */
 export default function ValueList({ property, record, resource, where }: BasePropertyProps) {
-  const { tl, translateProperty } = useTranslation();
+  const { tl, translateProperty, i18n } = useTranslation();
   const raw = flat.get(record?.params ?? {}, property.path) as unknown;
   const values = (Array.isArray(raw) && !isEmptyValue(raw) ? raw : []).map(String);
   const words = values.map((v) => tl(`${property.path}.${v}`, resource.id, { defaultValue: v }));
-  const text = words.join(', ') || EMPTY_MARK;
+  // Arabic separates with its own comma
+  const text = words.join(i18n.language === 'ar' ? '، ' : ', ') || EMPTY_MARK;
   if (where !== 'show')
     return (
       <span
