@@ -82,19 +82,28 @@ async function holdProduct(acc: TestAccount, sku: string) {
     sku,
   ]);
   expect(rowCount).to.equal(1);
-  return async () => {
-    await client.query('COMMIT');
-    await client.end();
-  };
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  return Object.assign(
+    async () => {
+      await client.query('COMMIT');
+      await client.end();
+    },
+    { pid: rows[0].pid },
+  );
 }
 
-/** True once a connection of the suite's database waits on a lock: the import's batch, at the held product. */
-async function waitsOnALock(): Promise<boolean> {
+/**
+ * True once a connection waits on the holder's lock: the import's batch, at the held product. Only a wait on that
+ * holder counts: another file's job waiting on some other lock of the shard's database is not the import's stall (it
+ * made the test read the run mid-flight once, 7,000 rows done while the database already held 12,000).
+ */
+async function waitsOnALock(holder: number): Promise<boolean> {
   const client = new pg.Client({ connectionString: getCtx().db.url });
   await client.connect();
   try {
     const { rows } = await client.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))',
+      [holder],
     );
     return rows[0].n > 0;
   } finally {
@@ -106,10 +115,10 @@ async function waitsOnALock(): Promise<boolean> {
  * Reads the run once the import waits at the held product's lock (seen in pg_stat_activity: an event, not two reads
  * some time apart, which a batch slower than that on a busy machine fooled) and has committed some rows.
  */
-async function readUntilStalled(c: SessionClient, id: number, seen: RunView[]): Promise<RunView> {
+async function readUntilStalled(c: SessionClient, id: number, seen: RunView[], holder: number): Promise<RunView> {
   const until = Date.now() + 60_000;
   while (Date.now() < until) {
-    if (await waitsOnALock()) {
+    if (await waitsOnALock(holder)) {
       const now = await readRun(c, id);
       seen.push(now);
       if (now.rows_done > 0) return now;
@@ -146,7 +155,7 @@ describe('import total and progress', function () {
     const seen: RunView[] = [];
     let running: RunView;
     try {
-      running = await readUntilStalled(seller, up.body.id, seen);
+      running = await readUntilStalled(seller, up.body.id, seen, release.pid);
       expect(finished, 'the import is still running').to.equal(false);
       // counted in the first pass, before any batch
       expect(running).to.include({ status: 'running', rows_total: 30_000, rows_total_estimated: false });
@@ -183,7 +192,7 @@ describe('import total and progress', function () {
     const release = await holdProduct(acc, second);
     const job = ctx.services.imports.run(up.body.id);
     try {
-      const running = await readUntilStalled(seller, up.body.id, []);
+      const running = await readUntilStalled(seller, up.body.id, [], release.pid);
       expect(running).to.include({ status: 'running', rows_total: 3000, rows_total_estimated: false });
       expect(running.rows_done).to.equal(1000);
       expect(running.percent).to.equal(33);
@@ -366,7 +375,7 @@ describe('the progress bar in Chromium', function () {
     const job = ctx.services.imports.run(up.body.id);
     const browser = await launch();
     try {
-      await readUntilStalled(seller, up.body.id, []);
+      await readUntilStalled(seller, up.body.id, [], release.pid);
       const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
       await loginAs(page, web.url, acc.seller.email, acc.seller.password);
       await page.goto(`${web.url}/admin/resources/import_runs`);
