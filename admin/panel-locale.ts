@@ -3,7 +3,7 @@ import { DEFAULT_LANGUAGE, isLanguage, LANGUAGES } from '../src/accounts/languag
 import ar from './locales/ar.json' with { type: 'json' };
 import en from './locales/en.json' with { type: 'json' };
 import fr from './locales/fr.json' with { type: 'json' };
-import { PHONE_COUNTRIES } from '../src/leads/phone.js';
+import { PHONE_COUNTRIES } from '../src/phone.js';
 import { countryName } from '../src/locale-format.js';
 
 /**

@@ -1,7 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { defaultCountryOf } from '../src/config.js';
 import type { Migration } from '../src/db/migrator.js';
-import { normalizePhone } from '../src/leads/phone.js';
+import { normalizePhone } from '../src/phone.js';
 
 /**
  * Phones in E.164 (issue 21, docs/decisions.md "Phones"). Each account gets the country its national numbers are read

@@ -1,6 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Migration } from '../src/db/migrator.js';
-import { normalizePhone } from '../src/leads/phone.js';
+import { normalizePhone } from '../src/phone.js';
 
 /**
  * Uncallable phones (issue 30, shared/spec/decisions.md "Uncallable phones", docs/decisions.md "Phones"): a phone the

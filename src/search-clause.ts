@@ -1,9 +1,9 @@
 import { likeContains } from './like-pattern.js';
-import { phoneSearchDigits } from './leads/phone.js';
+import { phoneSearchDigits } from './phone.js';
 
 /**
  * The spec's `search_by` / `keyWord` rule, shared by the lead and order lists: reference exact, phone by digits
- * contained in the E.164 form (a whole number typed any way is read in `phoneCountry`, src/leads/phone.ts),
+ * contained in the E.164 form (a whole number typed any way is read in `phoneCountry`, src/phone.ts),
  * full_name and city case-insensitively contained (trigram indexes), tracking_number exact.
  */
 export function searchClause(

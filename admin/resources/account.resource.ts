@@ -1,6 +1,6 @@
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/context.js';
-import { PHONE_COUNTRIES } from '../../src/leads/phone.js';
+import { PHONE_COUNTRIES } from '../../src/phone.js';
 import { timeZoneNames } from '../../src/time-zones.js';
 import { tenantReadActions } from './panel-kit.js';
 import { serviceActions } from './service-actions.js';

@@ -1,5 +1,5 @@
 import { Op, type WhereOptions } from 'sequelize';
-import { phoneSearchDigits } from '../../src/leads/phone.js';
+import { phoneSearchDigits } from '../../src/phone.js';
 import { likeContains } from '../../src/like-pattern.js';
 import { isCalendarDate } from '../../src/validation.js';
 import { wallTimeToUtc } from '../../src/time-zones.js';
@@ -58,7 +58,7 @@ export function likePattern(value: unknown): string | null {
   return likeContains(value);
 }
 
-/** A phone filter also finds the number typed another way, in the stored E.164 form (src/leads/phone.ts). */
+/** A phone filter also finds the number typed another way, in the stored E.164 form (src/phone.ts). */
 export function phoneCondition(value: unknown): WhereOptions | null {
   const pattern = likePattern(value);
   if (pattern === null) return null;

@@ -5,7 +5,7 @@ import { zoneForCountry } from '../time-zones.js';
 export class Account extends Model {
   declare id: number;
   declare name: string;
-  /** Country of the account's national phone numbers (ISO 3166 alpha-2; src/leads/phone.ts). */
+  /** Country of the account's national phone numbers (ISO 3166 alpha-2; src/phone.ts). */
   declare phone_country: string;
   /** IANA zone its times are shown, typed and exported in (src/time-zones.ts); new accounts: from phone_country. */
   declare time_zone: string;

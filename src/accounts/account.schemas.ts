@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { ROLES, type Role } from '../actor.js';
 import type { RiskThresholds } from '../customers/customer.risk.js';
-import { PHONE_COUNTRIES } from '../leads/phone.js';
+import { PHONE_COUNTRIES } from '../phone.js';
 import { timeZoneNames } from '../time-zones.js';
 
 /** ISO 3166 alpha-2, one libphonenumber knows ("ma" is read as MA). */

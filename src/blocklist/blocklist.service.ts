@@ -3,7 +3,7 @@ import { phoneCountryOf } from '../accounts/phone-country.js';
 import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import { normalizePhone, phoneSearchDigits } from '../leads/phone.js';
+import { normalizePhone, phoneSearchDigits } from '../phone.js';
 import type { Page } from '../pagination.js';
 import { accountScope, authorize, namedAccountScope } from '../policy.js';
 import { validate } from '../validation.js';

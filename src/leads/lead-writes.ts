@@ -25,7 +25,7 @@ import {
   type ProductLineInput,
   type StatusChangeInput,
 } from './lead.schemas.js';
-import { keepPhone } from './phone.js';
+import { keepPhone } from '../phone.js';
 import { callBackDate, pastCallBack } from './call-back.js';
 import { BLOCKED_NOTE } from './lead-batch.repository.js';
 import { leadsWithoutProducts, replaceLeadProducts } from './lead-products.repository.js';

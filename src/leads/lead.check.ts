@@ -4,7 +4,7 @@ import { fastValidator } from '../fast-validator.js';
 import { addError, inputErrors, JOI_OPTIONS, mergeErrors, shownValue, toFieldErrors } from '../validation.js';
 import type { LeadStatus } from './lead.model.js';
 import { leadItemSchema, LINE_BOUNDS, type LeadItemInput, type ProductLineInput } from './lead.schemas.js';
-import { keepPhone, uncallableNote } from './phone.js';
+import { keepPhone, uncallableNote } from '../phone.js';
 
 /** A validated lead item with its products resolved against the catalogue; what insertLeads writes. */
 export interface PreparedLead {

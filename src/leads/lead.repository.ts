@@ -6,7 +6,7 @@ import { likeContains } from '../like-pattern.js';
 import { searchClause } from '../search-clause.js';
 import type { Catalogue, CatalogueProduct } from './lead.check.js';
 import type { LeadFilters } from './lead.schemas.js';
-import { phoneSearchDigits } from './phone.js';
+import { phoneSearchDigits } from '../phone.js';
 
 export interface LeadListRow {
   id: number;

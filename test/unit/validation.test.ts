@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import Joi from 'joi';
 import { checkLeadItems, type CatalogueProduct } from '../../src/leads/lead.check.js';
 import { leadItemSchema } from '../../src/leads/lead.schemas.js';
-import { keepPhone } from '../../src/leads/phone.js';
+import { keepPhone } from '../../src/phone.js';
 import { fastValidator } from '../../src/fast-validator.js';
 import { JOI_OPTIONS, toFieldErrors } from '../../src/validation.js';
 
