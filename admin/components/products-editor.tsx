@@ -1,6 +1,7 @@
 import React, { useEffect, useState } from 'react';
 import { Box, Button, Label, Text } from '@adminjs/design-system';
 import { ApiClient, useTranslation, type EditPropertyProps } from 'adminjs';
+import { error, field } from './form-styles.js';
 
 const api = new ApiClient();
 
@@ -15,17 +16,6 @@ interface Row {
   quantity: string;
   price: string;
 }
-
-const field: React.CSSProperties = {
-  height: 36,
-  padding: '0 8px',
-  border: '1px solid #c0c0ca',
-  borderRadius: 4,
-  fontSize: 14,
-  background: '#fff',
-  boxSizing: 'border-box',
-};
-const error: React.CSSProperties = { color: '#c20012', fontSize: 12, marginTop: 4 };
 
 /** The errors the service gave for the products (`products`, `products.1.price`…), by path. */
 function errorsOf(record: EditPropertyProps['record'], key: string): Record<string, string> {

@@ -1,6 +1,7 @@
 import React, { useEffect, useState } from 'react';
 import { Box, Button, Label, Text } from '@adminjs/design-system';
 import { ApiClient, useTranslation, type BasePropertyProps } from 'adminjs';
+import { error, field } from './form-styles.js';
 
 const api = new ApiClient();
 
@@ -13,17 +14,6 @@ interface Row {
   from: string;
   to: string;
 }
-
-const field: React.CSSProperties = {
-  height: 36,
-  padding: '0 8px',
-  border: '1px solid #c0c0ca',
-  borderRadius: 4,
-  fontSize: 14,
-  background: '#fff',
-  boxSizing: 'border-box',
-};
-const error: React.CSSProperties = { color: '#c20012', fontSize: 12, marginTop: 4 };
 
 /**
  * A lead source's sku mapping on its create and edit forms: rows of a page's or shop's sku and one of the account's
