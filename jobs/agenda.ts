@@ -26,7 +26,12 @@ async function openBackend(config: Readonly<Config>, dbUrl: string, logger: Logg
   const pool = new pg.Pool({ connectionString: dbUrl, max: 4, keepAlive: true, connectionTimeoutMillis: 5000 });
   // An idle client whose server went away emits 'error' on the pool; unhandled, that ends the process. The pool drops
   // the client and the next query opens a new connection, so there is nothing else to do.
-  pool.on('error', (err) => logger.warn({ err: err.message }, 'job store connection lost'));
+  // The server shutting down (57P01: a Ctrl-C reaches the embedded server of the same process group as soon as this
+  // process) is a requested stop, said at info; a lost server after that is noticed by the next query and readiness.
+  pool.on('error', (err) => {
+    const stop = closing() || (err as { code?: string }).code === '57P01';
+    logger[stop ? 'info' : 'warn']({ err: err.message }, 'job store connection lost');
+  });
   await pool.query('SELECT 1');
   const backend = new PostgresBackend({ pool, ensureSchema: false });
   keepListening(backend, logger, closing);
