@@ -121,7 +121,9 @@ async function readUntilStalled(c: SessionClient, id: number, seen: RunView[], h
     if (await waitsOnALock(holder)) {
       const now = await readRun(c, id);
       seen.push(now);
-      if (now.rows_done > 0) return now;
+      // stalled, and its count of the batches committed before the stall written (it may come a moment after them)
+      const held = await getCtx().models.Lead.count({ where: { import_run_id: id } });
+      if (now.rows_done > 0 && now.rows_done === held) return now;
     }
     await sleep(50);
   }
