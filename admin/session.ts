@@ -5,7 +5,7 @@ import passport from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
 import { userActor } from '../src/actor.js';
 import type { AppContext } from '../src/context.js';
-import { normalizeEmail } from '../src/accounts/email.js';
+import { normalizeEmail } from '../src/email.js';
 import type { Language } from '../src/accounts/languages.js';
 import { requestLanguage } from './locale-text.js';
 

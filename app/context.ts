@@ -5,7 +5,7 @@ import type { EmbeddedServer } from '../src/db/embedded.js';
 import { openDatabase, type Database } from '../src/db/index.js';
 import { migrateUp } from '../src/db/migrator.js';
 import { createNotifications } from '../src/db/notifications.js';
-import { initModels } from '../src/db/models.js';
+import { initModels } from '../src/models.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import { createMetrics } from '../src/metrics.js';
 import { createServices } from '../src/services.js';

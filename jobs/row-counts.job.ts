@@ -1,6 +1,6 @@
 import type { JobDefinition } from './job.js';
 
-/** Folds the count changes appended by every write (src/db/row-counts.ts), so a list's total reads a few rows. */
+/** Folds the count changes appended by every write (src/row-counts.ts), so a list's total reads a few rows. */
 export const foldRowCountsJob: JobDefinition = {
   name: 'fold-row-counts',
   priority: 'NORMAL',

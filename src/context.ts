@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
-import type { Models } from './db/models.js';
+import type { Models } from './models.js';
 import type { Notifications } from './db/notifications.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';

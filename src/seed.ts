@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Transaction } from 'sequelize';
 import type { AppContext } from '../src/context.js';
-import { normalizeEmail } from './accounts/email.js';
+import { normalizeEmail } from './email.js';
 import { withMigrationLock } from './db/migrator.js';
 import { hashPassword } from './passwords.js';
 import { DEMO_ACCOUNT, DEMO_PRODUCTS, seedSampleLeads } from './seed-demo.js';

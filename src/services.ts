@@ -4,7 +4,7 @@ import { createPasswordResetService } from './auth/password-reset.service.js';
 import { createBlocklistService } from './blocklist/blocklist.service.js';
 import { createCatalogueService } from './catalogue/catalogue.service.js';
 import { createCustomerLookupService } from './customers/customer-lookup.service.js';
-import { createRowCountService } from './db/row-counts.js';
+import { createRowCountService } from './row-counts.js';
 import { createTableStatisticsService } from './db/table-statistics.js';
 import type { Core } from './context.js';
 import { createHistoryService } from './histories/history.service.js';

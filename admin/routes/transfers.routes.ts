@@ -6,7 +6,7 @@ import type { AppContext } from '../../src/context.js';
 import { ValidationError } from '../../src/errors.js';
 import { privateDirSync } from '../../src/private-files.js';
 import { importRunView } from '../../src/transfers/import.service.js';
-import { escapeCell } from '../../src/transfers/spreadsheet.js';
+import { escapeCell } from '../../src/formula-cells.js';
 import { route } from '../../http/async.js';
 import { sendErrorPage } from '../../http/errors.js';
 import { requestLanguage } from '../locale-text.js';

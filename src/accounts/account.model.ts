@@ -1,5 +1,5 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
-import { DEFAULT_RISK } from '../customers/customer.risk.js';
+import { DEFAULT_RISK } from './risk-thresholds.js';
 import { zoneForCountry } from '../time-zones.js';
 
 export class Account extends Model {

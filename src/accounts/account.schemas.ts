@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { ROLES, type Role } from '../actor.js';
-import type { RiskThresholds } from '../customers/customer.risk.js';
+import type { RiskThresholds } from './risk-thresholds.js';
 import { PHONE_COUNTRIES } from '../phone.js';
 import { timeZoneNames } from '../time-zones.js';
 

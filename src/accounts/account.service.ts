@@ -25,7 +25,7 @@ import {
 } from './account.schemas.js';
 import type { Account } from './account.model.js';
 import type { User } from './user.model.js';
-import { normalizeEmail } from './email.js';
+import { normalizeEmail } from '../email.js';
 import { addLogin, isTenantActor, type InvitationInput } from './add-login.js';
 import { setUserLanguage } from './languages.js';
 

@@ -9,7 +9,7 @@ import { authorize, isSystemWide } from '../policy.js';
 import { likeExact } from '../like-pattern.js';
 import { validate } from '../validation.js';
 import { userCreateSchema, type UserCreateInput } from './account.schemas.js';
-import { normalizeEmail } from './email.js';
+import { normalizeEmail } from '../email.js';
 
 /** How long an invitation link works. */
 export const INVITATION_TTL_DAYS = 7;

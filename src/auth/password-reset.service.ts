@@ -7,7 +7,7 @@ import { createMailer, type Mailer } from '../mail/mailer.js';
 import { hashPassword } from '../passwords.js';
 import { sha256 } from '../tokens/token.service.js';
 import { validate } from '../validation.js';
-import { normalizeEmail } from '../accounts/email.js';
+import { normalizeEmail } from '../email.js';
 import { TOKENS_CHANGED } from '../tokens/token-auth.js';
 import { endCredentials } from './credentials.js';
 

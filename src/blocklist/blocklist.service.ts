@@ -1,4 +1,4 @@
-import { newRowAccount } from '../accounts/chosen-account.js';
+import { newRowAccount } from '../chosen-account.js';
 import { phoneCountryOf } from '../accounts/phone-country.js';
 import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';

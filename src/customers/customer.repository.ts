@@ -1,6 +1,7 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { select } from '../query.js';
-import { deliveryRate, riskFindings, riskReason, type RiskFinding, type RiskThresholds } from './customer.risk.js';
+import type { RiskThresholds } from '../accounts/risk-thresholds.js';
+import { deliveryRate, riskFindings, riskReason, type RiskFinding } from './customer.risk.js';
 
 /**
  * What LeadFlow knows of the person behind a phone in one account (docs/decisions.md "Customers"): the figures of

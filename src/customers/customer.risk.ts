@@ -6,18 +6,7 @@
  * are finished (delivered or returned) and under `min_delivery_rate` % of them were delivered. Thresholds are per
  * account (columns risk_min_returns, risk_min_orders, risk_min_delivery_rate of accounts).
  */
-export interface RiskThresholds {
-  risk_min_returns: number;
-  risk_min_orders: number;
-  risk_min_delivery_rate: number;
-}
-
-/** What a new account starts with (the columns' defaults, migration 20261208100000). */
-export const DEFAULT_RISK: Readonly<RiskThresholds> = Object.freeze({
-  risk_min_returns: 2,
-  risk_min_orders: 3,
-  risk_min_delivery_rate: 50,
-});
+import type { RiskThresholds } from '../accounts/risk-thresholds.js';
 
 export interface OrderOutcomes {
   delivered: number;

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Actor } from '../actor.js';
 import { inlineParams } from '../db/index.js';
-import { FORMULA_CHARS } from '../transfers/spreadsheet.js';
+import { FORMULA_CHARS } from '../formula-cells.js';
 import { leadFilter } from './lead.repository.js';
 import type { LeadFilters } from './lead.schemas.js';
 

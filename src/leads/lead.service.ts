@@ -9,7 +9,7 @@ import { accountScope, authorize, targetAccount } from '../policy.js';
 import { HISTORY_ORDER, LINE_ORDER, historyView, lineView } from '../record-views.js';
 import { findInScope, type RowKey } from '../query.js';
 import { newReferences } from '../references.js';
-import { leadSourceRef, withUtmData } from '../sources/lead-origin.js';
+import { leadSourceRef, withUtmData } from './lead-origin.js';
 import { validate } from '../validation.js';
 import { batchCheckProbe, insertLeadBatch, type LeadOrigin } from './lead-batch.repository.js';
 import { checkLeadItems, leadPhone, namedSkus, totalOf, type Catalogue, type PreparedLead } from './lead.check.js';
@@ -37,7 +37,7 @@ import {
 } from './lead-writes.js';
 import { customerOfPhone } from '../customers/customer.repository.js';
 import { phoneCountryOf } from '../accounts/phone-country.js';
-import { newRowAccount } from '../accounts/chosen-account.js';
+import { newRowAccount } from '../chosen-account.js';
 import { noKey, runOnce, type IdempotencyOption, type KeyGuard } from '../idempotency/idempotency.service.js';
 
 /** What a bulk create answers: the references written, in request order. */

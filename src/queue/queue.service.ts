@@ -1,5 +1,5 @@
 import type { Transaction } from 'sequelize';
-import { accountExists } from '../accounts/chosen-account.js';
+import { accountExists } from '../chosen-account.js';
 import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';

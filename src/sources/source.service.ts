@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { newRowAccount } from '../accounts/chosen-account.js';
+import { newRowAccount } from '../chosen-account.js';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, ValidationError, type FieldErrors } from '../errors.js';

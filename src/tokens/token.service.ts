@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import Joi from 'joi';
 import { Op, QueryTypes } from 'sequelize';
-import { newRowAccount } from '../accounts/chosen-account.js';
+import { newRowAccount } from '../chosen-account.js';
 import { SCOPES, type Actor, type Scope } from '../actor.js';
 import type { Core } from '../context.js';
 import { NotFoundError, UnauthenticatedError, ValidationError } from '../errors.js';

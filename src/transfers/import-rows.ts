@@ -1,5 +1,5 @@
 import { lineDefaults, type Catalogue } from '../leads/lead.check.js';
-import { unescapeCell } from './spreadsheet.js';
+import { unescapeCell } from '../formula-cells.js';
 
 /** Columns the export writes that describe a lead's state rather than the lead to create; import ignores them. */
 const IGNORED = new Set([

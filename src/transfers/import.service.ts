@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Joi from 'joi';
-import { newRowAccount } from '../accounts/chosen-account.js';
+import { newRowAccount } from '../chosen-account.js';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';

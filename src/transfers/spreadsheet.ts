@@ -196,18 +196,3 @@ async function* xlsxChunks(path: string): AsyncGenerator<string[][]> {
 export function readRowChunks(path: string, type: SheetType): AsyncGenerator<string[][]> {
   return type === 'csv' ? csvChunks(path) : xlsxChunks(path);
 }
-
-/** The first characters that make a spreadsheet run a cell as a formula ("-" first, so it is literal in a bracket). */
-export const FORMULA_CHARS = '-=+@\t\r';
-const FORMULA = new RegExp(`^[${FORMULA_CHARS}]`);
-
-/** Cells that a spreadsheet would run as a formula are written with a leading apostrophe. */
-export function escapeCell(v: unknown): string {
-  const s = v === null || v === undefined ? '' : String(v);
-  return FORMULA.test(s) ? `'${s}` : s;
-}
-
-/** The reverse, for files this service exported. */
-export function unescapeCell(s: string): string {
-  return s.startsWith("'") && FORMULA.test(s.slice(1)) ? s.slice(1) : s;
-}

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { accountExists } from '../accounts/chosen-account.js';
+import { accountExists } from '../chosen-account.js';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';

@@ -8,7 +8,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { linkLibraries, startEmbedded } from '../../src/db/embedded.js';
 import { migrateDown, migrateUp } from '../../src/db/migrator.js';
 import { createAppContext } from '../../app/context.js';
-import { initModels } from '../../src/db/models.js';
+import { initModels } from '../../src/models.js';
 import { seed } from '../../src/seed.js';
 import { getCtx, testConfig } from '../hooks.js';
 import { startTestServer, useTestServer } from '../helpers.js';

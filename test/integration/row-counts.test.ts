@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { checkRowCounts, foldRowCounts, recountRows } from '../../src/db/row-counts.js';
+import { checkRowCounts, foldRowCounts, recountRows } from '../../src/row-counts.js';
 import { exactTotal, SEARCH_COUNT_LIMIT, type CountedList } from '../../src/query.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, type TestAccount } from '../factories.js';

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { DEFAULT_RISK, riskFindings, riskReason } from '../../src/customers/customer.risk.js';
+import { DEFAULT_RISK } from '../../src/accounts/risk-thresholds.js';
+import { riskFindings, riskReason } from '../../src/customers/customer.risk.js';
 
 /** The risk rule's reasons as data (the panel words them in each language) and as the English words they make. */
 describe('customer risk findings', () => {

@@ -1,8 +1,8 @@
 import type { Sequelize } from 'sequelize';
-import type { Actor } from '../actor.js';
-import { ValidationError } from '../errors.js';
-import { targetAccount } from '../policy.js';
-import { isRowId, select } from '../query.js';
+import type { Actor } from './actor.js';
+import { ValidationError } from './errors.js';
+import { targetAccount } from './policy.js';
+import { isRowId, select } from './query.js';
 
 /** Whether the account exists (an admin names one). */
 export async function accountExists(sequelize: Sequelize, accountId: number): Promise<boolean> {

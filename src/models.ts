@@ -1,25 +1,25 @@
 import type { Sequelize } from 'sequelize';
-import { Account, initAccount } from '../accounts/account.model.js';
-import { User, initUser } from '../accounts/user.model.js';
-import { LoginInvitation, initLoginInvitation } from '../accounts/login-invitation.model.js';
-import { BlockedPhone, initBlockedPhone } from '../blocklist/blocked-phone.model.js';
-import { PasswordReset, initPasswordReset } from '../auth/password-reset.model.js';
-import { Session, initSession } from '../auth/session.model.js';
-import { City, initCity } from '../catalogue/city.model.js';
-import { Product, initProduct } from '../catalogue/product.model.js';
-import { Customer, initCustomer } from '../customers/customer.model.js';
-import { Lead, initLead } from '../leads/lead.model.js';
-import { LeadHistory, initLeadHistory } from '../leads/lead-history.model.js';
-import { LeadProduct, initLeadProduct } from '../leads/lead-product.model.js';
-import { Order, initOrder } from '../orders/order.model.js';
-import { OrderHistory, initOrderHistory } from '../orders/order-history.model.js';
-import { OrderProduct, initOrderProduct } from '../orders/order-product.model.js';
-import { ShippingCompany, initShippingCompany } from '../shipping/shipping-company.model.js';
-import { LeadIntake, LeadSource, initLeadSources } from '../sources/lead-source.model.js';
-import { ApiToken, initApiToken } from '../tokens/api-token.model.js';
-import { ExportRun, initExportRun } from '../transfers/export-run.model.js';
-import { ImportRun, ImportRunError, initImportRun } from '../transfers/import-run.model.js';
-import { WebhookDelivery, WebhookEndpoint, initWebhooks } from '../webhooks/webhook-endpoint.model.js';
+import { Account, initAccount } from './accounts/account.model.js';
+import { User, initUser } from './accounts/user.model.js';
+import { LoginInvitation, initLoginInvitation } from './accounts/login-invitation.model.js';
+import { BlockedPhone, initBlockedPhone } from './blocklist/blocked-phone.model.js';
+import { PasswordReset, initPasswordReset } from './auth/password-reset.model.js';
+import { Session, initSession } from './auth/session.model.js';
+import { City, initCity } from './catalogue/city.model.js';
+import { Product, initProduct } from './catalogue/product.model.js';
+import { Customer, initCustomer } from './customers/customer.model.js';
+import { Lead, initLead } from './leads/lead.model.js';
+import { LeadHistory, initLeadHistory } from './leads/lead-history.model.js';
+import { LeadProduct, initLeadProduct } from './leads/lead-product.model.js';
+import { Order, initOrder } from './orders/order.model.js';
+import { OrderHistory, initOrderHistory } from './orders/order-history.model.js';
+import { OrderProduct, initOrderProduct } from './orders/order-product.model.js';
+import { ShippingCompany, initShippingCompany } from './shipping/shipping-company.model.js';
+import { LeadIntake, LeadSource, initLeadSources } from './sources/lead-source.model.js';
+import { ApiToken, initApiToken } from './tokens/api-token.model.js';
+import { ExportRun, initExportRun } from './transfers/export-run.model.js';
+import { ImportRun, ImportRunError, initImportRun } from './transfers/import-run.model.js';
+import { WebhookDelivery, WebhookEndpoint, initWebhooks } from './webhooks/webhook-endpoint.model.js';
 
 export const models = {
   Account,

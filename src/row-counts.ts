@@ -1,6 +1,6 @@
 import { Transaction, type Sequelize } from 'sequelize';
-import type { Core } from '../context.js';
-import { select, type CountedList } from '../query.js';
+import type { Core } from './context.js';
+import { select, type CountedList } from './query.js';
 
 /** Every counted table, and the expression its rows are counted by besides the account. */
 const COUNTED: Record<CountedList, string> = {

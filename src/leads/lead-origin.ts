@@ -1,6 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import { select } from '../query.js';
-import type { SourceKind } from './lead-source.model.js';
+import type { SourceKind } from '../sources/lead-source.model.js';
 
 /** A lead's source as its show names it (null: created over REST, the panel, an import, or its source deleted). */
 export interface LeadSourceRef {
