@@ -1,7 +1,7 @@
 import type { Migration } from '../src/db/migrator.js';
 
 /**
- * Invitations to a login of an account (src/accounts/add-login.ts): a seller's "add a login" mails a link instead of
+ * Invitations to a login of an account (src/auth/add-login.ts): a seller's "add a login" mails a link instead of
  * creating the user, so its answer is the same whether the address is free or another tenant's login. Only the hash
  * of the link's token is stored, as for password resets.
  */

@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { Account, initAccount } from './accounts/account.model.js';
 import { User, initUser } from './accounts/user.model.js';
-import { LoginInvitation, initLoginInvitation } from './accounts/login-invitation.model.js';
+import { LoginInvitation, initLoginInvitation } from './auth/login-invitation.model.js';
 import { BlockedPhone, initBlockedPhone } from './blocklist/blocked-phone.model.js';
 import { PasswordReset, initPasswordReset } from './auth/password-reset.model.js';
 import { Session, initSession } from './auth/session.model.js';

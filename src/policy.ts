@@ -164,6 +164,9 @@ export function isSystemWide(actor: Actor): boolean {
   return actor.kind === 'system' ? actor.accountId === null : actor.kind === 'user' && actor.role === 'admin';
 }
 
+/** A user or token of one account (not an admin, not the system): who must not learn about other accounts. */
+export const isTenantActor = (actor: Actor) => actor.kind !== 'system' && !isSystemWide(actor);
+
 /**
  * The account filter every tenant query adds: `{ account_id }` of the actor, or (for an admin) the account
  * the admin chose to look at, or nothing to see all accounts.

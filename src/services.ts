@@ -1,5 +1,6 @@
 import { createAccountService } from './accounts/account.service.js';
-import { createInvitationService } from './accounts/invitations.js';
+import { createCredentialService } from './auth/credentials.js';
+import { createInvitationService } from './auth/invitations.js';
 import { createPasswordResetService } from './auth/password-reset.service.js';
 import { createBlocklistService } from './blocklist/blocklist.service.js';
 import { createCatalogueService } from './catalogue/catalogue.service.js';
@@ -22,6 +23,7 @@ import { createTokenService } from './tokens/token.service.js';
 import { createExportService } from './transfers/export.service.js';
 import { createImportService } from './transfers/import.service.js';
 import { createWebhookService } from './webhooks/webhook.service.js';
+import './reactions.js'; // who reacts to which domain event, wired once per process
 
 /** Every domain service, built once per process over the same core. Entry points only call these. */
 export function createServices(core: Core) {
@@ -38,6 +40,7 @@ export function createServices(core: Core) {
     queue: createQueueService(core, { leads }),
     imports: createImportService(core, { leads }),
     exports: createExportService(core),
+    credentials: createCredentialService(core),
     passwordResets: createPasswordResetService(core),
     invitations: createInvitationService(core),
     stats: createStatsService(core),

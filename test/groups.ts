@@ -112,6 +112,7 @@ export const GROUPS = {
     'test/unit/customer-risk-findings.test.ts',
     'test/unit/delete-in-batches.test.ts',
     'test/unit/dependency-rules.test.ts',
+    'test/unit/domain-events.test.ts',
     'test/unit/empty-value.test.ts',
     'test/unit/form-snippet.test.ts',
     'test/unit/idempotency-key.test.ts',

@@ -7,7 +7,7 @@ import {
   type ResourceWithOptions,
 } from 'adminjs';
 import type { Actor } from '../../src/actor.js';
-import { isTenantActor } from '../../src/accounts/add-login.js';
+import { isTenantActor } from '../../src/policy.js';
 import type { UserCreateInput } from '../../src/accounts/account.schemas.js';
 import type { AppContext } from '../../src/context.js';
 import { actorOf, guarded, panelText, tenantReadActions } from './panel-kit.js';
@@ -31,7 +31,7 @@ function newLogin(actor: Actor, p: Record<string, unknown>): UserCreateInput {
 
 /**
  * The service actions, with a seller's "new" going through addLogin: an invitation by mail, with the same notice and
- * the same users list whether the address was free or another account's login (src/accounts/add-login.ts); the
+ * the same users list whether the address was free or another account's login (src/auth/add-login.ts); the
  * password field is ignored there. Admins see the record or the real reason.
  */
 function withSellerAdd(ctx: AppContext, ops: Parameters<typeof serviceActions>[1]): Actions {
@@ -40,7 +40,7 @@ function withSellerAdd(ctx: AppContext, ops: Parameters<typeof serviceActions>[1
   const handler: Handler = async (request, response, context) => {
     const actor = actorOf(context);
     if (!isTenantActor(actor)) return adminNew.handler(request, response, context);
-    const answer = await guarded(() => ctx.services.accounts.addLogin(actor, newLogin(actor, payloadOf(request))));
+    const answer = await guarded(() => ctx.services.invitations.addLogin(actor, newLogin(actor, payloadOf(request))));
     return {
       record: new BaseRecord({}, context.resource).toJSON(context.currentAdmin),
       redirectUrl: context.h.resourceActionUrl({ resourceId: context.resource.id(), actionName: 'list' }),

@@ -79,7 +79,7 @@ function addLoginRoutes(r: Router, ctx: AppContext, auth: passport.PassportStati
       req.login(user, (loginErr) => {
         if (loginErr) return next(loginErr);
         // a password change that ended the user's sessions while this login checked the old one undoes it
-        ctx.services.accounts.credentialsCurrent(user).then((current) => {
+        ctx.services.credentials.current(user).then((current) => {
           if (!current)
             return req.logout(() => req.session.destroy(() => refuseLogin(req, res, next, csrf, SESSION_COOKIE)));
           req.session.loginAt = Date.now();

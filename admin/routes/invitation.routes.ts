@@ -1,5 +1,5 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { INVITATION_GONE, INVITATION_TAKEN } from '../../src/accounts/invitations.js';
+import { INVITATION_GONE, INVITATION_TAKEN } from '../../src/auth/invitations.js';
 import type { AppContext } from '../../src/context.js';
 import { ConflictError, GoneError, ValidationError } from '../../src/errors.js';
 import { sendErrorPage } from '../../http/errors.js';
@@ -25,7 +25,7 @@ const invitationThrottle = (ctx: AppContext) =>
 const tokenOf = (v: unknown) => (typeof v === 'string' ? v : '');
 
 /**
- * The invitation link of a seller's "add a login" (src/accounts/add-login.ts): GET shows the account, the email and
+ * The invitation link of a seller's "add a login" (src/auth/add-login.ts): GET shows the account, the email and
  * the password form; POST creates the login, or tells the mailbox owner that the address already has one.
  */
 export function createInvitationRoutes(ctx: AppContext, csrf: Csrf): Router {

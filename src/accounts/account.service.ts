@@ -3,14 +3,10 @@ import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { hashPassword, needsRehash, verifyAgainstNothing, verifyPassword } from '../passwords.js';
-import { accountScope, authorize } from '../policy.js';
+import { accountScope, authorize, isTenantActor } from '../policy.js';
 import { idsOrNotFound, isRowId } from '../query.js';
 import { likeExact } from '../like-pattern.js';
-import { deleteUserClaims } from '../queue/queue.repository.js';
-import { TOKENS_CHANGED } from '../tokens/token-auth.js';
-import { credentialsCurrent, endCredentials } from '../auth/credentials.js';
 import { validate } from '../validation.js';
-import { requestZoneRebuild } from '../stats/kpi-zones.repository.js';
 import { withLockTimeout } from '../lock-timeout.js';
 import { spendSettingsSave } from './settings-saves.repository.js';
 import {
@@ -26,7 +22,7 @@ import {
 import type { Account } from './account.model.js';
 import type { User } from './user.model.js';
 import { normalizeEmail } from '../email.js';
-import { addLogin, isTenantActor, type InvitationInput } from './add-login.js';
+import { accountZoneChanged, loginChanged } from './account.events.js';
 import { setUserLanguage } from './languages.js';
 
 export interface UserView {
@@ -66,8 +62,11 @@ async function deleteUsers(core: Core, actor: Actor, ids: number[]): Promise<voi
     if (actor.kind !== 'system' && wanted.includes(actor.userId))
       throw new ConflictError('You cannot delete your own login.');
     await User.destroy({ where: { id: wanted }, transaction });
+    for (const userId of wanted) {
+      const change = { passwordChanged: false, emailChanged: false, deactivated: false, deleted: true };
+      await loginChanged.emit(core, { transaction, userId, ...change }); // their tokens went with them
+    }
   });
-  await core.notifications.settle(TOKENS_CHANGED); // their tokens went with them
 }
 
 /**
@@ -119,18 +118,18 @@ async function updateUser(core: Core, actor: Actor, id: number, input: UserUpdat
   const emailChanged = !!v.email && v.email !== u.email;
   await core.db.sequelize.transaction(async (transaction) => {
     await u.update({ ...rest, ...(hash ? { password_hash: hash } : {}) }, { transaction });
-    // a new password ends the user's other sessions, their API tokens and open reset links (src/auth/credentials.ts)
-    if (hash) await endCredentials(core, id, transaction, ownSession(actor, id));
-    // a link mailed to an old address, or to a login now switched off, must not set a password any more
-    else if (emailChanged || v.active === false)
-      await core.models.PasswordReset.update(
-        { used_at: new Date() },
-        { where: { user_id: id, used_at: null }, transaction },
-      );
+    // a new password ends the user's other credentials, a new address or a switched-off login its reset links, a
+    // deactivated agent's lead goes back to the queue, and a changed owner's tokens refuse at once (src/reactions.ts)
+    await loginChanged.emit(core, {
+      transaction,
+      userId: id,
+      passwordChanged: !!hash,
+      emailChanged,
+      deactivated: v.active === false,
+      deleted: false,
+      keepSessionId: ownSession(actor, id),
+    });
   });
-  // a deactivated agent's lead goes back to the queue now, not when the claim lapses (up to QUEUE_CLAIM_SECONDS)
-  if (v.active === false) await deleteUserClaims(core.db.sequelize, id);
-  await core.notifications.settle(TOKENS_CHANGED); // a deactivated or demoted owner's tokens refuse at once
   return userView(u);
 }
 
@@ -223,7 +222,7 @@ async function saveZone(core: Core, a: Account, v: AccountUpdateInput): Promise<
       a.reload({ transaction, lock: transaction.LOCK.UPDATE }),
     );
     await a.update(v, { transaction });
-    await requestZoneRebuild(core.db.sequelize, a.id, transaction);
+    await accountZoneChanged.emit(core, { transaction, accountId: a.id });
   });
 }
 
@@ -238,15 +237,10 @@ export function createAccountService(core: Core) {
 
   return {
     createUser: (actor: Actor, input: UserCreateInput) => createUser(core, actor, input),
-    /** A seller's add-login: the same invitation mail whether the email is free or taken (add-login.ts). */
-    addLogin: (actor: Actor, input: InvitationInput) => addLogin(core, actor, input),
     updateUser: (actor: Actor, id: number, input: UserUpdateInput) => updateUser(core, actor, id, input),
     verifyCredentials: (email: string, password: string) => verifyCredentials(core, email, password),
     /** The signed-in user's own panel language (null: the browser's); see src/accounts/languages.ts. */
     setLanguage: (actor: Actor, language: unknown) => setUserLanguage(core, actor, language),
-    /** After a login saved its session: the password it checked is still the user's (src/auth/credentials.ts). */
-    credentialsCurrent: (u: { id: number; credentials_changed_at?: Date | null }) =>
-      credentialsCurrent(core, u.id, u.credentials_changed_at ?? null),
     /** Creates a tenant. Admin (or system) only. */
     async createAccount(actor: Actor, input: AccountCreateInput) {
       authorize(actor, 'create', 'account');

@@ -1,5 +1,6 @@
 import { Op, QueryTypes, type Transaction } from 'sequelize';
 import type { Core } from '../context.js';
+import type { LoginChange } from '../accounts/account.events.js';
 import { revokeUserTokens } from '../tokens/token-revocation.js';
 
 /**
@@ -45,4 +46,28 @@ export async function credentialsCurrent(core: Core, userId: number, seen: Date 
     { bind: [userId], type: QueryTypes.SELECT },
   );
   return !!row && (row.at?.getTime() ?? null) === (seen?.getTime() ?? null);
+}
+
+/** The sign-in's check of a saved session (admin/routes/auth.routes.ts). */
+export function createCredentialService(core: Core) {
+  return {
+    /** After a login saved its session: the password it checked is still the user's. */
+    current: (u: { id: number; credentials_changed_at?: Date | null }) =>
+      credentialsCurrent(core, u.id, u.credentials_changed_at ?? null),
+  };
+}
+
+/**
+ * The reaction to a changed login (src/reactions.ts), in its transaction: a new password ends the user's other
+ * credentials; a new address or a login switched off ends the reset links mailed before, which must not set a
+ * password any more.
+ */
+export async function onLoginChanged(core: Core, change: LoginChange): Promise<void> {
+  const { transaction, userId } = change;
+  if (change.passwordChanged) await endCredentials(core, userId, transaction, change.keepSessionId);
+  else if (change.emailChanged || change.deactivated)
+    await core.models.PasswordReset.update(
+      { used_at: new Date() },
+      { where: { user_id: userId, used_at: null }, transaction },
+    );
 }

@@ -13,7 +13,7 @@ import { endCredentials } from './credentials.js';
 
 export const RESET_TTL_MINUTES = 60;
 
-/** A new password typed twice: the rule of the reset page and of the invitation page (src/accounts/invitations.ts). */
+/** A new password typed twice: the rule of the reset page and of the invitation page (src/auth/invitations.ts). */
 export const newPasswordSchema = Joi.object({
   password: Joi.string().min(8).max(200).required(),
   password_confirmation: Joi.string()

@@ -3,7 +3,7 @@ import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ValidationError, type FieldErrors } from '../errors.js';
 import { insertHistory } from '../histories/history.repository.js';
-import { createOrdersFromLeads, type CreatedOrder } from '../orders/from-leads.js';
+import { confirmedOrders, type ConfirmedOrder } from './lead.events.js';
 import { accountScope, authorize } from '../policy.js';
 import { lockByKeys, findInScope, type RowKey } from '../query.js';
 import { addError, validate } from '../validation.js';
@@ -64,7 +64,7 @@ export async function applyStatusChanges(
   transaction: Transaction,
   changes: StatusMove[],
   pathOf: (i: number) => string = () => 'status',
-): Promise<CreatedOrder[]> {
+): Promise<ConfirmedOrder[]> {
   if (changes.length === 0) return [];
   const { sequelize } = core.db;
   const confirming = (c: StatusMove) => c.old !== c.status && c.status === 'confirmed';
@@ -92,7 +92,7 @@ export async function applyStatusChanges(
   const written = changes.filter((c) => c.old !== c.status || c.note);
   await insertHistory(sequelize, transaction, 'lead', written, actor);
   const confirmed = changes.filter((c) => c.old !== c.status && c.status === 'confirmed').map((c) => c.id);
-  return createOrdersFromLeads(sequelize, transaction, actor, confirmed);
+  return confirmedOrders(core, transaction, actor, confirmed);
 }
 
 /** The dashboard's (and panel's) product lines resolved against the account's catalogue, or a 422. */

@@ -3,7 +3,6 @@ import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
 import { ANALYZE_WAKE_ROWS, requestAnalyze } from '../db/table-statistics.js';
 import { ValidationError } from '../errors.js';
-import { createOrdersFromLeads } from '../orders/from-leads.js';
 import type { Page } from '../pagination.js';
 import { accountScope, authorize, targetAccount } from '../policy.js';
 import { HISTORY_ORDER, LINE_ORDER, historyView, lineView } from '../record-views.js';
@@ -11,6 +10,7 @@ import { findInScope, type RowKey } from '../query.js';
 import { newReferences } from '../references.js';
 import { leadSourceRef, withUtmData } from './lead-origin.js';
 import { validate } from '../validation.js';
+import { confirmedOrders } from './lead.events.js';
 import { batchCheckProbe, insertLeadBatch, type LeadOrigin } from './lead-batch.repository.js';
 import { checkLeadItems, leadPhone, namedSkus, totalOf, type Catalogue, type PreparedLead } from './lead.check.js';
 import type { LeadStatus } from './lead.model.js';
@@ -124,7 +124,7 @@ async function insertLeads(core: LeadCore, actor: Actor, prepared: PreparedLead[
   };
   // every lead is written or the statement fails: the references are the ones written
   const confirmed = await insertLeadBatch(sequelize, opts.transaction, batch, await core.perBatch());
-  await createOrdersFromLeads(sequelize, opts.transaction, actor, confirmed);
+  await confirmedOrders(core, opts.transaction, actor, confirmed);
   // a bulk request has the tables analyzed after its commit; an import analyzes them itself at its end
   if (prepared.length >= ANALYZE_WAKE_ROWS && !opts.importRunId) await requestAnalyze(sequelize, opts.transaction);
   return references;

@@ -1,13 +1,8 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { actorUserId, type Actor } from '../actor.js';
 import { insertHistory } from '../histories/history.repository.js';
+import type { ConfirmedOrder } from '../leads/lead.events.js';
 import { newReferences } from '../references.js';
-
-/** An order a confirmation created: its reference and its lead's. */
-export interface CreatedOrder {
-  reference: string;
-  lead_reference: string;
-}
 
 /**
  * Creates the order of each confirmed lead, exactly once: the unique index orders_lead_key (account_id,
@@ -20,10 +15,10 @@ export async function createOrdersFromLeads(
   transaction: Transaction,
   actor: Actor,
   leadIds: number[],
-): Promise<CreatedOrder[]> {
+): Promise<ConfirmedOrder[]> {
   if (leadIds.length === 0) return [];
   const refs = newReferences('OR', leadIds.length);
-  const created = await sequelize.query<CreatedOrder & { id: number; lead_id: number; account_id: number }>(
+  const created = await sequelize.query<ConfirmedOrder & { id: number; lead_id: number; account_id: number }>(
     `INSERT INTO orders (account_id, reference, lead_id, lead_reference, phone, phone_normalized, full_name, city, area,
                          address, data, total, status, created_by_user_id)
      SELECT l.account_id, v.ref, l.id, l.reference, l.phone, l.phone_normalized, l.full_name, l.city, l.area, l.address,

@@ -1,4 +1,5 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Core } from '../context.js';
 import { select } from '../query.js';
 import type { QueueCounts } from './queue.schemas.js';
 
@@ -142,9 +143,19 @@ export async function lockClaim(sequelize: Sequelize, transaction: Transaction, 
   return claim ?? null;
 }
 
-/** Deletes every claim of the user, live or not (a deactivated login: its leads go to the others at once). */
-export async function deleteUserClaims(sequelize: Sequelize, userId: number): Promise<void> {
-  await sequelize.query('DELETE FROM lead_claims WHERE user_id = $1', { bind: [userId] });
+/**
+ * The reaction to a changed login (src/reactions.ts), in its transaction: a deactivated agent's claims, live or not,
+ * are deleted, so its leads go back to the queue now, not when the claim lapses (up to QUEUE_CLAIM_SECONDS).
+ */
+export async function onLoginChanged(
+  core: Core,
+  change: { transaction: Transaction; userId: number; deactivated: boolean },
+) {
+  if (!change.deactivated) return;
+  await core.db.sequelize.query('DELETE FROM lead_claims WHERE user_id = $1', {
+    bind: [change.userId],
+    transaction: change.transaction,
+  });
 }
 
 /**

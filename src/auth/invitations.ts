@@ -1,7 +1,8 @@
 import { Op, UniqueConstraintError, type Transaction } from 'sequelize';
-import { userActor } from '../actor.js';
+import { userActor, type Actor } from '../actor.js';
+import { addLogin, type InvitationInput } from './add-login.js';
 import { can } from '../policy.js';
-import { linkTokenHash, newPasswordSchema } from '../auth/password-reset.service.js';
+import { linkTokenHash, newPasswordSchema } from './password-reset.service.js';
 import type { Core } from '../context.js';
 import { GoneError } from '../errors.js';
 import { hashPassword } from '../passwords.js';
@@ -93,9 +94,11 @@ export async function acceptInvitation(
   }
 }
 
-/** The invitation pages' service (admin/routes/invitation.routes.ts). */
+/** Invitations: a seller adds a login (the panel's Users), its owner accepts it (admin/routes/invitation.routes.ts). */
 export function createInvitationService(core: Core) {
   return {
+    /** A seller's add-login: the same invitation mail whether the email is free or taken (add-login.ts). */
+    addLogin: (actor: Actor, input: InvitationInput) => addLogin(core, actor, input),
     find: (token: unknown) => findInvitation(core, token),
     accept: (token: unknown, input: { password?: unknown; password_confirmation?: unknown }) =>
       acceptInvitation(core, token, input),

@@ -1,14 +1,14 @@
 import Joi from 'joi';
 import { Op } from 'sequelize';
 import type { Actor } from '../actor.js';
-import { newLinkToken } from '../auth/password-reset.service.js';
+import { newLinkToken } from './password-reset.service.js';
 import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';
 import { createMailer, type Mail, type Mailer } from '../mail/mailer.js';
-import { authorize, isSystemWide } from '../policy.js';
+import { authorize, isTenantActor } from '../policy.js';
 import { likeExact } from '../like-pattern.js';
 import { validate } from '../validation.js';
-import { userCreateSchema, type UserCreateInput } from './account.schemas.js';
+import { userCreateSchema, type UserCreateInput } from '../accounts/account.schemas.js';
 import { normalizeEmail } from '../email.js';
 
 /** How long an invitation link works. */
@@ -23,9 +23,6 @@ export interface AddLoginAnswer {
 /** The invitation's fields: a seller never chooses the password (the invitee does), so one sent is dropped. */
 export type InvitationInput = Omit<UserCreateInput, 'password'> & { password?: string };
 const invitationSchema = userCreateSchema.keys({ password: Joi.any().strip() });
-
-/** A user or token of one account (not an admin, not the system): who must not learn about other accounts. */
-export const isTenantActor = (actor: Actor) => actor.kind !== 'system' && !isSystemWide(actor);
 
 export const addLoginMessage = (email: string) =>
   `An invitation was mailed to ${email}. The login is listed under Users once its owner accepts it.`;

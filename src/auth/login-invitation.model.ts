@@ -1,7 +1,7 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
 import type { Role } from '../actor.js';
 
-/** An invitation to a login of an account, accepted by its mailed link (src/accounts/invitations.ts). */
+/** An invitation to a login of an account, accepted by its mailed link (src/auth/invitations.ts). */
 export class LoginInvitation extends Model {
   declare id: number;
   declare account_id: number;
