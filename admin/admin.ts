@@ -5,7 +5,7 @@ import AdminJSExpress from '@adminjs/express';
 import * as AdminJSSequelize from '@adminjs/sequelize';
 import AdminJS, { ComponentLoader, type ActionContext, type ResourceWithOptions } from 'adminjs';
 import express, { type Router } from 'express';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 import { refuseUnfitBody } from '../http/input-guard.js';
 import { addComponentSources, type ComponentName } from './panel-components.js';
 import { panelFormBodies } from './panel-bodies.js';

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import crypto from 'node:crypto';
 import { doubleCsrf } from 'csrf-csrf';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 import { ForbiddenError, UnauthenticatedError } from '../src/errors.js';
 import { sendErrorPage } from '../http/errors.js';
 

@@ -1,11 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import {
-  DEFAULT_LANGUAGE,
-  fromAcceptLanguage,
-  isLanguage,
-  LANGUAGES,
-  type Language,
-} from '../src/accounts/languages.js';
+import { DEFAULT_LANGUAGE, fromAcceptLanguage, isLanguage, LANGUAGES, type Language } from '../src/languages.js';
 import { pluralCategory, textDirection } from '../src/locale-format.js';
 import { TRANSLATIONS } from './panel-locale.js';
 

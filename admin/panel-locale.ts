@@ -1,5 +1,5 @@
 import type { Locale } from 'adminjs';
-import { DEFAULT_LANGUAGE, isLanguage, LANGUAGES } from '../src/accounts/languages.js';
+import { DEFAULT_LANGUAGE, isLanguage, LANGUAGES } from '../src/languages.js';
 import ar from './locales/ar.json' with { type: 'json' };
 import en from './locales/en.json' with { type: 'json' };
 import fr from './locales/fr.json' with { type: 'json' };

@@ -1,6 +1,6 @@
 import cookieParser from 'cookie-parser';
 import express, { type Express, type Router } from 'express';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 import { refuseUnfitBody, refuseUnfitInput } from '../http/input-guard.js';
 import { sessionRateLimit } from '../http/rate-limit.js';
 import { createCsrf, requireUser } from './auth.js';

@@ -4,9 +4,9 @@ import session from 'express-session';
 import passport from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
 import { userActor } from '../src/actor.js';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 import { normalizeEmail } from '../src/email.js';
-import type { Language } from '../src/accounts/languages.js';
+import type { Language } from '../src/languages.js';
 import { requestLanguage } from './locale-text.js';
 
 /** The login form's email (trimmed, lower case) and password, from the body only; null unless both are strings. */

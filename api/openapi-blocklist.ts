@@ -1,6 +1,6 @@
 import { blocklistQuerySchema, blockSchema, REASON_MAX } from '../src/blocklist/blocklist.schemas.js';
 import { EXAMPLE_REFS, page, type Example } from './openapi-examples.js';
-import type { Operation } from './openapi-operations.js';
+import type { Operation } from './openapi-operation.js';
 import { closed, envelope, int, time, withMessage } from './openapi-schemas.js';
 
 const SCOPE = 'MANAGE BLOCKLIST';

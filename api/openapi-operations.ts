@@ -13,6 +13,9 @@ import { BLOCKLIST_OPERATIONS } from './openapi-blocklist.js';
 import { SOURCE_OPERATIONS } from './openapi-sources.js';
 import { QUEUE_OPERATIONS } from './openapi-queue.js';
 import { WEBHOOK_OPERATIONS } from './openapi-webhooks.js';
+import type { Operation } from './openapi-operation.js';
+
+export type { Operation } from './openapi-operation.js';
 import {
   closed,
   envelope,
@@ -25,35 +28,6 @@ import {
   withMessage,
   type Schema,
 } from './openapi-schemas.js';
-
-/**
- * One REST operation as the OpenAPI document shows it; request schemas are the Joi schemas the services validate with,
- * answer schemas are closed (api/openapi-schemas.ts), examples are in api/openapi-examples*.ts.
- */
-export interface Refusal {
-  description: string;
-  message: string;
-}
-
-export interface Operation {
-  method: 'get' | 'post' | 'put' | 'delete';
-  path: string;
-  summary: string;
-  /** Beside the summary: rules worth a paragraph. */
-  description?: string;
-  scope: string;
-  body?: Joi.Schema;
-  query?: Joi.ObjectSchema;
-  params?: string[];
-  success: { status: number; description: string; schema: Schema };
-  /**
-   * Refusals of this operation beside those of every operation (400, 401, 403, 413, 422, 429, 500, 503), by status:
-   * 404 (a description) or a `{message}` answer (its description and the message the API sends).
-   */
-  errors?: { 404?: string } & Record<number, string | Refusal>;
-  /** Takes an optional `Idempotency-Key` header (docs/api.md "Idempotent requests"). */
-  idempotent?: boolean;
-}
 
 const orderBody = createBodySchema('orders').keys({
   orders: Joi.array().min(1).max(1000).items(leadItemSchema).required(),

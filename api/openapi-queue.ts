@@ -1,5 +1,5 @@
 import { outcomeSchema, queueScopeSchema } from '../src/queue/queue.schemas.js';
-import type { Operation } from './openapi-operations.js';
+import type { Operation } from './openapi-operation.js';
 import { claimedLead, closed, count, leadShow, nullable, withMessage } from './openapi-schemas.js';
 
 /** The scopes of the work queue's operations: taking a lead and setting its outcome is viewing and updating it. */

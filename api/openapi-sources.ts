@@ -7,7 +7,7 @@ import {
   sourceUpdateSchema,
 } from '../src/sources/source.schemas.js';
 import { EXAMPLE_REFS, page, type Example } from './openapi-examples.js';
-import type { Operation } from './openapi-operations.js';
+import type { Operation } from './openapi-operation.js';
 import { closed, count, envelope, int, nullable, str, time, withMessage } from './openapi-schemas.js';
 
 const SCOPE = 'MANAGE SOURCES';

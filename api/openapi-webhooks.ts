@@ -6,7 +6,7 @@ import {
   endpointListSchema,
   endpointUpdateSchema,
 } from '../src/webhooks/webhook.schemas.js';
-import type { Operation } from './openapi-operations.js';
+import type { Operation } from './openapi-operation.js';
 import { closed, envelope, int, nullable, nullableTime, time, withMessage, type Schema } from './openapi-schemas.js';
 
 const SCOPE = 'MANAGE WEBHOOKS';

@@ -1,6 +1,7 @@
 import { createJobSystem, type JobSystem } from '../jobs/agenda.js';
 import type { Config } from '../src/config.js';
-import type { AppContext, Core } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
+import type { Core } from '../src/context.js';
 import type { EmbeddedServer } from '../src/db/embedded.js';
 import { openDatabase, type Database } from '../src/db/index.js';
 import { migrateUp } from '../src/db/migrator.js';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { RequestHandler } from 'express';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 import { listen } from './listen.js';
 
 const digest = (s: string) => crypto.createHash('sha256').update(s).digest();

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 import { inRequestScope } from '../src/logger.js';
 
 /**

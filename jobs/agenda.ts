@@ -1,7 +1,8 @@
 import { Agenda, type Job } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
 import pg from 'pg';
-import { PRIORITY, type AppContext, type JobControl, type JobQueue } from '../src/context.js';
+import type { AppContext, JobControl } from '../src/app-context.js';
+import { PRIORITY, type JobQueue } from '../src/context.js';
 import type { Config } from '../src/config.js';
 import type { Metrics } from '../src/metrics.js';
 import { within } from '../src/timers.js';

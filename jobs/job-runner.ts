@@ -1,6 +1,6 @@
 import { exponential, type Agenda, type Job } from 'agenda';
 import type pg from 'pg';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 import { isDatabaseUnavailable } from '../src/db/index.js';
 import type { Metrics } from '../src/metrics.js';
 import { delay, within } from '../src/timers.js';

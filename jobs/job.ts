@@ -1,6 +1,6 @@
 import type { Job } from 'agenda';
 import type { Priority } from '../src/context.js';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 
 /** A job kind: a thin adapter that calls a service. Handlers must be idempotent (a job may run twice). */
 export interface JobDefinition<D = Record<string, unknown>> {

@@ -1,4 +1,4 @@
-import type { Language } from './accounts/languages.js';
+import type { Language } from './languages.js';
 
 export const ROLES = ['admin', 'seller', 'agent'] as const;
 export type Role = (typeof ROLES)[number];

@@ -47,7 +47,15 @@ export const models = {
   LeadSource,
   LeadIntake,
 };
-export type Models = typeof models;
+type Registered = typeof models;
+import type { Models } from './context.js';
+export type { Models };
+
+// the kernel's Models (src/context.ts) is this registry: every process binds these models (initModels)
+declare module './context.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Models extends Registered {}
+}
 
 /** Binds every model to this Sequelize instance (one per process) and declares the associations. */
 export function initModels(sequelize: Sequelize): Models {

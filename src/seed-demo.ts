@@ -1,6 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { userActor } from './actor.js';
-import type { AppContext } from './context.js';
+import type { AppContext } from './app-context.js';
 import { checkLeadItems, type Catalogue, type PreparedLead } from './leads/lead.check.js';
 import type { OrderStatus } from './orders/order.model.js';
 import { applyOrderMoves } from './orders/order-writes.js';

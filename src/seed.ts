@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Transaction } from 'sequelize';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 import { normalizeEmail } from './email.js';
 import { withMigrationLock } from './db/migrator.js';
 import { hashPassword } from './passwords.js';

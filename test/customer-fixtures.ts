@@ -1,4 +1,4 @@
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 import type { TestAccount } from './factories.js';
 
 /*

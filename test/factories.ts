@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { QueryTypes } from 'sequelize';
 import { systemActor, userActor, type Actor, type Role, type Scope, SCOPES } from '../src/actor.js';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 
 const sys = systemActor();
 let seq = 0;

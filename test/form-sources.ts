@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import { pageWords } from '../admin/panel-form-errors.js';
 import { intakeReason } from '../admin/resources/intake-reasons.js';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 import { LeadSource } from '../src/sources/lead-source.model.js';
 
 /** A form source of an account, written with the model (the sources service is another part of issue 34). */

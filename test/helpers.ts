@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { startWebServer, type WebServer } from '../app/server.js';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 import { signBody } from '../src/shipping/shipping.service.js';
 import { getCtx } from './hooks.js';
 import { watchAnswers } from './openapi-contract.js';

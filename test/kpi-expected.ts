@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 
 /**
  * The KPI report computed the plain way for tests: every source row of the accounts read as it is, and the figures

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 import { dayIn } from './kpi-expected.js';
 
 /**

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 import type { TestAccount } from './factories.js';
 
 /**

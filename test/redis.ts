@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { startTestServer } from './helpers.js';
 import { closeRedisClients } from '../http/rate-limit.js';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { QueryTypes } from 'sequelize';
 import { RESET_JOB } from '../src/auth/password-reset.service.js';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 import { getCtx } from './hooks.js';
 
 /**

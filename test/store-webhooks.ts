@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { QueryTypes } from 'sequelize';
 import { systemActor } from '../src/actor.js';
-import type { AppContext } from '../src/context.js';
+import type { AppContext } from '../src/app-context.js';
 import { LeadSource } from '../src/sources/lead-source.model.js';
 import { makeAccount, uid, type TestAccount } from './factories.js';
 

@@ -1,5 +1,5 @@
 import type { PageHandler } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { isSystemWide } from '../../src/policy.js';
 import { todayIn } from '../../src/stats/kpi.schemas.js';
 import { formatInZone } from '../../src/time-zones.js';

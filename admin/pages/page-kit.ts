@@ -4,7 +4,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import { actorOf } from '../resources/panel-kit.js';
 import { fieldMessage, knownMessage, pageWords } from '../panel-form-errors.js';
 import { translate } from '../locale-text.js';
-import { isLanguage, type Language } from '../../src/accounts/languages.js';
+import { isLanguage, type Language } from '../../src/languages.js';
 
 /** What a page answers when a service refused: a sentence to show, and the fields it names. */
 export interface Refusal {

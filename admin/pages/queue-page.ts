@@ -3,7 +3,7 @@ import { ValidationError } from '../../src/errors.js';
 import { isSystemWide } from '../../src/policy.js';
 import type { Actor } from '../../src/actor.js';
 import { isRowId } from '../../src/query.js';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import type { QueueItem } from '../../src/queue/queue.service.js';
 import { timeZoneOf } from '../../src/accounts/time-zone.js';
 import { formatInZone, wallTime, wallTimeToUtc } from '../../src/time-zones.js';

@@ -1,5 +1,5 @@
 import type { ResourceWithOptions } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { PHONE_COUNTRIES } from '../../src/phone.js';
 import { timeZoneNames } from '../../src/time-zones.js';
 import { tenantReadActions } from './panel-kit.js';

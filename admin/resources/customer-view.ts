@@ -1,5 +1,5 @@
 import type { ActionContext, ActionRequest, ActionResponse, RecordJSON } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import type { CustomerRecord } from '../../src/customers/customer.repository.js';
 import { formatInZone } from '../../src/time-zones.js';
 import { actorOf } from './panel-kit.js';

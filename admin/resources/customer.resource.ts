@@ -1,5 +1,5 @@
 import type { PropertyOptions, ResourceWithOptions } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { customerConditions } from '../../src/customers/customer-lookup.repository.js';
 import { withComputedFilters } from './computed-filters.js';
 import { customerFiguresAfter } from './customer-view.js';

@@ -1,6 +1,6 @@
 import type { ActionContext, ActionResponse } from 'adminjs';
 import type { ResourceWithOptions } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { allow, panelText, tenantReadActions } from './panel-kit.js';
 import { serviceActions } from './service-actions.js';
 import { accountProp, type PanelComponents, nav, hidden, virtualText, leavePanel } from './panel-ui.js';

@@ -1,5 +1,5 @@
 import type { ActionContext, ActionRequest, ActionResponse } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { isSystemWide } from '../../src/policy.js';
 import { fieldMessage, knownMessage, pageWords } from '../panel-form-errors.js';
 import { actorOf, allow, guarded, type PanelAdmin } from './panel-kit.js';

@@ -1,5 +1,5 @@
 import type { ResourceWithOptions } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { allow, tenantReadActions } from './panel-kit.js';
 import { serviceActions } from './service-actions.js';
 import { importReportAction } from './import-page.js';

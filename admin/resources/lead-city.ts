@@ -1,5 +1,5 @@
 import type { ActionContext, ActionRequest, ActionResponse, ResourceOptions } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { actorOf } from './panel-kit.js';
 
 /**

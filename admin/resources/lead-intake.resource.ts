@@ -1,5 +1,5 @@
 import { flat, type ActionContext, type ActionRequest, type ActionResponse, type ResourceWithOptions } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { INTAKE_OUTCOMES } from '../../src/sources/lead-source.model.js';
 import { intakeReasonsAfter } from './intake-reasons.js';
 import { allow, tenantReadActions } from './panel-kit.js';

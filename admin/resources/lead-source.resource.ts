@@ -6,7 +6,7 @@ import type {
   RecordJSON,
   ResourceWithOptions,
 } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { can } from '../../src/policy.js';
 import { SOURCE_KINDS } from '../../src/sources/lead-source.model.js';
 import { accountChoiceProp, chosen } from './account-choice.js';

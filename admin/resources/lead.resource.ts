@@ -1,5 +1,5 @@
 import type { ActionContext, ActionRequest, PropertyOptions, ResourceWithOptions } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { LEAD_STATUSES } from '../../src/leads/lead.model.js';
 import { targetAccount } from '../../src/policy.js';
 import { isRowId } from '../../src/query.js';

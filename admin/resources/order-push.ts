@@ -4,7 +4,7 @@ import {
   type ActionRequest,
   type ActionResponse,
 } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { ValidationError } from '../../src/errors.js';
 import { CHOOSE_CARRIER, NO_ACTIVE_CARRIER } from '../../src/shipping/shipping.service.js';
 import { actorOf, allow, panelText, toAdminError, type PanelAdmin } from './panel-kit.js';

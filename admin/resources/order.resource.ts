@@ -1,5 +1,5 @@
 import type { PropertyOptions, ResourceWithOptions } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { ORDER_STATUSES } from '../../src/orders/order.model.js';
 import { tenantReadActions } from './panel-kit.js';
 import { pushActions } from './order-push.js';

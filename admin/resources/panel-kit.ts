@@ -12,7 +12,7 @@ import {
   type ResourceWithOptions,
 } from 'adminjs';
 import { userActor, type Actor, type Role } from '../../src/actor.js';
-import type { Language } from '../../src/accounts/languages.js';
+import type { Language } from '../../src/languages.js';
 import { ConflictError, ForbiddenError, NotFoundError, RateLimitedError, ValidationError } from '../../src/errors.js';
 import { BUSY_ACCOUNT } from '../../src/accounts/account.service.js';
 import { SETTINGS_BUDGET_MESSAGE } from '../../src/accounts/settings-saves.repository.js';

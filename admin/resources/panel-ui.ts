@@ -1,6 +1,6 @@
 import type { ActionContext, ActionRequest, ActionResponse, PropertyOptions, ResourceWithOptions } from 'adminjs';
 import type { ComponentName } from '../panel-components.js';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { actorOf, allow } from './panel-kit.js';
 import { viewerOf, zoneOfJson } from './panel-times.js';
 import { formatInZone } from '../../src/time-zones.js';

@@ -1,5 +1,5 @@
 import type { ActionContext, ActionRequest } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { targetAccount } from '../../src/policy.js';
 import { isRowId } from '../../src/query.js';
 import { actorOf, allow, guarded } from './panel-kit.js';

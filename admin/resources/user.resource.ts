@@ -9,7 +9,7 @@ import {
 import type { Actor } from '../../src/actor.js';
 import { isTenantActor } from '../../src/policy.js';
 import type { UserCreateInput } from '../../src/accounts/account.schemas.js';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { actorOf, guarded, panelText, tenantReadActions } from './panel-kit.js';
 import { payloadOf, serviceActions } from './service-actions.js';
 import { nav, hidden, text, checked } from './panel-ui.js';

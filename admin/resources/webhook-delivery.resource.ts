@@ -1,5 +1,5 @@
 import type { ActionContext, ActionRequest, ActionResponse, ResourceWithOptions } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook.schemas.js';
 import { statusOptions } from '../components/status-palette.js';
 import { actorOf, allow, guarded, tenantReadActions } from './panel-kit.js';

@@ -1,5 +1,5 @@
 import type { ActionContext, ActionResponse, ResourceWithOptions } from 'adminjs';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook.schemas.js';
 import { accountChoiceProp, chosen } from './account-choice.js';
 import { actorOf, allow, guarded, panelText, tenantReadActions } from './panel-kit.js';

@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type passport from 'passport';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { GoneError, RateLimitedError, UnauthenticatedError, ValidationError } from '../../src/errors.js';
 import { sendErrorPage } from '../../http/errors.js';
 import { route } from '../../http/async.js';

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { addBlocklistRoutes } from '../../http/blocklist-routes.js';
 
 /** The dashboard's blocklist routes (session + CSRF): the REST API's paths and answers (http/blocklist-routes.ts). */

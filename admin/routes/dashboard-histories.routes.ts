@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { paginationEnvelope } from '../../src/pagination.js';
 import { route } from '../../http/async.js';
 import { listPath } from '../../http/route-helpers.js';

@@ -1,6 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { INVITATION_GONE, INVITATION_TAKEN } from '../../src/auth/invitations.js';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { ConflictError, GoneError, ValidationError } from '../../src/errors.js';
 import { sendErrorPage } from '../../http/errors.js';
 import { route } from '../../http/async.js';

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { route } from '../../http/async.js';
 import { LANGUAGE_COOKIE } from '../locale-text.js';
 import { respond } from './respond.js';

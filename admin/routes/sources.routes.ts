@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { addSourceRoutes } from '../../http/source-routes.js';
 
 /** The dashboard's lead source routes (session + CSRF): the REST API's paths and answers (http/source-routes.ts). */

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { stringify } from 'csv-stringify';
 import express, { type Router } from 'express';
 import multer from 'multer';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { ValidationError } from '../../src/errors.js';
 import { privateDirSync } from '../../src/private-files.js';
 import { importRunView } from '../../src/transfers/import.service.js';

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { methodNotAllowed } from '../../http/route-helpers.js';
 import { addBlocklistRoutes } from '../../http/blocklist-routes.js';
 

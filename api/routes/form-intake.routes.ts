@@ -5,7 +5,7 @@ import express, {
   type Response,
   type Router,
 } from 'express';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { AppError, MethodNotAllowedError, RateLimitedError, ValidationError } from '../../src/errors.js';
 import { originOf, type FormSource, type FormSubmission } from '../../src/sources/form-intake.service.js';
 import { thankYouAddress } from '../../src/sources/source.schemas.js';

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { NotFoundError } from '../../src/errors.js';
 import { dropBodyToken, resolveBearer, requireToken } from '../middleware/bearer-auth.js';
 import { accountRateLimit, restRateLimit } from '../../http/rate-limit.js';

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { BadRequestError, UnauthenticatedError } from '../../src/errors.js';
 import { route } from '../../http/async.js';
 import { restRateLimit } from '../../http/rate-limit.js';

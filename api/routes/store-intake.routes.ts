@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler, type Router } from 'express';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { route } from '../../http/async.js';
 import { methodNotAllowed } from '../../http/route-helpers.js';
 import { storeRateLimits } from '../../http/rate-limit.js';

@@ -1,6 +1,6 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
 import type { Role } from '../actor.js';
-import type { Language } from './languages.js';
+import type { Language } from '../languages.js';
 
 export class User extends Model {
   declare id: number;
@@ -12,7 +12,7 @@ export class User extends Model {
   declare active: boolean;
   /** When the password last changed (src/auth/credentials.ts); read with the password only. */
   declare credentials_changed_at: Date | null;
-  /** The panel language the user chose (src/accounts/languages.ts); null follows the browser. */
+  /** The panel language the user chose (src/languages.ts); null follows the browser. */
   declare language: Language | null;
   declare created_at: Date;
   declare updated_at: Date;

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { ConfigError } from '../config.js';
-import { refusedEntry } from './backup-layout.js';
+import { refusedEntry, type ArchiveEntry } from './backup-layout.js';
 
 /**
  * The backup file: a gzip-compressed tar (tar-stream) whose paths are those under DATA_DIR (`pg/…`,
@@ -15,14 +15,6 @@ import { refusedEntry } from './backup-layout.js';
  * renamed when complete, so a backup cut short never looks like one. A `<file>.partial` already there (a backup cut
  * short, or a link someone made) is refused before anything starts: the file is created, never followed nor reused.
  */
-
-/** One entry as written or unpacked: a directory, or a file with its size and the SHA-256 of its bytes (hex). */
-export interface ArchiveEntry {
-  path: string;
-  type: 'file' | 'directory';
-  size: number;
-  sha256?: string;
-}
 
 export interface ArchiveWriter {
   /** Adds the first `size` bytes of a file that may change while it is read (padded with zeros if it shrank). */

@@ -1,10 +1,16 @@
-import type { ArchiveEntry } from './backup-archive.js';
-
 /**
  * What a backup may hold, and the check of its manifest (docs/operations.md, "Backups": "What a restore accepts").
  * A backup is a data directory that will run as the database server: an archive that could make that server run a
  * command, load a library, follow a link or start in recovery is refused before anything is started on it.
  */
+
+/** One entry as written or unpacked: a directory, or a file with its size and the SHA-256 of its bytes (hex). */
+export interface ArchiveEntry {
+  path: string;
+  type: 'file' | 'directory';
+  size: number;
+  sha256?: string;
+}
 
 /** Top-level files of `pg/` a backup made by `backup` holds (the four configuration files are rewritten on restore). */
 const PG_FILES = new Set([

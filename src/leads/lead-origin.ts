@@ -1,11 +1,11 @@
 import type { Sequelize } from 'sequelize';
 import { select } from '../query.js';
-import type { SourceKind } from '../sources/lead-source.model.js';
 
 /** A lead's source as its show names it (null: created over REST, the panel, an import, or its source deleted). */
 export interface LeadSourceRef {
   id: number;
-  kind: SourceKind;
+  /** One of SOURCE_KINDS (src/sources/lead-source.model.ts, a floor above: leads read the name, not the rules). */
+  kind: string;
   name: string;
 }
 

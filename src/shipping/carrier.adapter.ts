@@ -1,6 +1,17 @@
-import type { Order } from '../orders/order.model.js';
-import type { OrderProduct } from '../orders/order-product.model.js';
 import { lineView } from '../record-views.js';
+
+/** What a carrier is sent of an order (the orders domain passes its order and lines; shipping knows no more). */
+export interface Parcel {
+  reference: string;
+  full_name: string;
+  phone: string;
+  city: string | null;
+  area: string | null;
+  address: string | null;
+  total: number | string;
+  data: unknown;
+}
+export type ParcelLine = Parameters<typeof lineView>[0];
 import { CarrierAddressError, postToCarrier } from './carrier-client.js';
 import type { ShippingCompany } from './shipping-company.model.js';
 import { signBody } from './shipping.service.js';
@@ -9,7 +20,7 @@ import { maskSecretEchoes } from './secret-mask.js';
 /** What a carrier answered for one order: its tracking number, or why the push failed (safe to show the tenant). */
 export type CarrierResult = { tracking: string } | { failure: string };
 
-function payloadOf(order: Order, products: OrderProduct[]): string {
+function payloadOf(order: Parcel, products: ParcelLine[]): string {
   return JSON.stringify({
     reference: order.reference,
     full_name: order.full_name,
@@ -72,8 +83,8 @@ function trackingOf(answer: { status: number; body: string }, company: ShippingC
  */
 export async function sendOrder(
   company: ShippingCompany | null,
-  order: Order,
-  products: OrderProduct[],
+  order: Parcel,
+  products: ParcelLine[],
   allowPrivateUrls: boolean,
 ): Promise<CarrierResult> {
   const payload = payloadOf(order, products);

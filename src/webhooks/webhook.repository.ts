@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import type { Models } from '../models.js';
+import type { Models } from '../context.js';
 import type { WebhookDelivery, WebhookEndpoint } from './webhook-endpoint.model.js';
 import type { DeliveryState } from './webhook.schemas.js';
 

@@ -6,7 +6,7 @@ import { getCtx } from '../hooks.js';
 import { makeAccount, makeUser, type TestAccount, type TestUser } from '../factories.js';
 import { blockPhone, leadOf, ordersWithOutcomes } from '../customer-fixtures.js';
 import { shot, useBrowser } from './browser.js';
-import type { Language } from '../../src/accounts/languages.js';
+import type { Language } from '../../src/languages.js';
 
 /** The pictures of docs/images/<language>/ are rewritten with UPDATE_DOCS_IMAGES=1 (as the panel walk's). */
 const UPDATE_DOCS_IMAGES = process.env.UPDATE_DOCS_IMAGES === '1';

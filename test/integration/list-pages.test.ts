@@ -146,6 +146,11 @@ describe('list pages', function () {
     const { sequelize } = ctx.db;
     const acc = await makeAccount(ctx);
     await seed(acc, 'Planned Buyer', 600, 'LQ');
+    // three of four leads called since: `new` is a quarter of the account, so its status index is the one that pays
+    // (with every lead new, the account's created index reads the same rows and the planner may take either)
+    await sequelize.query(`UPDATE leads SET status = 'no_answer' WHERE account_id = $1 AND id % 4 <> 0`, {
+      bind: [acc.id],
+    });
     await sequelize.query('VACUUM ANALYZE leads, orders, lead_histories');
     const admin = await makeAdmin(ctx);
     const seller = acc.seller.actor;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { NotFoundError } from '../../src/errors.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount, makeUser, type TestAccount, type TestUser } from '../factories.js';

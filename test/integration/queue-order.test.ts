@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import type { Actor } from '../../src/actor.js';
 import { getCtx } from '../hooks.js';
 import { makeAccount } from '../factories.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import { jobDefinitions } from '../../jobs/index.js';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { createWebhookService } from '../../src/webhooks/webhook.service.js';
 import { claimDue, recordAttempt } from '../../src/webhooks/webhook.repository.js';
 import { makeAccount, type TestAccount } from '../factories.js';

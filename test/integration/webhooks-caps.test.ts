@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { createWebhookService } from '../../src/webhooks/webhook.service.js';
 import { makeAccount, type TestAccount } from '../factories.js';
 import { useTestServer } from '../helpers.js';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { fanOutAll } from '../../src/webhooks/webhook-fanout.js';
 import { makeAccount, type TestAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import { createJobSystem, type JobSystem } from '../../jobs/agenda.js';
 import { deliverWebhooksJob } from '../../jobs/webhooks.job.js';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { createWebhookService } from '../../src/webhooks/webhook.service.js';
 import { POLL_MS } from '../../src/webhooks/webhook-slots.js';
 import { makeAccount, type TestAccount } from '../factories.js';

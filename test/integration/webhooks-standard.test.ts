@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import { down, up } from '../../migrations/20261203000000-standard-webhooks.js';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { makeAccount, uid, type TestAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';
 import { useReceiver, type Received } from '../webhook-receiver.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/app-context.js';
 import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook.service.js';
 import { makeAccount, uid, type TestAccount } from '../factories.js';
 import { getCtx } from '../hooks.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { LANGUAGES } from '../../src/accounts/languages.js';
+import { LANGUAGES } from '../../src/languages.js';
 import { translate } from '../../admin/locale-text.js';
 import { pluralCategories } from '../../src/locale-format.js';
 
