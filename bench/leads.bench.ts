@@ -21,7 +21,11 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 export async function run(args: string[]): Promise<void> {
   const total = Number(args[0] ?? 100_000);
-  const ctx = await benchContext({ RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_ACCOUNT_PER_MINUTE: '1000000' });
+  const ctx = await benchContext({
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_ACCOUNT_PER_MINUTE: '1000000',
+    SESSION_RATE_PER_MINUTE: '1000000',
+  });
   const web = await startWebServer(ctx, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${web.port}/api/web/1.0`;
   const raw = new pg.Client({ connectionString: ctx.db.url });
