@@ -17,6 +17,7 @@ import { PANEL_STYLESHEET, panelDirection } from './panel-rtl.js';
 import { accountPageHandler } from './pages/account-page.js';
 import { kpiPageHandler } from './pages/kpi-page.js';
 import { queuePageHandler } from './pages/queue-page.js';
+import { stockPageHandler } from './pages/stock-page.js';
 import { blockedPhoneResource } from './resources/blocked-phone.resource.js';
 import { accountResource } from './resources/account.resource.js';
 import { apiTokenResource } from './resources/api-token.resource.js';
@@ -120,6 +121,7 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       pages: {
         queue: { component: component('QueuePage'), icon: 'PhoneCall', handler: queuePageHandler(ctx) },
         kpi: { component: component('KpiPage'), icon: 'BarChart2', handler: kpiPageHandler(ctx) },
+        stock: { component: component('StockPage'), icon: 'Package', handler: stockPageHandler(ctx) },
         // the signed-in user's own account settings and profile (docs/operations.md promises sellers the path)
         account: { component: component('AccountPage'), icon: 'Settings', handler: accountPageHandler },
       },

@@ -12,6 +12,7 @@ export const COMPONENT_SOURCES = {
   NoWrap: 'no-wrap.tsx',
   RecordDetails: 'record-details.tsx',
   QueuePage: 'queue-page.tsx',
+  StockPage: 'stock-page.tsx',
   KpiPage: 'kpi-page.tsx',
   ProgressBar: 'progress-bar.tsx',
   ProductsEditor: 'products-editor.tsx',

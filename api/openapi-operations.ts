@@ -10,6 +10,7 @@ import { orderListQuerySchema, orderUpdateBodySchema, pushBodySchema } from '../
 import { pageKeys } from '../src/pagination.js';
 import { isoDate } from '../src/validation.js';
 import { BLOCKLIST_OPERATIONS } from './openapi-blocklist.js';
+import { STOCK_OPERATIONS } from './openapi-stock.js';
 import { SOURCE_OPERATIONS } from './openapi-sources.js';
 import { QUEUE_OPERATIONS } from './openapi-queue.js';
 import { WEBHOOK_OPERATIONS } from './openapi-webhooks.js';
@@ -219,5 +220,6 @@ export const OPERATIONS: Operation[] = [
   ...QUEUE_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   ...BLOCKLIST_OPERATIONS,
+  ...STOCK_OPERATIONS,
   ...SOURCE_OPERATIONS,
 ];

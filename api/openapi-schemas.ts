@@ -61,12 +61,21 @@ export const envelope = (item: Schema): Schema =>
     }),
   });
 
-export const productLine = closed({
-  sku: str,
-  name: str,
-  quantity: { type: 'integer', minimum: 1, maximum: 999 },
-  price: { type: 'number', description: 'Price per unit' },
-});
+export const productLine = closed(
+  {
+    sku: str,
+    name: str,
+    quantity: { type: 'integer', minimum: 1, maximum: 999 },
+    price: { type: 'number', description: 'Price per unit' },
+    available: {
+      type: ['integer', 'null'],
+      description:
+        'In a show: units left in stock (on_hand − reserved; docs/stock.md) in the order\u2019s warehouse, or the ' +
+        'account\u2019s default one for a lead; null when the sku is no active product',
+    },
+  },
+  ['available'],
+);
 export const dataPair = closed({ key: str, value: str });
 
 export const leadListItem = closed({

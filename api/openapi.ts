@@ -12,6 +12,7 @@ import {
   type DocLimits,
 } from './openapi-common.js';
 import { BLOCKLIST_EXAMPLES } from './openapi-blocklist.js';
+import { STOCK_EXAMPLES } from './openapi-stock.js';
 import { SOURCE_EXAMPLES } from './openapi-sources.js';
 import { CORE_EXAMPLES, type Example } from './openapi-examples.js';
 import { MORE_EXAMPLES } from './openapi-examples-more.js';
@@ -33,6 +34,7 @@ export const EXAMPLES: Record<string, Example> = {
   ...CORE_EXAMPLES,
   ...MORE_EXAMPLES,
   ...BLOCKLIST_EXAMPLES,
+  ...STOCK_EXAMPLES,
   ...SOURCE_EXAMPLES,
 };
 export const exampleOf = (op: { method: string; path: string }): Example | undefined =>

@@ -24,6 +24,7 @@ Every command accepts --json (one JSON object on stdout).
                                    --password-stdin, else generated and printed once; ends its sessions, API tokens
                                    and reset links (--activate: switch the login on)
   account:create --name NAME
+  account:update --id ID [--name NAME] [--stock-policy track|enforce]
   accounts:list
   user:create --account ID --role seller|agent|admin --email E --name "Full Name" [--generate|--password-stdin]
                                    the password as for user:password (never on the command line)
@@ -31,6 +32,7 @@ Every command accepts --json (one JSON object on stdout).
   ${SHIPPING_CREATE}
   token:create --email USER_EMAIL --name NAME --scopes "CREATE LEADS,VIEW LEADS" [--expires 2027-01-01]
   counts:check [--repair]          recount every list total kept in row_counts; --repair rebuilds them if one differs
+  stock:check [--repair]          add up the stock ledger again; --repair writes the levels from it if one differs
   kpi:rebuild                      recompute the KPI dashboard's daily rollup from the leads (the job folds changes)
 ${BACKUP_HELP}
   help`;
@@ -51,6 +53,8 @@ const STRING_FLAGS = [
   'api-key',
   'secret',
   'timeout-ms',
+  'id',
+  'stock-policy',
 ];
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -70,6 +74,10 @@ export const commands: Record<string, Command> = {
   'user:password': (ctx, f) => setUserPassword(ctx, f),
   async 'account:create'(ctx, f) {
     return ctx.services.accounts.createAccount(sys, { name: str(f, 'name')! });
+  },
+  async 'account:update'(ctx, f) {
+    const input = { name: str(f, 'name'), stock_policy: str(f, 'stock-policy') as 'track' | 'enforce' | undefined };
+    return ctx.services.accounts.updateAccount(sys, num(f, 'id') ?? 0, input);
   },
   async 'accounts:list'(ctx) {
     return { accounts: await ctx.services.accounts.listAccounts(sys) };
@@ -123,6 +131,10 @@ export const commands: Record<string, Command> = {
   async 'counts:check'(ctx, f) {
     const differing = await ctx.services.rowCounts.check({ repair: !!f.repair });
     return { exact: differing.length === 0, differing, repaired: !!f.repair && differing.length > 0 };
+  },
+  async 'stock:check'(ctx, f) {
+    const { drifts, repaired } = await ctx.services.stock.check(sys, !!f.repair);
+    return { exact: drifts.length === 0, differing: drifts, repaired: repaired > 0 };
   },
   async 'kpi:rebuild'(ctx) {
     const started = Date.now();

@@ -15,6 +15,7 @@ export const SCOPES = [
   'MANAGE WEBHOOKS',
   'MANAGE BLOCKLIST',
   'MANAGE SOURCES',
+  'MANAGE STOCK',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

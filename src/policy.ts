@@ -21,6 +21,7 @@ export const RESOURCES = [
   'blocklist',
   'customer',
   'source',
+  'stock',
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 
@@ -55,6 +56,8 @@ const ROLE_GRID: Record<Role, Grid> = {
     customer: READ,
     // the account's landing-page forms and shops (docs/lead-sources.md "Sources")
     source: CRUD,
+    // warehouses, levels, the ledger and the products' thresholds (docs/stock.md); movements are added, never edited
+    stock: ['viewAny', 'view', 'create', 'update'],
   },
   agent: {
     lead: ['viewAny', 'view', 'update'],
@@ -68,6 +71,8 @@ const ROLE_GRID: Record<Role, Grid> = {
     blocklist: READ,
     // who is on the line: the agent decides the call with it
     customer: READ,
+    // what is left on the shelf before promising a delivery
+    stock: READ,
   },
 };
 
@@ -109,6 +114,7 @@ const SCOPE_GRID: Partial<Record<Resource, Partial<Record<Ability, Scope>>>> = {
     update: 'MANAGE SOURCES',
     delete: 'MANAGE SOURCES',
   },
+  stock: { viewAny: 'MANAGE STOCK', view: 'MANAGE STOCK', create: 'MANAGE STOCK', update: 'MANAGE STOCK' },
 };
 
 /** Roles ordered by what they may do: nobody grants, changes or acts as a role above their own. */

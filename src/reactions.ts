@@ -2,8 +2,10 @@ import { accountZoneChanged, loginChanged } from './accounts/account.events.js';
 import { onLoginChanged as endCredentialsOf } from './auth/credentials.js';
 import { leadsConfirmed } from './leads/lead.events.js';
 import { createOrdersFromLeads } from './orders/from-leads.js';
+import { ordersCreated, ordersDeleting, ordersMoved } from './orders/order.events.js';
 import { onLoginChanged as endClaimsOf } from './queue/queue.repository.js';
 import { requestZoneRebuild } from './stats/kpi-zones.repository.js';
+import { moveOrders, releaseOrders, reserveOrders } from './stock/stock.reactions.js';
 import { onLoginChanged as forgetTokensOf } from './tokens/token-revocation.js';
 
 /**
@@ -20,5 +22,9 @@ accountZoneChanged.subscribe((core, { transaction, accountId }) =>
 );
 
 leadsConfirmed.subscribe((core, { transaction, actor, leadIds }) =>
-  createOrdersFromLeads(core.db.sequelize, transaction, actor, leadIds),
+  createOrdersFromLeads(core, transaction, actor, leadIds),
 );
+
+ordersCreated.subscribe(reserveOrders);
+ordersMoved.subscribe(moveOrders);
+ordersDeleting.subscribe(releaseOrders);

@@ -22,20 +22,32 @@ import { createStatsService } from './stats/stats.service.js';
 import { createTokenService } from './tokens/token.service.js';
 import { createExportService } from './transfers/export.service.js';
 import { createImportService } from './transfers/import.service.js';
+import { createStockService } from './stock/stock.service.js';
 import { createWebhookService } from './webhooks/webhook.service.js';
 import './reactions.js'; // who reacts to which domain event, wired once per process
 
 /** Every domain service, built once per process over the same core. Entry points only call these. */
 export function createServices(core: Core) {
-  const leads = createLeadService(core);
+  const stock = createStockService(core);
+  const leadRecords = createLeadService(core);
+  // a show's product lines carry what is left in stock (stock sits above leads and orders: composed here)
+  const leads: typeof leadRecords = {
+    ...leadRecords,
+    show: async (actor, key) => stock.withAvailable(await leadRecords.show(actor, key), 'lead'),
+  };
   const shipping = createShippingService(core);
+  const orderRecords = createOrderService(core, { leads, shipping });
+  const orders: typeof orderRecords = {
+    ...orderRecords,
+    show: async (actor, key) => stock.withAvailable(await orderRecords.show(actor, key), 'order'),
+  };
   return {
     accounts: createAccountService(core),
     catalogue: createCatalogueService(core),
     tokens: createTokenService(core),
     leads,
     shipping,
-    orders: createOrderService(core, { leads, shipping }),
+    orders,
     histories: createHistoryService(core),
     queue: createQueueService(core, { leads }),
     imports: createImportService(core, { leads }),
@@ -52,6 +64,7 @@ export function createServices(core: Core) {
     idempotency: createIdempotencyService(core),
     customerLookup: createCustomerLookupService(core),
     sources: createSourceService(core),
+    stock,
     storeIntake: createStoreIntakeService(core, { leads }),
     formIntake: createFormIntakeService(core, { leads }),
   };

@@ -60,6 +60,8 @@ const UNFIT_ALL = new RegExp(UNFIT.source, 'g');
  * LeadFlow keeps from a party it cannot send a refusal to (a shop's webhook), so it is stored, not refused.
  */
 export const fitText = (s: string): string => s.replace(UNFIT_ALL, '\uFFFD');
+/** Whether `s` holds no character the text rule refuses (for a path segment, which the input guard does not read). */
+export const isFitText = (s: string): boolean => !UNFIT.test(s);
 
 /**
  * Names every plain object inherits (`constructor`, `toString`, `__proto__`, …) and `prototype`. As request keys they

@@ -21,6 +21,35 @@ export interface ProductLine {
   name: string;
   quantity: number;
   price: number | string;
+  /** Units left in stock in the line's warehouse (docs/stock.md); absent where the page does not say it. */
+  available?: number | null;
+}
+
+/**
+ * "3 left" or "out of stock" beside a product: what an agent reads before promising a delivery. `low` false hides the
+ * count of a level comfortably above its threshold (the stock page); a lead's line always says it.
+ */
+export function StockWord({ available, low = true }: { available: number; low?: boolean }) {
+  const { translateComponent } = useTranslation();
+  const { number } = useFigures();
+  const out = available <= 0;
+  if (!out && !low) return null;
+  const style = {
+    marginInlineStart: 8,
+    padding: '1px 8px',
+    borderRadius: 10,
+    fontSize: 12,
+    whiteSpace: 'nowrap' as const,
+    background: out ? '#fde8e8' : '#fff4d6',
+    color: out ? '#9b1c1c' : '#7a4b00',
+  };
+  return (
+    <span data-testid="stock-word" style={style}>
+      {out
+        ? translateComponent('stock.out')
+        : translateComponent('stock.left', { count: available, formatted: number(available) })}
+    </span>
+  );
 }
 
 const cell = { padding: '6px 10px', borderBottom: '1px solid #e5e7eb', textAlign: 'start' as const };
@@ -53,6 +82,7 @@ export function ProductsTable({ lines, total }: { lines: ProductLine[]; total?: 
                 {l.sku}
               </span>{' '}
               {l.name}
+              {typeof l.available === 'number' && <StockWord available={l.available} />}
             </td>
             <td style={num}>{number(l.quantity)}</td>
             <td style={num}>{money(Number(l.price))}</td>

@@ -1,5 +1,6 @@
 import type { ResourceWithOptions } from 'adminjs';
 import type { AppContext } from '../../src/app-context.js';
+import { STOCK_POLICIES, type StockPolicy } from '../../src/accounts/account.schemas.js';
 import { PHONE_COUNTRIES } from '../../src/phone.js';
 import { timeZoneNames } from '../../src/time-zones.js';
 import { tenantReadActions } from './panel-kit.js';
@@ -16,7 +17,7 @@ export function accountResource(ctx: AppContext): ResourceWithOptions {
     options: {
       navigation: nav.settings,
       listProperties: ['id', 'name', 'phone_country', 'time_zone', 'created_at'],
-      editProperties: ['name', 'phone_country', 'time_zone', ...RISK_FIELDS],
+      editProperties: ['name', 'phone_country', 'time_zone', ...RISK_FIELDS, 'stock_policy'],
       properties: {
         // the country of national numbers typed without +; new accounts start from DEFAULT_COUNTRY
         phone_country: { availableValues: PHONE_COUNTRIES.map((c) => ({ value: c, label: c })) },
@@ -25,6 +26,11 @@ export function accountResource(ctx: AppContext): ResourceWithOptions {
         risk_min_returns: { type: 'number', description: 'descriptions.riskMinReturns' },
         risk_min_orders: { type: 'number', description: 'descriptions.riskMinOrders' },
         risk_min_delivery_rate: { type: 'number', description: 'descriptions.riskMinDeliveryRate' },
+        // docs/stock.md "The policy"
+        stock_policy: {
+          availableValues: STOCK_POLICIES.map((v) => ({ value: v, label: v })),
+          description: 'descriptions.stockPolicy',
+        },
       },
       actions: {
         ...tenantReadActions('account'),
@@ -41,6 +47,7 @@ export function accountResource(ctx: AppContext): ResourceWithOptions {
               ...(p.phone_country !== undefined ? { phone_country: text(p.phone_country) } : {}),
               ...(p.time_zone !== undefined ? { time_zone: text(p.time_zone) } : {}),
               ...Object.fromEntries(RISK_FIELDS.filter((f) => p[f] !== undefined).map((f) => [f, text(p[f])])),
+              ...(p.stock_policy ? { stock_policy: text(p.stock_policy) as StockPolicy } : {}),
             }),
         }),
       },

@@ -65,7 +65,9 @@ function productChoices(ctx: AppContext) {
       const products = [...catalogue.values()]
         .map(({ sku, name, price }) => ({ sku, name, price }))
         .sort((a, b) => a.sku.localeCompare(b.sku));
-      return { products, lines: lead?.products ?? [] };
+      // the editor's lines are what it sends back: the stock figure of a show is not one of a line's fields
+      const lines = (lead?.products ?? []).map(({ sku, name, quantity, price }) => ({ sku, name, quantity, price }));
+      return { products, lines };
     },
   };
 }

@@ -5,6 +5,7 @@ import { dropBodyToken, resolveBearer, requireToken } from '../middleware/bearer
 import { accountRateLimit, restRateLimit } from '../../http/rate-limit.js';
 import { refuseUnfitInput } from '../../http/input-guard.js';
 import { createBlocklistRoutes } from './blocklist.routes.js';
+import { createStockRoutes } from './stock.routes.js';
 import { createFormIntakeRoutes } from './form-intake.routes.js';
 import { createHistoryRoutes } from './histories.routes.js';
 import { createLeadRoutes } from './leads.routes.js';
@@ -60,6 +61,7 @@ export function createRestRouter(ctx: AppContext): Router {
   router.use(createWebhookRoutes(ctx));
   router.use(createBlocklistRoutes(ctx));
   router.use(createSourceRoutes(ctx));
+  router.use(createStockRoutes(ctx));
   router.use((_req, _res, next) => next(new NotFoundError()));
   return router;
 }

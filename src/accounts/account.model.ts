@@ -13,6 +13,7 @@ export class Account extends Model {
   declare risk_min_returns: number;
   declare risk_min_orders: number;
   declare risk_min_delivery_rate: number;
+  declare stock_policy: 'track' | 'enforce';
   declare created_at: Date;
   declare updated_at: Date;
 }
@@ -32,6 +33,7 @@ export function initAccount(sequelize: Sequelize) {
         allowNull: false,
         defaultValue: DEFAULT_RISK.risk_min_delivery_rate,
       },
+      stock_policy: { type: DataTypes.STRING(10), allowNull: false, defaultValue: 'track' },
     },
     {
       sequelize,

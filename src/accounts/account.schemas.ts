@@ -33,6 +33,10 @@ export interface AccountCreateInput {
 /** The thresholds of the risk rule (src/customers/customer.risk.ts), whole numbers. */
 const threshold = (min: number, max: number) => Joi.number().integer().min(min).max(max);
 
+/** docs/stock.md: `track` shows what is available and never refuses; `enforce` refuses an order it cannot reserve. */
+export const STOCK_POLICIES = ['track', 'enforce'] as const;
+export type StockPolicy = (typeof STOCK_POLICIES)[number];
+
 export const accountUpdateSchema = Joi.object({
   name: Joi.string().trim().min(2).max(100),
   phone_country: phoneCountry,
@@ -41,10 +45,11 @@ export const accountUpdateSchema = Joi.object({
   risk_min_orders: threshold(1, 1000),
   // 0: the delivery rate never makes a customer risky
   risk_min_delivery_rate: threshold(0, 100),
+  stock_policy: Joi.string().valid(...STOCK_POLICIES),
 });
 /** A form's text is read as a number by the validation ("3" is 3; "" and "3.5" are refused). */
 export type AccountUpdateInput = Partial<Required<AccountCreateInput>> &
-  Partial<Record<keyof RiskThresholds, number | string>>;
+  Partial<Record<keyof RiskThresholds, number | string>> & { stock_policy?: StockPolicy };
 
 export const userCreateSchema = Joi.object({
   account_id: Joi.number().integer().positive().required(),

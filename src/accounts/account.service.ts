@@ -171,6 +171,7 @@ const accountView = (a: Account) => ({
   risk_min_returns: a.risk_min_returns,
   risk_min_orders: a.risk_min_orders,
   risk_min_delivery_rate: a.risk_min_delivery_rate,
+  stock_policy: a.stock_policy,
   created_at: a.created_at.toISOString(),
 });
 

@@ -1,8 +1,10 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import { actorUserId, type Actor } from '../actor.js';
+import type { Core } from '../context.js';
 import { insertHistory } from '../histories/history.repository.js';
 import type { ConfirmedOrder } from '../leads/lead.events.js';
 import { newReferences } from '../references.js';
+import { ordersCreated } from './order.events.js';
 
 /**
  * Creates the order of each confirmed lead, exactly once: the unique index orders_lead_key (account_id,
@@ -11,12 +13,13 @@ import { newReferences } from '../references.js';
  * its lead's reference (a lead whose order exists already is not among them).
  */
 export async function createOrdersFromLeads(
-  sequelize: Sequelize,
+  core: Core,
   transaction: Transaction,
   actor: Actor,
   leadIds: number[],
 ): Promise<ConfirmedOrder[]> {
   if (leadIds.length === 0) return [];
+  const { sequelize } = core.db;
   const refs = newReferences('OR', leadIds.length);
   const created = await sequelize.query<ConfirmedOrder & { id: number; lead_id: number; account_id: number }>(
     `INSERT INTO orders (account_id, reference, lead_id, lead_reference, phone, phone_normalized, full_name, city, area,
@@ -45,5 +48,6 @@ export async function createOrdersFromLeads(
     created.map((o) => ({ account_id: o.account_id, id: o.id, reference: o.reference, old: null, status: 'new' })),
     actor,
   );
+  await ordersCreated.emit(core, { transaction, orderIds, by: { name: actor.name, userId: actorUserId(actor) } });
   return created.map((o) => ({ reference: o.reference, lead_reference: o.lead_reference }));
 }

@@ -9,6 +9,7 @@ import { sendOrder } from '../shipping/carrier.adapter.js';
 import type { ShippingService } from '../shipping/shipping.service.js';
 import { addError, validate } from '../validation.js';
 import { lockNamedOrders } from './order-writes.js';
+import { ordersMoved } from './order.events.js';
 import { pushBodySchema, type PushInput } from './order.schemas.js';
 
 export const PUSH_JOB = 'push-order';
@@ -123,6 +124,8 @@ export async function pushOne(core: Core, orderId: number, requestedBy: string, 
     await o.update({ status: 'pushed', ...sent }, { transaction });
     const move = { account_id: o.account_id, id: o.id, reference: o.reference, old: 'new', status: 'pushed' };
     await insertHistory(sequelize, transaction, 'order', [move], { name: requestedBy, userId });
+    const moves = [{ orderId: o.id, from: 'new' as const, to: 'pushed' as const }];
+    await ordersMoved.emit(core, { transaction, moves, by: { name: requestedBy, userId } });
   });
   core.metrics.carrierPushes.inc({ outcome: 'failure' in result ? 'failed' : 'sent' });
   if ('failure' in result) throw new Error(result.failure);

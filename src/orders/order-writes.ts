@@ -7,6 +7,7 @@ import { deleteBodySchema, deleteIdsSchema } from '../leads/lead.schemas.js';
 import { accountScope, authorize } from '../policy.js';
 import { lockByKeys, type RowKey } from '../query.js';
 import { addError, validate } from '../validation.js';
+import { ordersDeleting, ordersMoved } from './order.events.js';
 import type { OrderStatus } from './order.model.js';
 import { deleteOrders, lockCompanyOrders, ORDER_LOCK, setOrderStatuses, type LockedOrder } from './order.repository.js';
 import {
@@ -48,6 +49,8 @@ export async function applyOrderMoves(core: Core, transaction: Transaction, move
       status,
     }));
   await insertHistory(sequelize, transaction, 'order', history, by);
+  const moved = moves.map((m) => ({ orderId: m.row.id, from: m.row.status, to: m.status }));
+  await ordersMoved.emit(core, { transaction, moves: moved, by });
 }
 
 /** Locks the orders a delete or a push names, in the actor's scope; an unknown one is an error at `<by>.<i>`. */
@@ -111,6 +114,11 @@ export async function deleteMany(core: Core, actor: Actor, body: unknown, by: Ro
     });
     if (Object.keys(errors).length) throw new ValidationError(errors);
     const ids = [...new Set([...byKey.values()].map((o) => o.id))];
+    await ordersDeleting.emit(core, {
+      transaction,
+      orderIds: ids,
+      by: { name: actor.name, userId: actorUserId(actor) },
+    });
     await deleteOrders(sequelize, transaction, ids);
     return { deleted: ids.length };
   });

@@ -16,6 +16,7 @@ import { validate } from '../validation.js';
 import { push, pushChoices, pushOne } from './order-push.js';
 import { applyCarrierUpdates, deleteMany, updateStatuses } from './order-writes.js';
 import type { CallbackSignature } from '../shipping/callback-replay.js';
+import { ordersCreated } from './order.events.js';
 import { insertOrders, listOrders } from './order.repository.js';
 import { phoneCountryOf } from '../accounts/phone-country.js';
 import { orderListQuerySchema, type OrderFilters } from './order.schemas.js';
@@ -44,6 +45,8 @@ async function createMany(
     const items = prepared as PreparedLead[];
     const { idByRef, canceled } = await insertOrders(sequelize, transaction, { accountId, userId, references, items });
     const moves = references.map((r) => ({ account_id: accountId, id: idByRef.get(r)!, reference: r }));
+    const by = { name: actor.name, userId };
+    await ordersCreated.emit(core, { transaction, orderIds: moves.map((m) => m.id), by });
     const created = (blocked: boolean) =>
       moves.filter((m) => canceled.has(m.reference) === blocked).map((m) => ({ ...m, old: null, status: 'new' }));
     await insertHistory(sequelize, transaction, 'order', created(false), actor);

@@ -251,7 +251,7 @@ describe('one product rule', () => {
     const empty = await emptyLead(acc, 20);
     // an order of total 0, as confirmations made before the rule left them
     const [order] = await ctx.db.sequelize.transaction((t) =>
-      createOrdersFromLeads(ctx.db.sequelize, t, acc.seller.actor, [empty.id]),
+      createOrdersFromLeads(ctx, t, acc.seller.actor, [empty.id]),
     );
     const rest = restClient(web.url, await acc.token());
     const res = await rest('POST', '/orders/push', { references: [order.reference], shipping_company: 'fast' });

@@ -424,7 +424,7 @@ describe('REST leads', () => {
         action_date: null,
       });
       expect(res.body.data.products).to.deep.equal([
-        { sku: acc.skus.active[0], name: `Product ${acc.skus.active[0]}`, quantity: 2, price: 150 },
+        { sku: acc.skus.active[0], name: `Product ${acc.skus.active[0]}`, quantity: 2, price: 150, available: 0 },
       ]);
       expect(res.body.data.data).to.deep.equal([{ key: 'utm_source', value: 'tiktok' }]);
       expect(res.body.data.history).to.have.length(1);

@@ -14,6 +14,7 @@ function expected(role: Role, ability: Ability, resource: Resource): boolean {
     if (['leadHistory', 'orderHistory', 'product', 'city', 'blocklist'].includes(resource)) return read;
     if (resource === 'account') return ability === 'view';
     if (resource === 'customer') return read; // who is on the line, issue 33
+    if (resource === 'stock') return read; // what is left before promising a delivery, issue 43
     return false;
   }
   switch (resource) {
@@ -39,6 +40,8 @@ function expected(role: Role, ability: Ability, resource: Resource): boolean {
     case 'importRun':
     case 'exportRun':
       return read || ability === 'create';
+    case 'stock': // levels, the ledger (added to, never edited), warehouses, thresholds: issue 43
+      return ['viewAny', 'view', 'create', 'update'].includes(ability);
   }
   return false;
 }

@@ -1,0 +1,280 @@
+import React, { useCallback, useEffect, useState } from 'react';
+import {
+  Badge,
+  Box,
+  Button,
+  H2,
+  H4,
+  Input,
+  Label,
+  Select,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+  Text,
+} from '@adminjs/design-system';
+import { ApiClient, useTranslation } from 'adminjs';
+import { cardStyle } from './status-palette.js';
+import { useViewer } from './local-text.js';
+import { formatNumber } from '../../src/locale-format.js';
+import { StockWord } from './lead-parts.js';
+import type { LevelView, MovementView, WarehouseView } from '../../src/stock/stock.views.js';
+
+type Level = Omit<LevelView, 'account_id'>;
+type Movement = Omit<MovementView, 'account_id'> & { when_text?: string };
+type Warehouse = Pick<WarehouseView, 'code' | 'name' | 'is_default'>;
+interface Answer {
+  levels?: { data: Level[]; total: number; page: number; perPage: number };
+  movements?: { data: Movement[] };
+  warehouses?: Warehouse[];
+  accounts?: { id: number; name: string }[];
+  may_adjust?: boolean;
+  done?: { movements?: number; warehouse?: string };
+  refusal?: string;
+}
+
+const api = new ApiClient();
+const card = cardStyle({ maxWidth: 1100 });
+
+function Levels({ answer, page, go }: { answer: Answer; page: number; go: (page: number) => void }) {
+  const { translateComponent: tc } = useTranslation();
+  const { language } = useViewer();
+  const n = (v: number) => formatNumber(v, language);
+  const levels = answer.levels;
+  if (!levels) return null;
+  const last = Math.max(1, Math.ceil(levels.total / levels.perPage));
+  const from = levels.data.length ? (page - 1) * levels.perPage + 1 : 0;
+  const to = (page - 1) * levels.perPage + levels.data.length;
+  return (
+    <Box style={card} mb="xl">
+      <Table data-testid="stock-levels">
+        <TableHead>
+          <TableRow>
+            {['sku', 'name', 'warehouse', 'onHand', 'reserved', 'available', 'threshold', 'state'].map((k) => (
+              <TableCell key={k}>{tc(`stock.columns.${k}`)}</TableCell>
+            ))}
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {levels.data.map((l) => (
+            <TableRow key={`${l.sku} ${l.warehouse}`} data-testid="stock-level">
+              <TableCell>{l.sku}</TableCell>
+              <TableCell>{l.name}</TableCell>
+              <TableCell>{l.warehouse}</TableCell>
+              <TableCell>{n(l.on_hand)}</TableCell>
+              <TableCell>{n(l.reserved)}</TableCell>
+              <TableCell>{n(l.available)}</TableCell>
+              <TableCell>{n(l.low_stock_threshold)}</TableCell>
+              <TableCell>
+                <StockWord available={l.available} low={l.low} />
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+      {levels.data.length === 0 && <Text mt="lg">{tc('stock.none')}</Text>}
+      <Box flex mt="lg" style={{ gap: 8, alignItems: 'center' }}>
+        <Button size="sm" disabled={page <= 1} onClick={() => go(page - 1)}>
+          {tc('stock.previous')}
+        </Button>
+        <Text>{tc('stock.shown', { from: n(from), to: n(to), total: n(levels.total) })}</Text>
+        <Button size="sm" disabled={page >= last} onClick={() => go(page + 1)}>
+          {tc('stock.next')}
+        </Button>
+      </Box>
+    </Box>
+  );
+}
+
+function Ledger({ movements }: { movements: Movement[] }) {
+  const { translateComponent: tc } = useTranslation();
+  const { language } = useViewer();
+  return (
+    <Box style={card} mb="xl">
+      <H4>{tc('stock.ledger')}</H4>
+      <Table data-testid="stock-ledger">
+        <TableHead>
+          <TableRow>
+            {['when', 'sku', 'warehouse', 'kind', 'quantity', 'order', 'reason', 'by'].map((k) => (
+              <TableCell key={k}>{tc(`stock.columns.${k}`)}</TableCell>
+            ))}
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {movements.map((m) => (
+            <TableRow key={m.id}>
+              <TableCell>{m.when_text ?? m.created_at}</TableCell>
+              <TableCell>{m.sku}</TableCell>
+              <TableCell>{m.warehouse}</TableCell>
+              <TableCell>{tc(`stock.kinds.${m.kind}`)}</TableCell>
+              <TableCell>{formatNumber(m.quantity, language)}</TableCell>
+              <TableCell>{m.order_reference ?? '—'}</TableCell>
+              <TableCell>{m.reason ?? '—'}</TableCell>
+              <TableCell>{m.changed_by}</TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+    </Box>
+  );
+}
+
+function Adjust({ warehouses, send }: { warehouses: Warehouse[]; send: (d: Record<string, unknown>) => void }) {
+  const { translateComponent: tc } = useTranslation();
+  const [form, setForm] = useState({ sku: '', warehouse: '', kind: 'adjustment', quantity: '', reason: '' });
+  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
+  const kinds = ['adjustment', 'receipt'].map((k) => ({ value: k, label: tc(`stock.kinds.${k}`) }));
+  const places = warehouses.map((w) => ({ value: w.code, label: `${w.code} · ${w.name}` }));
+  return (
+    <Box style={card} mb="xl" data-testid="stock-adjust">
+      <H4>{tc('stock.adjust')}</H4>
+      <Box flex style={{ gap: 12, flexWrap: 'wrap', alignItems: 'flex-end' }}>
+        <Box>
+          <Label>{tc('stock.columns.sku')}</Label>
+          <Input value={form.sku} onChange={set('sku')} data-testid="adjust-sku" />
+        </Box>
+        <Box style={{ minWidth: 180 }}>
+          <Label>{tc('stock.columns.warehouse')}</Label>
+          <Select
+            value={places.find((p) => p.value === form.warehouse) ?? null}
+            options={places}
+            onChange={(o: { value: string } | null) => setForm({ ...form, warehouse: o?.value ?? '' })}
+          />
+        </Box>
+        <Box style={{ minWidth: 160 }}>
+          <Label>{tc('stock.columns.kind')}</Label>
+          <Select
+            value={kinds.find((k) => k.value === form.kind)}
+            options={kinds}
+            onChange={(o: { value: string } | null) => setForm({ ...form, kind: o?.value ?? 'adjustment' })}
+          />
+        </Box>
+        <Box>
+          <Label>{tc('stock.columns.quantity')}</Label>
+          <Input type="number" value={form.quantity} onChange={set('quantity')} data-testid="adjust-quantity" />
+        </Box>
+        <Box style={{ flexGrow: 1 }}>
+          <Label>{tc('stock.columns.reason')}</Label>
+          <Input value={form.reason} onChange={set('reason')} style={{ width: '100%' }} />
+        </Box>
+        <Button variant="contained" data-testid="adjust-save" onClick={() => send({ op: 'adjust', ...form })}>
+          {tc('stock.record')}
+        </Button>
+      </Box>
+    </Box>
+  );
+}
+
+function Warehouses({
+  warehouses,
+  mayAdd,
+  send,
+}: {
+  warehouses: Warehouse[];
+  mayAdd: boolean;
+  send: (d: Record<string, unknown>) => void;
+}) {
+  const { translateComponent: tc } = useTranslation();
+  const [code, setCode] = useState('');
+  const [name, setName] = useState('');
+  return (
+    <Box style={card} mb="xl" data-testid="stock-warehouses">
+      <H4>{tc('stock.warehouses')}</H4>
+      <Text mb="lg">
+        {warehouses.map((w) => `${w.code} · ${w.name}${w.is_default ? ` (${tc('stock.default')})` : ''}`).join('  |  ')}
+      </Text>
+      {mayAdd && (
+        <Box flex style={{ gap: 12, alignItems: 'flex-end' }}>
+          <Box>
+            <Label>{tc('stock.code')}</Label>
+            <Input value={code} onChange={(e: { target: { value: string } }) => setCode(e.target.value)} />
+          </Box>
+          <Box>
+            <Label>{tc('stock.columns.name')}</Label>
+            <Input value={name} onChange={(e: { target: { value: string } }) => setName(e.target.value)} />
+          </Box>
+          <Button onClick={() => send({ op: 'warehouse', code, name })}>{tc('stock.addWarehouse')}</Button>
+        </Box>
+      )}
+    </Box>
+  );
+}
+
+/** The Stock page (admin/pages/stock-page.ts): levels low first, the ledger, warehouses, and an adjustment form. */
+export default function StockPage() {
+  const { translateComponent: tc } = useTranslation();
+  const [answer, setAnswer] = useState<Answer>({});
+  const [filters, setFilters] = useState({ sku: '', warehouse: '', low: false, account_id: '' });
+  const [page, setPage] = useState(1);
+  const load = useCallback(
+    async (data: Record<string, unknown>, method: 'get' | 'post' = 'post') => {
+      try {
+        const query = { ...filters, low: filters.low ? 'true' : '', page, ...data };
+        setAnswer((await api.getPage({ pageName: 'stock', method, data: query })).data as Answer);
+      } catch {
+        setAnswer({ refusal: tc('stock.unreachable') });
+      }
+    },
+    [filters, page, tc],
+  );
+  useEffect(() => void load({}), [load]);
+  const places = (answer.warehouses ?? []).map((w) => ({ value: w.code, label: w.code }));
+  return (
+    <Box variant="grey" data-testid="stock-page">
+      <H2 mb="lg">{tc('stock.title')}</H2>
+      {answer.refusal && (
+        <Text mb="lg" data-testid="stock-refusal" style={{ color: '#c20012' }}>
+          {answer.refusal}
+        </Text>
+      )}
+      {answer.done && <Text mb="lg">{tc('stock.saved')}</Text>}
+      <Box flex mb="lg" style={{ gap: 12, alignItems: 'flex-end', flexWrap: 'wrap' }}>
+        {answer.accounts && (
+          <Box style={{ minWidth: 200 }}>
+            <Label>{tc('stock.account')}</Label>
+            <Select
+              value={
+                answer.accounts
+                  .map((a) => ({ value: String(a.id), label: a.name }))
+                  .find((o) => o.value === filters.account_id) ?? null
+              }
+              options={answer.accounts.map((a) => ({ value: String(a.id), label: a.name }))}
+              onChange={(o: { value: string } | null) => setFilters({ ...filters, account_id: o?.value ?? '' })}
+            />
+          </Box>
+        )}
+        <Box>
+          <Label>{tc('stock.columns.sku')}</Label>
+          <Input
+            value={filters.sku}
+            onChange={(e: { target: { value: string } }) => setFilters({ ...filters, sku: e.target.value })}
+          />
+        </Box>
+        <Box style={{ minWidth: 160 }}>
+          <Label>{tc('stock.columns.warehouse')}</Label>
+          <Select
+            isClearable
+            options={places}
+            value={places.find((p) => p.value === filters.warehouse) ?? null}
+            onChange={(o: { value: string } | null) => setFilters({ ...filters, warehouse: o?.value ?? '' })}
+          />
+        </Box>
+        <Label style={{ display: 'flex', gap: 6, alignItems: 'center' }}>
+          <input
+            type="checkbox"
+            checked={filters.low}
+            onChange={(e) => setFilters({ ...filters, low: e.target.checked })}
+            data-testid="stock-low"
+          />
+          {tc('stock.lowOnly')}
+        </Label>
+      </Box>
+      <Levels answer={answer} page={page} go={setPage} />
+      {answer.may_adjust && <Adjust warehouses={answer.warehouses ?? []} send={(d) => void load(d)} />}
+      <Ledger movements={answer.movements?.data ?? []} />
+      <Warehouses warehouses={answer.warehouses ?? []} mayAdd={!!answer.may_adjust} send={(d) => void load(d)} />
+    </Box>
+  );
+}

@@ -1,0 +1,120 @@
+import type { Migration } from '../src/db/migrator.js';
+
+/**
+ * Stock (issue 43, docs/stock.md): warehouses per account (every account has `MAIN`, made by a trigger for new ones),
+ * a ledger of movements that is never edited, and the levels it adds up to, per product and warehouse, kept in the
+ * same transaction as each movement (src/stock/stock.repository.ts). A movement changes `on_hand` by `quantity` when
+ * its kind moves goods (receipt, adjustment, shipment, return) and `reserved` by `reserved_change` (reservation,
+ * release, and a shipment ending its reservation): `npm run cli -- stock:check` adds them up again.
+ *
+ * Orders open when this runs (new, pushed) get their reservations now, in their account's MAIN warehouse, so a
+ * cancellation or a shipment later finds what to end.
+ */
+export const up: Migration = async ({ context: db }) => {
+  await db.query(`
+    CREATE TABLE warehouses (
+      id SERIAL PRIMARY KEY,
+      account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+      code VARCHAR(30) NOT NULL,
+      name VARCHAR(100) NOT NULL,
+      is_default BOOLEAN NOT NULL DEFAULT false,
+      created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+      updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+    CREATE UNIQUE INDEX warehouses_account_code_key ON warehouses (account_id, code);
+    CREATE UNIQUE INDEX warehouses_account_default_key ON warehouses (account_id) WHERE is_default;
+
+    INSERT INTO warehouses (account_id, code, name, is_default) SELECT id, 'MAIN', 'Main warehouse', true FROM accounts;
+    CREATE FUNCTION account_main_warehouse() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO warehouses (account_id, code, name, is_default) VALUES (NEW.id, 'MAIN', 'Main warehouse', true);
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER accounts_main_warehouse AFTER INSERT ON accounts
+      FOR EACH ROW EXECUTE FUNCTION account_main_warehouse();
+
+    ALTER TABLE accounts ADD COLUMN stock_policy VARCHAR(10) NOT NULL DEFAULT 'track'
+      CHECK (stock_policy IN ('track', 'enforce'));
+    ALTER TABLE products ADD COLUMN low_stock_threshold INTEGER NOT NULL DEFAULT 0 CHECK (low_stock_threshold >= 0);
+    ALTER TABLE orders ADD COLUMN warehouse_id INTEGER REFERENCES warehouses(id) ON DELETE SET NULL;
+
+    CREATE TABLE stock_levels (
+      account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+      product_id INTEGER NOT NULL REFERENCES products(id) ON DELETE CASCADE,
+      warehouse_id INTEGER NOT NULL REFERENCES warehouses(id) ON DELETE CASCADE,
+      on_hand INTEGER NOT NULL DEFAULT 0,
+      reserved INTEGER NOT NULL DEFAULT 0,
+      updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+      PRIMARY KEY (account_id, product_id, warehouse_id)
+    );
+    CREATE INDEX stock_levels_warehouse_idx ON stock_levels (warehouse_id);
+    CREATE INDEX stock_levels_product_idx ON stock_levels (product_id);
+
+    CREATE TABLE stock_movements (
+      id BIGSERIAL PRIMARY KEY,
+      account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+      product_id INTEGER REFERENCES products(id) ON DELETE SET NULL,
+      warehouse_id INTEGER NOT NULL REFERENCES warehouses(id) ON DELETE CASCADE,
+      sku VARCHAR(100) NOT NULL,
+      kind VARCHAR(12) NOT NULL
+        CHECK (kind IN ('receipt', 'adjustment', 'reservation', 'release', 'shipment', 'return')),
+      quantity INTEGER NOT NULL,
+      reserved_change INTEGER NOT NULL DEFAULT 0,
+      order_id BIGINT REFERENCES orders(id) ON DELETE SET NULL,
+      order_reference VARCHAR(40),
+      reason VARCHAR(500),
+      changed_by VARCHAR(255) NOT NULL,
+      user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+      created_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+    );
+    CREATE INDEX stock_movements_account_created_idx ON stock_movements (account_id, created_at DESC, id DESC);
+    CREATE INDEX stock_movements_product_idx ON stock_movements (product_id, warehouse_id);
+    CREATE INDEX stock_movements_order_idx ON stock_movements (order_id) WHERE order_id IS NOT NULL;
+    CREATE INDEX stock_movements_warehouse_idx ON stock_movements (warehouse_id);
+
+    -- the ledger is never edited: a correction is a new movement. Only the foreign keys' own ON DELETE SET NULL may
+    -- touch a row (a deleted order or user): every other column stays as written.
+    CREATE FUNCTION stock_movements_refuse_edit() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF (NEW.id, NEW.account_id, NEW.warehouse_id, NEW.sku, NEW.kind, NEW.quantity, NEW.reserved_change,
+          NEW.order_reference, NEW.reason, NEW.changed_by, NEW.created_at)
+         IS NOT DISTINCT FROM (OLD.id, OLD.account_id, OLD.warehouse_id, OLD.sku, OLD.kind, OLD.quantity,
+          OLD.reserved_change, OLD.order_reference, OLD.reason, OLD.changed_by, OLD.created_at)
+         AND (NEW.order_id IS NULL OR NEW.order_id = OLD.order_id)
+         AND (NEW.user_id IS NULL OR NEW.user_id = OLD.user_id)
+         AND (NEW.product_id IS NULL OR NEW.product_id = OLD.product_id) THEN
+        RETURN NEW;
+      END IF;
+      RAISE EXCEPTION 'stock movements are never edited; record a new movement';
+    END $$;
+    CREATE TRIGGER stock_movements_no_edit BEFORE UPDATE ON stock_movements
+      FOR EACH ROW EXECUTE FUNCTION stock_movements_refuse_edit();
+
+    UPDATE orders o SET warehouse_id = w.id FROM warehouses w WHERE w.account_id = o.account_id AND w.is_default;
+
+    INSERT INTO stock_movements (account_id, product_id, warehouse_id, sku, kind, quantity, reserved_change, order_id,
+                                 order_reference, reason, changed_by)
+    SELECT o.account_id, op.product_id, o.warehouse_id, op.sku, 'reservation', op.quantity, op.quantity, o.id,
+           o.reference, 'Open when stock began', 'system'
+      FROM orders o JOIN order_products op ON op.order_id = o.id
+     WHERE o.status IN ('new', 'pushed') AND op.product_id IS NOT NULL;
+
+    INSERT INTO stock_levels (account_id, product_id, warehouse_id, reserved)
+    SELECT account_id, product_id, warehouse_id, sum(reserved_change)
+      FROM stock_movements GROUP BY account_id, product_id, warehouse_id;
+  `);
+};
+
+export const down: Migration = async ({ context: db }) => {
+  await db.query(`
+    DROP TABLE stock_movements;
+    DROP FUNCTION stock_movements_refuse_edit();
+    DROP TABLE stock_levels;
+    ALTER TABLE orders DROP COLUMN warehouse_id;
+    ALTER TABLE products DROP COLUMN low_stock_threshold;
+    ALTER TABLE accounts DROP COLUMN stock_policy;
+    DROP TRIGGER accounts_main_warehouse ON accounts;
+    DROP FUNCTION account_main_warehouse();
+    DROP TABLE warehouses;
+  `);
+};

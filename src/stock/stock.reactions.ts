@@ -1,0 +1,118 @@
+import type { Transaction } from 'sequelize';
+import type { Core } from '../context.js';
+import { ValidationError } from '../errors.js';
+import type { OrderStatus } from '../orders/order.model.js';
+import {
+  lockLevels,
+  orderNeeds,
+  policiesOf,
+  recordMovements,
+  settleOrderWarehouses,
+  type Movement,
+  type MovedBy,
+  type OrderNeed,
+} from './stock.repository.js';
+
+// How stock follows the orders (docs/stock.md), wired to the orders' events in src/reactions.ts: each runs in the
+// transaction that wrote the orders, so an order and its stock are written together or not at all.
+
+const movement = (n: OrderNeed, kind: Movement['kind'], quantity: number, reservedChange: number): Movement => ({
+  accountId: n.accountId,
+  productId: n.productId,
+  warehouseId: n.warehouseId,
+  sku: n.sku,
+  kind,
+  quantity,
+  reservedChange,
+  orderId: n.orderId,
+  orderReference: n.reference,
+});
+
+/** Why an enforcing account's order cannot be reserved: the sku, the warehouse and what is available. */
+export const shortMessage = (sku: string, warehouse: string, available: number, needed: number) =>
+  `Not enough stock of ${sku} in ${warehouse}: ${Math.max(available, 0)} available, ${needed} needed.`;
+
+/**
+ * Refuses the whole write when an account that enforces its stock would reserve more than is available of a product
+ * in a warehouse, counting every order of the write together. The levels stay locked until the commit: a second
+ * writer of the last unit waits, then reads what the first reserved.
+ */
+async function enforce(core: Core, transaction: Transaction, needs: OrderNeed[]): Promise<void> {
+  const { sequelize } = core.db;
+  const policies = await policiesOf(sequelize, transaction, [...new Set(needs.map((n) => n.accountId))]);
+  const problems: string[] = [];
+  for (const accountId of [...policies.keys()].sort((a, b) => a - b)) {
+    const mine = needs.filter((n) => n.accountId === accountId);
+    const wanted = new Map<string, { need: OrderNeed; quantity: number }>();
+    for (const n of mine) {
+      const key = `${n.productId} ${n.warehouseId}`;
+      wanted.set(key, { need: n, quantity: (wanted.get(key)?.quantity ?? 0) + n.quantity });
+    }
+    const levels = await lockLevels(
+      sequelize,
+      transaction,
+      accountId,
+      [...wanted.values()].map((w) => w.need),
+    );
+    if (policies.get(accountId) !== 'enforce') continue;
+    for (const [key, { need, quantity }] of wanted) {
+      const level = levels.find((l) => `${l.productId} ${l.warehouseId}` === key);
+      const available = level ? level.onHand - level.reserved : 0;
+      if (quantity > available) problems.push(shortMessage(need.sku, need.warehouseCode, available, quantity));
+    }
+  }
+  if (problems.length) throw new ValidationError({ stock: problems });
+}
+
+/** New orders reserve their lines in their warehouse (an order created canceled reserves nothing). */
+export async function reserveOrders(
+  core: Core,
+  p: { transaction: Transaction; orderIds: number[]; by: MovedBy },
+): Promise<void> {
+  const { sequelize } = core.db;
+  await settleOrderWarehouses(sequelize, p.transaction, p.orderIds);
+  const needs = (await orderNeeds(sequelize, p.transaction, p.orderIds)).filter(
+    (n) => n.status !== 'canceled' && n.open === 0 && !n.shipped,
+  );
+  if (needs.length === 0) return;
+  await enforce(core, p.transaction, needs);
+  const rows = needs.map((n) => movement(n, 'reservation', n.quantity, n.quantity));
+  await recordMovements(sequelize, p.transaction, rows, p.by);
+}
+
+const LEFT: readonly OrderStatus[] = ['shipped', 'delivered', 'returned'];
+
+/**
+ * Moves stock with the orders' moves: a cancellation releases what the order holds; leaving (shipped, or delivered or
+ * returned reached without shipped) takes the lines off the shelf and ends the reservation; a return puts them back.
+ */
+export async function moveOrders(
+  core: Core,
+  p: { transaction: Transaction; moves: { orderId: number; from: OrderStatus; to: OrderStatus }[]; by: MovedBy },
+): Promise<void> {
+  const moves = p.moves.filter((m) => m.from !== m.to && (m.to === 'canceled' || LEFT.includes(m.to)));
+  if (moves.length === 0) return;
+  const to = new Map(moves.map((m) => [m.orderId, m.to]));
+  const needs = await orderNeeds(core.db.sequelize, p.transaction, [...to.keys()]);
+  const rows: Movement[] = [];
+  for (const n of needs) {
+    const status = to.get(n.orderId)!;
+    if (status === 'canceled') {
+      if (n.open !== 0) rows.push(movement(n, 'release', -n.open, -n.open));
+      continue;
+    }
+    if (!n.shipped) rows.push(movement(n, 'shipment', -n.quantity, -n.open));
+    if (status === 'returned') rows.push(movement(n, 'return', n.quantity, 0));
+  }
+  await recordMovements(core.db.sequelize, p.transaction, rows, p.by);
+}
+
+/** Orders about to be deleted release what they still hold. */
+export async function releaseOrders(
+  core: Core,
+  p: { transaction: Transaction; orderIds: number[]; by: MovedBy },
+): Promise<void> {
+  const needs = await orderNeeds(core.db.sequelize, p.transaction, p.orderIds);
+  const rows = needs.filter((n) => n.open !== 0).map((n) => movement(n, 'release', -n.open, -n.open));
+  await recordMovements(core.db.sequelize, p.transaction, rows, p.by);
+}

@@ -1,0 +1,326 @@
+import { expect } from 'chai';
+import { QueryTypes } from 'sequelize';
+import { systemActor, type Actor } from '../../src/actor.js';
+import { getCtx } from '../hooks.js';
+import { makeAccount, makeAdmin, type TestAccount } from '../factories.js';
+import { useTestServer } from '../helpers.js';
+import { restClient } from '../rest-client.js';
+
+/** Stock (issue 43, docs/stock.md): the ledger, the levels, the orders moving them, the policy, the REST routes. */
+
+let phoneSeq = 0;
+const phone = () => `+2126${String(Date.now() % 1000000).padStart(6, '0')}${String(++phoneSeq % 100).padStart(2, '0')}`;
+
+type Level = { sku: string; warehouse: string; on_hand: number; reserved: number; available: number };
+
+async function levels(accountId: number): Promise<Level[]> {
+  const page = await getCtx().services.stock.list(systemActor(), { account_id: accountId, per_page: 100 });
+  return page.data.map(({ sku, warehouse, on_hand, reserved, available }) => ({
+    sku,
+    warehouse,
+    on_hand,
+    reserved,
+    available,
+  }));
+}
+
+/** What the orders say the levels must be: received and adjusted, minus shipped, plus returned; reserved by open ones. */
+async function fromOrders(accountId: number): Promise<Record<string, { on_hand: number; reserved: number }>> {
+  const rows = await getCtx().db.sequelize.query<{ sku: string; on_hand: number; reserved: number }>(
+    `SELECT p.sku,
+            (SELECT coalesce(sum(quantity), 0) FROM stock_movements m
+              WHERE m.product_id = p.id AND m.kind IN ('receipt', 'adjustment'))
+          - (SELECT coalesce(sum(op.quantity), 0) FROM order_products op JOIN orders o ON o.id = op.order_id
+              WHERE op.product_id = p.id AND o.status IN ('shipped', 'delivered'))::int AS on_hand,
+            (SELECT coalesce(sum(op.quantity), 0) FROM order_products op JOIN orders o ON o.id = op.order_id
+              WHERE op.product_id = p.id AND o.status IN ('new', 'pushed'))::int AS reserved
+       FROM products p WHERE p.account_id = $1 AND p.active ORDER BY p.sku`,
+    { bind: [accountId], type: QueryTypes.SELECT },
+  );
+  return Object.fromEntries(rows.map((r) => [r.sku, { on_hand: Number(r.on_hand), reserved: Number(r.reserved) }]));
+}
+
+async function newLead(acc: TestAccount, lines: [string, number][]): Promise<string> {
+  const { references } = await getCtx().services.leads.createMany(acc.seller.actor, {
+    leads: [
+      {
+        phone: phone(),
+        full_name: 'Stock Buyer',
+        products: lines.map(([sku, quantity]) => ({ sku, quantity, price: 100 })),
+      },
+    ],
+  });
+  return references[0];
+}
+
+const confirm = (actor: Actor, reference: string) =>
+  getCtx().services.leads.updateStatuses(actor, { leads: [{ reference, status: 'confirmed' }] });
+
+async function orderOf(leadReference: string): Promise<string> {
+  const [row] = await getCtx().db.sequelize.query<{ reference: string }>(
+    'SELECT reference FROM orders WHERE lead_reference = $1',
+    { bind: [leadReference], type: QueryTypes.SELECT },
+  );
+  return row.reference;
+}
+
+const move = (acc: TestAccount, reference: string, status: string) =>
+  getCtx().services.orders.updateStatuses(acc.seller.actor, { orders: [{ reference, status }] });
+
+describe('stock', function () {
+  this.timeout(60_000);
+  const web = useTestServer();
+
+  it('When receipts, confirmations, orders, cancellations, shipments, returns, deletes and adjustments run, Then the levels equal the ledger and the orders', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const [a, b] = acc.skus.active;
+    const stock = ctx.services.stock;
+    await stock.record(acc.seller.actor, {
+      movements: [
+        { sku: a, kind: 'receipt', quantity: 20, reason: 'Supplier 1' },
+        { sku: b, kind: 'receipt', quantity: 5 },
+      ],
+    });
+    const l1 = await newLead(acc, [
+      [a, 2],
+      [b, 1],
+    ]);
+    const l2 = await newLead(acc, [[a, 3]]);
+    const l3 = await newLead(acc, [
+      [a, 1],
+      [b, 2],
+    ]);
+    const l4 = await newLead(acc, [[b, 1]]);
+    for (const l of [l1, l2, l3, l4]) await confirm(acc.seller.actor, l);
+    const [o1, o2, o3, o4] = await Promise.all([l1, l2, l3, l4].map(orderOf));
+    await ctx.services.orders.createMany(acc.seller.actor, {
+      orders: [{ phone: phone(), full_name: 'Direct', products: [{ sku: a, quantity: 4, price: 100 }] }],
+    });
+    await move(acc, o1, 'pushed');
+    await move(acc, o1, 'shipped');
+    await move(acc, o1, 'delivered');
+    await move(acc, o2, 'pushed');
+    await move(acc, o2, 'shipped');
+    await move(acc, o2, 'returned');
+    await move(acc, o3, 'canceled');
+    await ctx.services.orders.deleteMany(acc.seller.actor, { references: [o4] });
+    await stock.record(acc.seller.actor, {
+      movements: [{ sku: a, kind: 'adjustment', quantity: -1, reason: 'Broken' }],
+    });
+
+    const got = await levels(acc.id);
+    const expected = await fromOrders(acc.id);
+    // a: 20 − 1 broken − 2 delivered (o2 came back) = 17 on hand; 4 reserved by the direct order
+    expect(got.find((l) => l.sku === a)).to.deep.include({
+      warehouse: 'MAIN',
+      on_hand: 17,
+      reserved: 4,
+      available: 13,
+    });
+    expect(got.find((l) => l.sku === b)).to.deep.include({ on_hand: 4, reserved: 0, available: 4 });
+    for (const l of got) expect({ on_hand: l.on_hand, reserved: l.reserved }, l.sku).to.deep.equal(expected[l.sku]);
+    const check = await stock.check(systemActor());
+    expect(check.drifts.filter((d) => d.account_id === acc.id)).to.deep.equal([]);
+    const kinds = (await stock.movements(acc.seller.actor, { per_page: 100 })).data.map((m) => m.kind);
+    expect(new Set(kinds)).to.deep.equal(
+      new Set(['receipt', 'reservation', 'shipment', 'return', 'release', 'adjustment']),
+    );
+  });
+
+  it('When an enforcing account confirms more than is available, Then 422 names the sku, the warehouse and what is available, and nothing changes', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const [a] = acc.skus.active;
+    await ctx.services.accounts.updateAccount(systemActor(), acc.id, { stock_policy: 'enforce' });
+    await ctx.services.stock.record(acc.seller.actor, { movements: [{ sku: a, kind: 'receipt', quantity: 2 }] });
+    const lead = await newLead(acc, [[a, 3]]);
+    const api = restClient(web.url, await acc.token(['UPDATE LEADS', 'VIEW LEADS']));
+
+    const res = await api('PUT', '/leads', { leads: [{ reference: lead, status: 'confirmed' }] });
+
+    expect(res.status).to.equal(422);
+    expect(res.body.errors.stock).to.deep.equal([`Not enough stock of ${a} in MAIN: 2 available, 3 needed.`]);
+    const [row] = await ctx.db.sequelize.query<{ status: string; orders: number }>(
+      `SELECT status, (SELECT count(*)::int FROM orders WHERE lead_reference = $1) AS orders FROM leads
+        WHERE reference = $1`,
+      { bind: [lead], type: QueryTypes.SELECT },
+    );
+    expect(row).to.deep.equal({ status: 'new', orders: 0 });
+    expect((await levels(acc.id)).find((l) => l.sku === a)).to.deep.include({ on_hand: 2, reserved: 0 });
+
+    const direct = await restClient(web.url, await acc.token(['CREATE ORDERS']))('POST', '/orders', {
+      orders: [{ phone: phone(), full_name: 'Direct', products: [{ sku: a, quantity: 3, price: 100 }] }],
+    });
+    expect(direct.status).to.equal(422);
+    expect(direct.body.errors.stock[0]).to.include(a).and.include('2 available');
+  });
+
+  it('When two agents confirm the last unit at the same moment, Then exactly one succeeds', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const [a] = acc.skus.active;
+    await ctx.services.accounts.updateAccount(systemActor(), acc.id, { stock_policy: 'enforce' });
+    await ctx.services.stock.record(acc.seller.actor, { movements: [{ sku: a, kind: 'receipt', quantity: 1 }] });
+    const first = await newLead(acc, [[a, 1]]);
+    const second = await newLead(acc, [[a, 1]]);
+
+    const outcomes = await Promise.allSettled([confirm(acc.agent.actor, first), confirm(acc.seller.actor, second)]);
+
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(1);
+    const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason.errors.stock[0]).to.include('0 available');
+    expect((await levels(acc.id)).find((l) => l.sku === a)).to.deep.include({ on_hand: 1, reserved: 1, available: 0 });
+  });
+
+  it('When a lead and then its order are shown, Then each product line carries what is available in its warehouse', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const [a, b] = acc.skus.active;
+    await ctx.services.stock.record(acc.seller.actor, { movements: [{ sku: a, kind: 'receipt', quantity: 5 }] });
+    const lead = await newLead(acc, [
+      [a, 2],
+      [b, 1],
+    ]);
+    const api = restClient(web.url, await acc.token(['VIEW LEADS', 'VIEW ORDERS']));
+    const lines = (body: { data: { products: { sku: string; available: number | null }[] } }) =>
+      body.data.products.map((p) => [p.sku, p.available]);
+
+    expect(lines((await api('GET', `/leads/${lead}/show`)).body)).to.deep.equal([
+      [a, 5],
+      [b, 0],
+    ]);
+    await confirm(acc.seller.actor, lead);
+    // track: the order reserved 2 of a and 1 of b, which had none on the shelf
+    expect(lines((await api('GET', `/orders/${await orderOf(lead)}/show`)).body)).to.deep.equal([
+      [a, 3],
+      [b, -1],
+    ]);
+  });
+
+  it('When a token of MANAGE STOCK records, lists and sets thresholds, Then the routes answer their documented shapes', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const [a, b] = acc.skus.active;
+    const api = restClient(web.url, await acc.token(['MANAGE STOCK'], 'wms'));
+
+    const made = await api('POST', '/warehouses', { code: 'casa2', name: 'Casablanca depot' });
+    expect(made.status).to.equal(201);
+    expect(made.body.data).to.include({ code: 'CASA2', is_default: false, account_id: acc.id });
+    const recorded = await api('POST', '/stock/movements', {
+      movements: [
+        { sku: a, warehouse: 'CASA2', kind: 'receipt', quantity: 7 },
+        { sku: b, kind: 'receipt', quantity: 1 },
+      ],
+    });
+    expect(recorded.status, JSON.stringify(recorded.body)).to.equal(201);
+    expect(recorded.body).to.deep.equal({ message: '2 stock movement(s) recorded.', movements: 2 });
+    const threshold = await api('PUT', `/products/${b}`, { low_stock_threshold: 3 });
+    expect(threshold.status).to.equal(200);
+    expect(threshold.body.data).to.include({ sku: b, low_stock_threshold: 3, available: 1, low: true });
+
+    const low = await api('GET', '/stock?low=true&warehouse=MAIN');
+    expect(low.status).to.equal(200);
+    expect(low.body.data.map((l: Level) => l.sku))
+      .to.include(b)
+      .and.include(a);
+    const casa = await api('GET', `/stock?warehouse=CASA2&sku=${a}`);
+    expect(casa.body.data).to.have.length(1);
+    expect(casa.body.data[0]).to.include({ on_hand: 7, available: 7, low: false });
+    const ledger = await api('GET', `/stock/movements?sku=${a}&kind=receipt`);
+    expect(ledger.body.data).to.have.length(1);
+    expect(ledger.body.data[0]).to.include({ warehouse: 'CASA2', quantity: 7, changed_by: `wms (${acc.seller.name})` });
+    const warehouses = await api('GET', '/warehouses');
+    expect(warehouses.body.data.map((w: { code: string }) => w.code)).to.deep.equal(['MAIN', 'CASA2']);
+    const products = await api('GET', `/products?sku=${a}`);
+    expect(products.body.data[0]).to.include({ sku: a, on_hand: 7 });
+    expect((await api('GET', '/stock', undefined)).status).to.equal(200);
+    const otherScope = restClient(web.url, await acc.token(['VIEW LEADS']));
+    expect((await otherScope('GET', '/stock')).status).to.equal(403);
+  });
+
+  it('When a request names another account\u2019s sku, warehouse or account, or bad values, Then 4xx and nothing is recorded', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const other = await makeAccount(ctx);
+    await ctx.services.stock.createWarehouse(other.seller.actor, { code: 'THEIRS', name: 'Theirs' });
+    const api = restClient(web.url, await acc.token(['MANAGE STOCK']));
+    const [a] = acc.skus.active;
+    const foreignSku = `${other.skus.active[0]}-${other.id}`;
+    await ctx.db.sequelize.query('UPDATE products SET sku = $2 WHERE account_id = $1 AND sku = $3', {
+      bind: [other.id, foreignSku, other.skus.active[0]],
+    });
+    const cases: [string, string, unknown, number][] = [
+      ['POST', '/stock/movements', { movements: [{ sku: foreignSku, kind: 'receipt', quantity: 1 }] }, 422],
+      ['POST', '/stock/movements', { movements: [{ sku: a, warehouse: 'THEIRS', kind: 'receipt', quantity: 1 }] }, 422],
+      [
+        'POST',
+        '/stock/movements',
+        { movements: [{ sku: a, kind: 'receipt', quantity: 1 }], account_id: other.id },
+        422,
+      ],
+      ['POST', '/stock/movements', { movements: [{ sku: a, kind: 'reservation', quantity: 1 }] }, 422],
+      ['POST', '/stock/movements', { movements: [{ sku: a, kind: 'receipt', quantity: 0 }] }, 422],
+      ['POST', '/stock/movements', { movements: [{ sku: a, kind: 'receipt', quantity: 1e12 }] }, 422],
+      ['POST', '/stock/movements', { movements: [{ sku: `${a}\u0000`, kind: 'receipt', quantity: 1 }] }, 422],
+      ['POST', '/stock/movements', { movements: [{ sku: a, kind: 'adjustment', quantity: -1 }] }, 422],
+      ['POST', '/stock/movements', { movements: Array(1001).fill({ sku: a, kind: 'receipt', quantity: 1 }) }, 422],
+      ['POST', '/stock/movements', { movements: 'all' }, 422],
+      ['PUT', `/products/${foreignSku}`, { low_stock_threshold: 1 }, 404],
+      ['PUT', `/products/${a}`, { low_stock_threshold: -1 }, 422],
+      ['PUT', '/products/SKU%00A', { low_stock_threshold: 1 }, 404],
+      ['PUT', `/products/${'x'.repeat(300)}`, { low_stock_threshold: 1 }, 404],
+      ['GET', `/stock?account_id=${other.id}`, undefined, 422],
+      ['GET', '/stock?low=maybe', undefined, 422],
+      ['GET', '/stock?per_page=100000', undefined, 422],
+      ['GET', '/stock/movements?since=yesterday', undefined, 422],
+      ['GET', '/stock/movements?kind[]=receipt', undefined, 422],
+      ['POST', '/warehouses', { code: 'MAIN', name: 'Again' }, 422],
+      ['POST', '/warehouses', { code: 'a b', name: 'Spaces' }, 422],
+      ['DELETE', '/stock', undefined, 405],
+    ];
+    for (const [method, path, body, status] of cases) {
+      const res = await api(method, path, body);
+      expect(res.status, `${method} ${path} ${JSON.stringify(res.body)}`).to.equal(status);
+    }
+    const [{ n }] = await ctx.db.sequelize.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM stock_movements WHERE account_id IN ($1, $2)',
+      { bind: [acc.id, other.id], type: QueryTypes.SELECT },
+    );
+    expect(n).to.equal(0);
+    const seen = await api('GET', '/warehouses');
+    expect(seen.body.data.map((w: { code: string }) => w.code)).to.deep.equal(['MAIN']);
+    const admin = await makeAdmin(ctx);
+    const all = await ctx.services.stock.warehouses(admin.actor, { account_id: other.id });
+    expect(all.map((w) => w.code)).to.deep.equal(['MAIN', 'THEIRS']);
+  });
+
+  it('When a level is tampered with, Then stock:check names it and --repair writes it back from the ledger', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const [a] = acc.skus.active;
+    await ctx.services.stock.record(acc.seller.actor, { movements: [{ sku: a, kind: 'receipt', quantity: 9 }] });
+    await ctx.db.sequelize.query('UPDATE stock_levels SET on_hand = 1 WHERE account_id = $1', { bind: [acc.id] });
+
+    const found = await ctx.services.stock.check(systemActor());
+    expect(found.drifts.filter((d) => d.account_id === acc.id)).to.have.length(1);
+    await ctx.services.stock.check(systemActor(), true);
+
+    expect((await levels(acc.id)).find((l) => l.sku === a)).to.deep.include({ on_hand: 9 });
+    expect((await ctx.services.stock.check(systemActor())).drifts.filter((d) => d.account_id === acc.id)).to.deep.equal(
+      [],
+    );
+    let refused: unknown;
+    await ctx.db.sequelize
+      .query('UPDATE stock_movements SET quantity = 90 WHERE account_id = $1', { bind: [acc.id] })
+      .catch((err: unknown) => (refused = err));
+    expect(String(refused)).to.include('never edited');
+    // a login that recorded movements can still be deleted: the ledger keeps its name, not its row
+    await ctx.services.accounts.deleteUser(systemActor(), acc.seller.id);
+    const [kept] = await ctx.db.sequelize.query<{ changed_by: string; user_id: number | null }>(
+      'SELECT changed_by, user_id FROM stock_movements WHERE account_id = $1',
+      { bind: [acc.id], type: QueryTypes.SELECT },
+    );
+    expect(kept).to.deep.equal({ changed_by: acc.seller.name, user_id: null });
+  });
+});
