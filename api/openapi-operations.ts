@@ -6,7 +6,12 @@ import {
   restListQuerySchema,
   updateBodySchema,
 } from '../src/leads/lead.schemas.js';
-import { orderListQuerySchema, orderUpdateBodySchema, pushBodySchema } from '../src/orders/order.schemas.js';
+import {
+  orderItemSchema,
+  orderListQuerySchema,
+  orderUpdateBodySchema,
+  pushBodySchema,
+} from '../src/orders/order.schemas.js';
 import { pageKeys } from '../src/pagination.js';
 import { isoDate } from '../src/validation.js';
 import { BLOCKLIST_OPERATIONS } from './openapi-blocklist.js';
@@ -31,7 +36,7 @@ import {
 } from './openapi-schemas.js';
 
 const orderBody = createBodySchema('orders').keys({
-  orders: Joi.array().min(1).max(1000).items(leadItemSchema).required(),
+  orders: Joi.array().min(1).max(1000).items(orderItemSchema).required(),
 });
 
 const historyQuery = (ref: string) => Joi.object({ ...pageKeys, [ref]: Joi.string().max(12), since: isoDate() });

@@ -7,6 +7,7 @@ import { cardStyle } from './status-palette.js';
 import { ReturnsSection, SpeedSection } from './kpi-speed-section.js';
 import type { SpeedReport } from './kpi-speed-charts.js';
 import { useFigures } from './local-text.js';
+import { StockWord } from './lead-parts.js';
 
 interface Answer {
   report?: KpiReport;
@@ -17,6 +18,51 @@ interface Answer {
   /** The last fold's time written in the report's zone, and today's date there (admin/pages/kpi-page.ts). */
   as_of_text?: string;
   today?: string;
+  /** The products at or below their low-stock threshold now (docs/stock.md), the first ten. */
+  low_stock?: { data: LowLevel[]; total: number };
+}
+
+interface LowLevel {
+  sku: string;
+  name: string;
+  warehouse: string;
+  available: number;
+  low_stock_threshold: number;
+}
+
+/** The products at or below their threshold, with what is left: the seller's reorder list. */
+function LowStock({ low }: { low: { data: LowLevel[]; total: number } }) {
+  const { translateComponent: tc } = useTranslation();
+  const { number } = useFigures();
+  return (
+    <div style={card} data-testid="kpi-low-stock">
+      <H5 mb="default">{tc('kpi.lowStock', { count: low.total, formatted: number(low.total) })}</H5>
+      {low.data.length === 0 ? (
+        <p>{tc('kpi.noLowStock')}</p>
+      ) : (
+        <table style={{ borderCollapse: 'collapse', fontSize: 14 }}>
+          <tbody>
+            {low.data.map((l) => (
+              <tr key={`${l.sku} ${l.warehouse}`}>
+                <td style={{ ...cell, textAlign: 'start' }}>
+                  <span dir="ltr" style={{ fontFamily: 'monospace' }}>
+                    {l.sku}
+                  </span>{' '}
+                  {l.name} · {l.warehouse}
+                </td>
+                <td style={cell}>
+                  {tc('kpi.lowOf', { available: number(l.available), threshold: number(l.low_stock_threshold) })}
+                </td>
+                <td style={cell}>
+                  <StockWord available={l.available} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
 }
 
 const api = new ApiClient();
@@ -146,6 +192,7 @@ export default function KpiPage() {
           </div>
           {answer?.speed && <SpeedSection speed={answer.speed} />}
           {answer?.speed && <ReturnsSection speed={answer.speed} />}
+          {answer?.low_stock && <LowStock low={answer.low_stock} />}
           <small style={{ color: '#6b7280' }}>{tc('kpi.asOf', { when: answer?.as_of_text ?? report.as_of })}</small>
         </div>
       )}

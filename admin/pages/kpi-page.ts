@@ -18,7 +18,7 @@ const KPI_KEYS = ['from', 'to', 'by', 'account_id'] as const;
  * query (a bad date, a period too long) answers its words.
  */
 export function kpiPageHandler(ctx: AppContext): PageHandler {
-  const { kpi, accounts } = ctx.services;
+  const { kpi, accounts, stock } = ctx.services;
   return async (request, _response, context) => {
     const actor = pageActor(context);
     const source = (request.method === 'post' ? request.payload : request.query) ?? {};
@@ -33,7 +33,10 @@ export function kpiPageHandler(ctx: AppContext): PageHandler {
     try {
       const [report, speed] = await Promise.all([kpi.kpi(actor, query), kpi.speed(actor, query)]);
       const as_of_text = formatInZone(report.as_of, report.time_zone, viewerOf(context).language);
-      return { report, speed, as_of_text, today: todayIn(report.time_zone), ...extra };
+      // the products at or below their low-stock threshold, now (docs/stock.md), the lowest first
+      const low = await stock.list(actor, { account_id: query.account_id, low: true, per_page: 10 }, true);
+      const low_stock = { data: low.data, total: low.total };
+      return { report, speed, as_of_text, today: todayIn(report.time_zone), low_stock, ...extra };
     } catch (err) {
       return { ...refusalOf(err, 'components.kpi.nothingToShow', viewerOf(context).language), ...extra };
     }

@@ -1,3 +1,4 @@
+import type Joi from 'joi';
 import type { Transaction } from 'sequelize';
 import { actorUserId, type Actor } from '../actor.js';
 import type { Core } from '../context.js';
@@ -78,6 +79,8 @@ export interface PrepareOptions {
    * the skus of the items it lacks are read again.
    */
   catalogue?: Catalogue;
+  /** The item schema instead of the lead's (an order's item names its warehouse: src/orders/order.schemas.ts). */
+  itemSchema?: Joi.ObjectSchema;
 }
 
 /** checkLeadItems against the account's active products named by the items and its phone country. */
@@ -97,7 +100,8 @@ async function prepareLeads(
     phoneCountryOf(core, account),
   ]);
   const catalogue = known ? Object.assign(new Map([...known, ...read]), { hints: read.hints }) : read;
-  return checkLeadItems(items, path, catalogue, country, options.productsOptional ? sourceLeadItemSchema : undefined);
+  const schema = options.itemSchema ?? (options.productsOptional ? sourceLeadItemSchema : undefined);
+  return checkLeadItems(items, path, catalogue, country, schema);
 }
 
 /**

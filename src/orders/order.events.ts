@@ -11,10 +11,17 @@ export interface OrdersBy {
   userId: number | null;
 }
 
-/** Orders were created (a confirmed lead's, or POST /orders); those created canceled need nothing. */
-export const ordersCreated = domainEvent<{ transaction: Transaction; orderIds: number[]; by: OrdersBy }>(
-  'orders.created',
-);
+/**
+ * Orders were created (a confirmed lead's, or POST /orders); those created canceled need nothing. `warehouses`, in the
+ * order of `orderIds`, are the warehouse codes POST /orders items named (absent: the account's default), to be
+ * refused under `orders.<i>.warehouse` when the account has no such warehouse.
+ */
+export const ordersCreated = domainEvent<{
+  transaction: Transaction;
+  orderIds: number[];
+  by: OrdersBy;
+  warehouses?: (string | undefined)[];
+}>('orders.created');
 
 /** Orders moved from one status to another (REST, panel, a push, a carrier callback). */
 export const ordersMoved = domainEvent<{

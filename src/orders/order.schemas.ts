@@ -1,10 +1,13 @@
 import Joi from 'joi';
-import { bulkIds, bulkOf, bulkReferences } from '../leads/lead.schemas.js';
+import { bulkIds, bulkOf, bulkReferences, leadItemSchema } from '../leads/lead.schemas.js';
 import { pageKeys } from '../pagination.js';
 import { oneOf } from '../validation.js';
 import { ORDER_STATUSES } from './order.model.js';
 
 export const orderStatus = oneOf(ORDER_STATUSES);
+
+/** An order of POST /orders: a lead's fields, and the code of the warehouse it ships from (none: the default). */
+export const orderItemSchema = leadItemSchema.keys({ warehouse: Joi.string().trim().min(1).max(30) });
 
 /** Status changes naming each order by `reference` (REST) or by `id` (the panel). */
 export const orderUpdateBodySchema = (key: 'reference' | 'id') =>

@@ -19,7 +19,7 @@ import type { CallbackSignature } from '../shipping/callback-replay.js';
 import { ordersCreated } from './order.events.js';
 import { insertOrders, listOrders } from './order.repository.js';
 import { phoneCountryOf } from '../accounts/phone-country.js';
-import { orderListQuerySchema, type OrderFilters } from './order.schemas.js';
+import { orderItemSchema, orderListQuerySchema, type OrderFilters } from './order.schemas.js';
 
 export { PUSH_JOB, type PushResult } from './order-push.js';
 
@@ -33,7 +33,9 @@ async function createMany(
 ): Promise<Created> {
   authorize(actor, 'create', 'order');
   const { orders } = validate<{ orders: unknown[] }>(createBodySchema('orders'), body);
-  const { prepared, errors } = await leads.prepareLeads(actor, orders, 'orders');
+  const { prepared, errors } = await leads.prepareLeads(actor, orders, 'orders', undefined, {
+    itemSchema: orderItemSchema,
+  });
   if (Object.keys(errors).length) throw new ValidationError(errors);
   const accountId = actor.accountId as number;
   const references = newReferences('OR', prepared.length);
@@ -46,7 +48,9 @@ async function createMany(
     const { idByRef, canceled } = await insertOrders(sequelize, transaction, { accountId, userId, references, items });
     const moves = references.map((r) => ({ account_id: accountId, id: idByRef.get(r)!, reference: r }));
     const by = { name: actor.name, userId };
-    await ordersCreated.emit(core, { transaction, orderIds: moves.map((m) => m.id), by });
+    // the warehouse each order names (stock knows the account's codes and refuses an unknown one under its path)
+    const warehouses = orders.map((o) => (o as { warehouse?: unknown }).warehouse as string | undefined);
+    await ordersCreated.emit(core, { transaction, orderIds: moves.map((m) => m.id), by, warehouses });
     const created = (blocked: boolean) =>
       moves.filter((m) => canceled.has(m.reference) === blocked).map((m) => ({ ...m, old: null, status: 'new' }));
     await insertHistory(sequelize, transaction, 'order', created(false), actor);

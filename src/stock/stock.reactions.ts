@@ -8,6 +8,7 @@ import {
   policiesOf,
   recordMovements,
   settleOrderWarehouses,
+  warehousesOfOrders,
   type Movement,
   type MovedBy,
   type OrderNeed,
@@ -64,12 +65,29 @@ async function enforce(core: Core, transaction: Transaction, needs: OrderNeed[])
   if (problems.length) throw new ValidationError({ stock: problems });
 }
 
+/**
+ * Places the orders in the warehouses their items named (`codes`, in the order of `orderIds`); an order naming a code
+ * its account has not is refused under `orders.<i>.warehouse`, and the whole write with it.
+ */
+async function placeOrders(core: Core, transaction: Transaction, orderIds: number[], codes: (string | undefined)[]) {
+  const named = orderIds
+    .map((id, i) => ({ id, i, code: codes[i]?.trim().toUpperCase() }))
+    .filter((o): o is { id: number; i: number; code: string } => !!o.code);
+  if (named.length === 0) return;
+  const found = await warehousesOfOrders(core.db.sequelize, transaction, named);
+  const errors: Record<string, string[]> = {};
+  for (const o of named)
+    if (!found.has(o.id)) errors[`orders.${o.i}.warehouse`] = [`The warehouse ${o.code} is not one of the account's.`];
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+}
+
 /** New orders reserve their lines in their warehouse (an order created canceled reserves nothing). */
 export async function reserveOrders(
   core: Core,
-  p: { transaction: Transaction; orderIds: number[]; by: MovedBy },
+  p: { transaction: Transaction; orderIds: number[]; by: MovedBy; warehouses?: (string | undefined)[] },
 ): Promise<void> {
   const { sequelize } = core.db;
+  if (p.warehouses) await placeOrders(core, p.transaction, p.orderIds, p.warehouses);
   await settleOrderWarehouses(sequelize, p.transaction, p.orderIds);
   const needs = (await orderNeeds(sequelize, p.transaction, p.orderIds)).filter(
     (n) => n.status !== 'canceled' && n.open === 0 && !n.shipped,

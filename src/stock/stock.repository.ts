@@ -153,6 +153,27 @@ export async function orderNeeds(sequelize: Sequelize, transaction: Transaction,
   );
 }
 
+/**
+ * Puts each of `named` orders in its account's warehouse of that code; answers the orders placed (an order whose
+ * account has no such warehouse is not among them, and keeps none).
+ */
+export async function warehousesOfOrders(
+  sequelize: Sequelize,
+  transaction: Transaction,
+  named: { id: number; code: string }[],
+): Promise<Set<number>> {
+  const rows = await select<{ id: number }>(
+    sequelize,
+    `UPDATE orders o SET warehouse_id = w.id
+       FROM unnest($1::bigint[], $2::text[]) AS v(id, code) JOIN warehouses w ON w.code = v.code
+      WHERE o.id = v.id AND w.account_id = o.account_id
+     RETURNING o.id`,
+    [named.map((n) => n.id), named.map((n) => n.code)],
+    transaction,
+  );
+  return new Set(rows.map((r) => Number(r.id)));
+}
+
 /** Gives orders without a warehouse their account's default one (a new order, before its reservation). */
 export async function settleOrderWarehouses(sequelize: Sequelize, transaction: Transaction, orderIds: number[]) {
   await sequelize.query(

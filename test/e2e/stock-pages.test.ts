@@ -103,6 +103,18 @@ describe('stock in the panel (Chromium)', function () {
     });
   }
 
+  it('When a seller opens the KPI page, Then its low-stock card lists the products at or below their threshold', async () => {
+    const p = await pageOf(acc.seller, 'en');
+    await p.goto(`${app.url}/admin/pages/kpi`);
+    const card = await p.waitForSelector('[data-testid=kpi-low-stock]');
+    const text = await card.innerText();
+    const [a, b, c] = acc.skus.active;
+    expect(text).to.include('Low stock (2 products)').and.include(b).and.include(c).and.not.include(a);
+    expect(text).to.include('3 available, low at 5 or under');
+    await card.scrollIntoViewIfNeeded();
+    await picture(p, 'en', 'kpi-low-stock');
+  });
+
   it('When a seller records an adjustment that would go below zero, Then the page says why and nothing is recorded', async () => {
     const p = await pageOf(acc.seller, 'en');
     await p.goto(`${app.url}/admin/pages/stock`);

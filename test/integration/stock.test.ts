@@ -290,6 +290,19 @@ describe('stock', function () {
     expect(n).to.equal(0);
     const seen = await api('GET', '/warehouses');
     expect(seen.body.data.map((w: { code: string }) => w.code)).to.deep.equal(['MAIN']);
+    const orders = restClient(web.url, await acc.token(['CREATE ORDERS']));
+    const order = (warehouse: string) => ({
+      orders: [{ phone: phone(), full_name: 'Depot', warehouse, products: [{ sku: a, quantity: 2, price: 100 }] }],
+    });
+    const theirs = await orders('POST', '/orders', order('THEIRS'));
+    expect(theirs.status).to.equal(422);
+    expect(theirs.body.errors).to.deep.equal({
+      'orders.0.warehouse': ["The warehouse THEIRS is not one of the account's."],
+    });
+    await ctx.services.stock.createWarehouse(acc.seller.actor, { code: 'CASA2', name: 'Casablanca depot' });
+    expect((await orders('POST', '/orders', order(' casa2 '))).status).to.equal(201);
+    const casa = (await levels(acc.id)).find((l) => l.sku === a && l.warehouse === 'CASA2');
+    expect(casa).to.deep.include({ reserved: 2, on_hand: 0 });
     const admin = await makeAdmin(ctx);
     const all = await ctx.services.stock.warehouses(admin.actor, { account_id: other.id });
     expect(all.map((w) => w.code)).to.deep.equal(['MAIN', 'THEIRS']);
