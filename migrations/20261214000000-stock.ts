@@ -36,6 +36,7 @@ export const up: Migration = async ({ context: db }) => {
     ALTER TABLE accounts ADD COLUMN stock_policy VARCHAR(10) NOT NULL DEFAULT 'track'
       CHECK (stock_policy IN ('track', 'enforce'));
     ALTER TABLE products ADD COLUMN low_stock_threshold INTEGER NOT NULL DEFAULT 0 CHECK (low_stock_threshold >= 0);
+    -- the warehouse an order ships from; null: the account's default (MAIN), which never changes
     ALTER TABLE orders ADD COLUMN warehouse_id INTEGER REFERENCES warehouses(id) ON DELETE SET NULL;
 
     CREATE TABLE stock_levels (
@@ -67,10 +68,10 @@ export const up: Migration = async ({ context: db }) => {
       user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
       created_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
     );
-    CREATE INDEX stock_movements_account_created_idx ON stock_movements (account_id, created_at DESC, id DESC);
+    -- the ledger newest first (ids follow the inserts), per account
+    CREATE INDEX stock_movements_account_idx ON stock_movements (account_id, id DESC);
     CREATE INDEX stock_movements_product_idx ON stock_movements (product_id, warehouse_id);
     CREATE INDEX stock_movements_order_idx ON stock_movements (order_id) WHERE order_id IS NOT NULL;
-    CREATE INDEX stock_movements_warehouse_idx ON stock_movements (warehouse_id);
 
     -- the ledger is never edited: a correction is a new movement. Only the foreign keys' own ON DELETE SET NULL may
     -- touch a row (a deleted order or user): every other column stays as written.
@@ -90,13 +91,12 @@ export const up: Migration = async ({ context: db }) => {
     CREATE TRIGGER stock_movements_no_edit BEFORE UPDATE ON stock_movements
       FOR EACH ROW EXECUTE FUNCTION stock_movements_refuse_edit();
 
-    UPDATE orders o SET warehouse_id = w.id FROM warehouses w WHERE w.account_id = o.account_id AND w.is_default;
-
     INSERT INTO stock_movements (account_id, product_id, warehouse_id, sku, kind, quantity, reserved_change, order_id,
                                  order_reference, reason, changed_by)
-    SELECT o.account_id, op.product_id, o.warehouse_id, op.sku, 'reservation', op.quantity, op.quantity, o.id,
+    SELECT o.account_id, op.product_id, w.id, op.sku, 'reservation', op.quantity, op.quantity, o.id,
            o.reference, 'Open when stock began', 'system'
       FROM orders o JOIN order_products op ON op.order_id = o.id
+      JOIN warehouses w ON w.account_id = o.account_id AND w.is_default
      WHERE o.status IN ('new', 'pushed') AND op.product_id IS NOT NULL;
 
     INSERT INTO stock_levels (account_id, product_id, warehouse_id, reserved)

@@ -7,7 +7,6 @@ import {
   orderNeeds,
   policiesOf,
   recordMovements,
-  settleOrderWarehouses,
   warehousesOfOrders,
   type Movement,
   type MovedBy,
@@ -88,8 +87,7 @@ export async function reserveOrders(
 ): Promise<void> {
   const { sequelize } = core.db;
   if (p.warehouses) await placeOrders(core, p.transaction, p.orderIds, p.warehouses);
-  await settleOrderWarehouses(sequelize, p.transaction, p.orderIds);
-  const needs = (await orderNeeds(sequelize, p.transaction, p.orderIds)).filter(
+  const needs = (await orderNeeds(sequelize, p.transaction, p.orderIds, true)).filter(
     (n) => n.status !== 'canceled' && n.open === 0 && !n.shipped,
   );
   if (needs.length === 0) return;

@@ -122,33 +122,35 @@ export interface OrderNeed {
 }
 
 /**
- * The product lines of `orderIds` per product, each with its order's warehouse (the account's default when the order
- * names none) and what the ledger holds of it for the order. A line whose product was deleted has nothing to move.
+ * The product lines of `orderIds` per product, each with its order's warehouse (an order that names none is in the
+ * account's default one, which never changes) and what the ledger holds of it for the order. `fresh`: orders created
+ * in this transaction, which the ledger cannot hold yet (its lookup is skipped). A line whose product was deleted has
+ * nothing to move.
  */
-export async function orderNeeds(sequelize: Sequelize, transaction: Transaction, orderIds: number[]) {
+export async function orderNeeds(sequelize: Sequelize, transaction: Transaction, orderIds: number[], fresh = false) {
   if (orderIds.length === 0) return [];
   return select<OrderNeed>(
     sequelize,
     `WITH lines AS (
-       SELECT o.id, o.account_id, o.reference, o.status, op.product_id, min(op.sku) AS sku,
-              sum(op.quantity)::int AS quantity,
-              coalesce(o.warehouse_id, (SELECT w.id FROM warehouses w WHERE w.account_id = o.account_id
-                                         AND w.is_default)) AS warehouse_id
+       SELECT o.id, o.account_id, o.reference, o.status, o.warehouse_id, op.product_id, min(op.sku) AS sku,
+              sum(op.quantity)::int AS quantity
          FROM orders o JOIN order_products op ON op.order_id = o.id
         WHERE o.id = ANY ($1::bigint[]) AND op.product_id IS NOT NULL
         GROUP BY o.id, op.product_id),
      ledger AS (
-       SELECT order_id, product_id, sum(reserved_change)::int AS open
-         FROM stock_movements WHERE order_id = ANY ($1::bigint[]) GROUP BY order_id, product_id)
+       SELECT order_id, product_id, sum(reserved_change)::int AS open, bool_or(kind = 'shipment') AS shipped
+         FROM stock_movements WHERE NOT $2 AND order_id = ANY ($1::bigint[]) GROUP BY order_id, product_id),
+     left_orders AS (SELECT order_id FROM ledger GROUP BY order_id HAVING bool_or(shipped))
      SELECT l.id AS "orderId", l.account_id AS "accountId", l.reference, l.status, l.product_id AS "productId",
-            l.warehouse_id AS "warehouseId", w.code AS "warehouseCode", l.sku, l.quantity,
-            coalesce(g.open, 0) AS open,
-            coalesce((SELECT bool_or(kind = 'shipment') FROM stock_movements s WHERE s.order_id = l.id), false)
-              AS shipped
-       FROM lines l JOIN warehouses w ON w.id = l.warehouse_id
+            w.id AS "warehouseId", w.code AS "warehouseCode", l.sku, l.quantity, coalesce(g.open, 0) AS open,
+            (x.order_id IS NOT NULL) AS shipped
+       FROM lines l
+       JOIN warehouses w ON w.account_id = l.account_id
+        AND (w.id = l.warehouse_id OR (l.warehouse_id IS NULL AND w.is_default))
        LEFT JOIN ledger g ON g.order_id = l.id AND g.product_id = l.product_id
+       LEFT JOIN left_orders x ON x.order_id = l.id
       ORDER BY l.id, l.product_id`,
-    [orderIds],
+    [orderIds, fresh],
     transaction,
   );
 }
@@ -172,15 +174,6 @@ export async function warehousesOfOrders(
     transaction,
   );
   return new Set(rows.map((r) => Number(r.id)));
-}
-
-/** Gives orders without a warehouse their account's default one (a new order, before its reservation). */
-export async function settleOrderWarehouses(sequelize: Sequelize, transaction: Transaction, orderIds: number[]) {
-  await sequelize.query(
-    `UPDATE orders o SET warehouse_id = w.id FROM warehouses w
-      WHERE o.id = ANY ($1::bigint[]) AND o.warehouse_id IS NULL AND w.account_id = o.account_id AND w.is_default`,
-    { bind: [orderIds], transaction },
-  );
 }
 
 /** The accounts' stock policies. */

@@ -144,7 +144,7 @@ export async function movementsPage(
               AND ($3::text IS NULL OR w.code = $3) AND ($4::text IS NULL OR m.kind = $4)
               AND ($5::text IS NULL OR m.order_reference = upper($5))
               AND ($6::timestamptz IS NULL OR m.created_at >= $6)`,
-      order: 'm.created_at DESC, m.id DESC',
+      order: 'm.id DESC',
     },
     [
       q.accountId ?? null,
