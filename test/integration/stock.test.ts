@@ -5,6 +5,7 @@ import { getCtx } from '../hooks.js';
 import { makeAccount, makeAdmin, type TestAccount } from '../factories.js';
 import { useTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
+import { login } from '../session.js';
 
 /** Stock (issue 43, docs/stock.md): the ledger, the levels, the orders moving them, the policy, the REST routes. */
 
@@ -306,6 +307,53 @@ describe('stock', function () {
     const admin = await makeAdmin(ctx);
     const all = await ctx.services.stock.warehouses(admin.actor, { account_id: other.id });
     expect(all.map((w) => w.code)).to.deep.equal(['MAIN', 'THEIRS']);
+  });
+
+  it('When the panel\u2019s Stock page is asked for another account, by an agent, or with odd values, Then it answers words and records nothing', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const other = await makeAccount(ctx);
+    const [a] = acc.skus.active;
+    const page = async (user: TestAccount['seller'], json: unknown, method = 'POST') => {
+      const session = await login(web.url, user.email, user.password);
+      const res = await session.fetch('/admin/api/pages/stock', { method, json, headers: { origin: web.url } });
+      expect(res.status, `${method} ${JSON.stringify(json)}`).to.equal(200);
+      return (await res.json()) as { refusal?: string; levels?: { data: { sku: string }[] }; may_adjust?: boolean };
+    };
+    const adjust = { op: 'adjust', sku: a, kind: 'receipt', quantity: '5' };
+
+    const foreign = await page(acc.seller, { ...adjust, account_id: other.id });
+    expect(foreign.refusal).to.be.a('string').and.not.equal('');
+    const agent = await page(acc.agent, adjust);
+    expect(agent.refusal).to.be.a('string').and.not.equal('');
+    expect(agent.may_adjust).to.equal(false);
+    for (const odd of [
+      { ...adjust, quantity: 'lots' },
+      { ...adjust, kind: 'reservation' },
+      { op: 'warehouse', code: ['MAIN'], name: { x: 1 } },
+      { low: 'maybe', page: -3 },
+    ])
+      expect((await page(acc.seller, odd)).refusal, JSON.stringify(odd)).to.be.a('string');
+    // a NUL byte never reaches the service: the panel's body guard refuses it (a 422 naming the field)
+    const guarded = await (
+      await login(web.url, acc.seller.email, acc.seller.password)
+    ).fetch('/admin/api/pages/stock', {
+      method: 'POST',
+      json: { ...adjust, sku: `${a}\u0000` },
+      headers: { origin: web.url },
+    });
+    expect(guarded.status).to.equal(422);
+    const [{ n }] = await ctx.db.sequelize.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM stock_movements WHERE account_id IN ($1, $2)',
+      { bind: [acc.id, other.id], type: QueryTypes.SELECT },
+    );
+    expect(n).to.equal(0);
+    // the page a seller reads is their own account's, whatever it is asked
+    const own = await page(acc.seller, { account_id: other.id }, 'POST');
+    expect(JSON.stringify(own)).to.not.include(other.skus.active[0]);
+    const mine = await page(acc.seller, adjust);
+    expect(mine.refusal).to.equal(undefined);
+    expect(mine.levels!.data.map((l) => l.sku)).to.include(a);
   });
 
   it('When a level is tampered with, Then stock:check names it and --repair writes it back from the ledger', async () => {
