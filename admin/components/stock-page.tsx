@@ -1,4 +1,4 @@
-import React, { useCallback, useEffect, useState } from 'react';
+import React, { useCallback, useEffect, useRef, useState } from 'react';
 import {
   Badge,
   Box,
@@ -208,16 +208,20 @@ export default function StockPage() {
   const [answer, setAnswer] = useState<Answer>({});
   const [filters, setFilters] = useState({ sku: '', warehouse: '', low: false, account_id: '' });
   const [page, setPage] = useState(1);
+  // AdminJS's translate functions are new on every render: named in load's dependencies they would reload the page
+  // after every answer, without end (a CI run caught the form emptied under a test by such a reload)
+  const words = useRef(tc);
+  words.current = tc;
   const load = useCallback(
     async (data: Record<string, unknown>, method: 'get' | 'post' = 'post') => {
       try {
         const query = { ...filters, low: filters.low ? 'true' : '', page, ...data };
         setAnswer((await api.getPage({ pageName: 'stock', method, data: query })).data as Answer);
       } catch {
-        setAnswer({ refusal: tc('stock.unreachable') });
+        setAnswer({ refusal: words.current('stock.unreachable') });
       }
     },
-    [filters, page, tc],
+    [filters, page],
   );
   useEffect(() => void load({}), [load]);
   const places = (answer.warehouses ?? []).map((w) => ({ value: w.code, label: w.code }));

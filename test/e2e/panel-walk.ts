@@ -216,20 +216,26 @@ async function targetsOf(admin: AdminJS, user: TestUser, filled: FilledAccount):
 
 /**
  * Opens a panel address the way its own links do (AdminJS's router, without reloading the bundle), and resolves once
- * the screen has asked for nothing for a moment (AdminJS loads a screen's records after the route changes).
+ * the screen has asked for nothing for a moment (AdminJS loads a screen's records after the route changes); answers how
+ * many panel API calls the screen made meanwhile.
  */
-function navigator(page: Page, baseUrl: string): (address: string) => Promise<void> {
+function navigator(page: Page, baseUrl: string): (address: string) => Promise<number> {
   let pending = 0;
   let changed = Date.now();
+  let asked = 0;
   const bump = (d: number) => {
     pending += d;
     changed = Date.now();
   };
-  page.on('request', () => bump(1));
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname.startsWith('/admin/api/')) asked += 1;
+    bump(1);
+  });
   page.on('requestfinished', () => bump(-1));
   page.on('requestfailed', () => bump(-1));
   return async (address) => {
     bump(0);
+    asked = 0;
     if (address.startsWith('/admin') && page.url().startsWith(`${baseUrl}/admin`))
       await page.evaluate((to) => {
         history.pushState({}, '', to);
@@ -242,6 +248,8 @@ function navigator(page: Page, baseUrl: string): (address: string) => Promise<vo
         await new Promise((r) => setTimeout(r, 20));
     };
     await quiet();
+    // a screen that never went quiet is named by its count of calls, not by a wait that times out below
+    if (asked > CALLS_PER_SCREEN) return asked;
     // then nothing still loading: AdminJS's spinner, a page's "…" placeholders (the queue's counts)
     await page.waitForFunction(
       (to) =>
@@ -252,8 +260,12 @@ function navigator(page: Page, baseUrl: string): (address: string) => Promise<vo
       { timeout: 45_000 },
     );
     await quiet();
+    return asked;
   };
 }
+
+/** More panel API calls than any screen needs to show itself: a screen past it reloads itself without end. */
+const CALLS_PER_SCREEN = 20;
 
 /** The panel shows `language` when its menu carries that language's words for resources and pages (where they differ). */
 async function showsLanguage(page: Page, language: Language): Promise<boolean> {
@@ -364,7 +376,10 @@ export function describeWalk(languages: Language[], opts: { checks: boolean }): 
         const problems: { screen: string; problem: string }[] = [];
         const docs = UPDATE_DOCS_IMAGES && role === 'seller';
         const look = async (target: Target, facts: ScreenFacts) => {
-          await open(target.path);
+          const calls = await open(target.path);
+          // the walk stops there: what follows would be judged on a session whose request budget the screen spent
+          if (calls > CALLS_PER_SCREEN)
+            throw new Error(`${target.name} asked the panel API ${calls} times before it settled (it reloads itself)`);
           await shot(page, `walk-${language}-${role}-${target.name.replace('/', '-')}`);
           if (docs && DOCS_SET[target.name]) {
             fs.mkdirSync(path.join(DOCS_IMAGES, language), { recursive: true });

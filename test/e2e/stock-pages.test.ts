@@ -117,6 +117,8 @@ describe('stock in the panel (Chromium)', function () {
 
   it('When a seller records an adjustment that would go below zero, Then the page says why and nothing is recorded', async () => {
     const p = await pageOf(acc.seller, 'en');
+    let calls = 0;
+    p.on('request', (r) => void (new URL(r.url()).pathname === '/admin/api/pages/stock' && (calls += 1)));
     await p.goto(`${app.url}/admin/pages/stock`);
     await p.waitForSelector('[data-testid=stock-adjust]');
     await p.fill('[data-testid=adjust-sku]', acc.skus.active[2]);
@@ -124,6 +126,8 @@ describe('stock in the panel (Chromium)', function () {
     await p.click('[data-testid=adjust-save]');
     const refusal = await p.waitForSelector('[data-testid=stock-refusal]');
     expect(await refusal.innerText()).to.include('below 0');
+    // one load and one adjustment: the page does not reload itself after each answer (the form stays as typed)
+    expect(calls).to.equal(2);
     const before = await getCtx().db.sequelize.query('SELECT 1 FROM stock_movements WHERE account_id = $1', {
       bind: [acc.id],
     });
