@@ -64,6 +64,21 @@ const RULES: [RegExp, string, string[]][] = [
   [/^Sku '(.*)' does not exist\.$/, 'skuUnknown', ['typed']],
   [/^Sku '(.*)' belongs to an inactive product\.$/, 'skuInactive', ['typed']],
   [/^The (\S+) '(.*)' is in the past: a call-back must be after now\.$/, 'pastCallBack', ['field', 'typed']],
+  // stock's refusals (src/stock: stock.service.ts, stock-count.ts, stock.reactions.ts)
+  [/^The sku (.*) is not an active product of the account\.$/, 'stockSku', ['typed']],
+  [/^The warehouse (.*) is not one of the account's\.$/, 'stockWarehouse', ['typed']],
+  [
+    /^The adjustment would take (.*) in (\S+) below 0 \((-?\d+) on hand\)\.$/,
+    'stockBelowZero',
+    ['typed', 'warehouse', 'count'],
+  ],
+  [/^The quantity must be a whole number from 0 to (\d+) \(read: (.*)\)\.$/, 'stockCountQuantity', ['limit', 'typed']],
+  [/^(.*) in (\S+) is counted twice \(first on row (\d+)\)\.$/, 'stockCountedTwice', ['typed', 'warehouse', 'row']],
+  [
+    /^Not enough stock of (.*) in (\S+): (\d+) available, (\d+) needed\.$/,
+    'stockShort',
+    ['typed', 'warehouse', 'available', 'needed'],
+  ],
   // the blocklist's refusals (src/blocklist/blocklist.service.ts)
   [/^The (\S+) is already blocked\.$/, 'alreadyBlocked', ['field']],
   [

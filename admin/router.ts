@@ -8,6 +8,7 @@ import { choosePanelBundle } from './panel-components.js';
 import { createApiKeyRoutes } from './routes/api-keys.routes.js';
 import { createDashboardBlocklistRoutes } from './routes/blocklist.routes.js';
 import { createDashboardSourceRoutes } from './routes/sources.routes.js';
+import { createDashboardStockRoutes } from './routes/stock.routes.js';
 import { createAuthRoutes } from './routes/auth.routes.js';
 import { createInvitationRoutes } from './routes/invitation.routes.js';
 import { createLanguageRoutes } from './routes/language.routes.js';
@@ -18,8 +19,8 @@ import { createTransferRoutes } from './routes/transfers.routes.js';
 import { createDashboardWebhookRoutes } from './routes/webhooks.routes.js';
 import { createSessionMiddleware } from './session.js';
 
-/** The import's upload (admin/routes/transfers.routes.ts): multipart only, read after the role check. */
-export const MULTIPART_ONLY_PATH = /^\/leads\/import\/?$/i;
+/** The imports' uploads (admin/routes/transfers.routes.ts, stock.routes.ts): multipart, read after the role check. */
+export const MULTIPART_ONLY_PATH = /^\/(leads|stock)\/import\/?$/i;
 
 /** Paths of the spec's session-authenticated dashboard routes. */
 const DASHBOARD_PREFIXES = [
@@ -32,6 +33,7 @@ const DASHBOARD_PREFIXES = [
   '/webhooks',
   '/blocklist',
   '/sources',
+  '/stock',
 ];
 
 /**
@@ -98,6 +100,7 @@ export async function mountDashboard(app: Express, ctx: AppContext): Promise<voi
     createDashboardWebhookRoutes(ctx),
     createDashboardBlocklistRoutes(ctx),
     createDashboardSourceRoutes(ctx),
+    createDashboardStockRoutes(ctx),
     createLanguageRoutes(ctx),
   );
 }

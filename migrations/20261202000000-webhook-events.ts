@@ -57,7 +57,7 @@ export const up: Migration = async ({ context: db }) => {
  * Inserts the events of `events` (a SELECT of account_id, event, sequence_key, ord, payload) that an active endpoint
  * of the account subscribes to, one row each in `ord` order, and notifies the workers at commit.
  */
-const recordFunction = (name: string, events: string) => `
+export const recordFunction = (name: string, events: string) => `
     CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
       recorded bigint;

@@ -1,4 +1,22 @@
 import type { Migration } from '../src/db/migrator.js';
+import { recordFunction } from './20261202000000-webhook-events.js';
+
+const EVENTS = "'lead.created','lead.status_changed','order.created','order.status_changed','import.finished'";
+
+/**
+ * `stock.low` (docs/webhooks.md): a level whose available (on_hand − reserved) falls to its product's threshold or
+ * under from above it, once per crossing; the statement's levels are read in the old and the new state.
+ */
+const STOCK_LOW = `
+      SELECT n.account_id, 'stock.low' AS event, 'stock:' || n.product_id || ':' || n.warehouse_id AS sequence_key,
+             n.product_id AS ord,
+             jsonb_build_object('stock', jsonb_build_object(
+               'sku', p.sku, 'name', p.name, 'warehouse', w.code, 'on_hand', n.on_hand, 'reserved', n.reserved,
+               'available', n.on_hand - n.reserved, 'available_before', o.on_hand - o.reserved,
+               'low_stock_threshold', p.low_stock_threshold)) AS payload
+        FROM new_rows n JOIN old_rows o USING (account_id, product_id, warehouse_id)
+        JOIN products p ON p.id = n.product_id JOIN warehouses w ON w.id = n.warehouse_id
+       WHERE n.on_hand - n.reserved <= p.low_stock_threshold AND o.on_hand - o.reserved > p.low_stock_threshold`;
 
 /**
  * Stock (issue 43, docs/stock.md): warehouses per account (every account has `MAIN`, made by a trigger for new ones),
@@ -102,14 +120,40 @@ export const up: Migration = async ({ context: db }) => {
     INSERT INTO stock_levels (account_id, product_id, warehouse_id, reserved)
     SELECT account_id, product_id, warehouse_id, sum(reserved_change)
       FROM stock_movements GROUP BY account_id, product_id, warehouse_id;
+
+    -- stock counts are imports of their own kind (import_runs); stock.low is an event endpoints may subscribe to
+    ALTER TABLE import_runs DROP CONSTRAINT import_runs_kind_check,
+      ADD CONSTRAINT import_runs_kind_check CHECK (kind IN ('leads', 'orders', 'stock'));
+    ALTER TABLE webhook_endpoints DROP CONSTRAINT webhook_endpoints_events_check,
+      ADD CONSTRAINT webhook_endpoints_events_check
+        CHECK (cardinality(events) > 0 AND events <@ ARRAY[${EVENTS},'stock.low']);
+    ALTER TABLE webhook_deliveries DROP CONSTRAINT webhook_deliveries_event_check,
+      ADD CONSTRAINT webhook_deliveries_event_check CHECK (event IN (${EVENTS},'stock.low'));
   `);
+  await db.query(recordFunction('webhooks_emit_stock_levels', STOCK_LOW));
+  await db.query(`
+    CREATE TRIGGER stock_levels_webhooks AFTER UPDATE ON stock_levels
+      REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION webhooks_emit_stock_levels();
+    ALTER TABLE stock_levels ENABLE ALWAYS TRIGGER stock_levels_webhooks;`);
 };
 
 export const down: Migration = async ({ context: db }) => {
   await db.query(`
+    DELETE FROM webhook_deliveries WHERE event = 'stock.low';
+    UPDATE webhook_endpoints SET events = array_remove(events, 'stock.low') WHERE 'stock.low' = ANY (events);
+    DELETE FROM webhook_endpoints WHERE cardinality(events) = 0;
+    ALTER TABLE webhook_deliveries DROP CONSTRAINT webhook_deliveries_event_check,
+      ADD CONSTRAINT webhook_deliveries_event_check CHECK (event IN (${EVENTS}));
+    ALTER TABLE webhook_endpoints DROP CONSTRAINT webhook_endpoints_events_check,
+      ADD CONSTRAINT webhook_endpoints_events_check CHECK (cardinality(events) > 0 AND events <@ ARRAY[${EVENTS}]);
+    DELETE FROM import_runs WHERE kind = 'stock';
+    ALTER TABLE import_runs DROP CONSTRAINT import_runs_kind_check,
+      ADD CONSTRAINT import_runs_kind_check CHECK (kind IN ('leads', 'orders'));
     DROP TABLE stock_movements;
     DROP FUNCTION stock_movements_refuse_edit();
     DROP TABLE stock_levels;
+    DROP FUNCTION webhooks_emit_stock_levels();
     ALTER TABLE orders DROP COLUMN warehouse_id;
     ALTER TABLE products DROP COLUMN low_stock_threshold;
     ALTER TABLE accounts DROP COLUMN stock_policy;

@@ -99,6 +99,7 @@ export const GROUPS = {
     'test/integration/sources-panel.test.ts',
     'test/integration/sources-rest.test.ts',
     'test/integration/stats.test.ts',
+    'test/integration/stock-count.test.ts',
     'test/integration/stock.test.ts',
     'test/integration/store-intake-refusals.test.ts',
     'test/integration/store-intake-shopify.test.ts',

@@ -33,12 +33,12 @@ const cell: React.CSSProperties = { padding: '6px 10px', borderBottom: '1px soli
 const colours: Record<string, string> = { completed: '#15803d', failed: '#b91c1c' };
 
 /**
- * Uploads through the dashboard's POST /leads/import (the one import path: session, CSRF token, role, the import
+ * Uploads through a dashboard import route (POST /leads/import, /stock/import: session, CSRF token, role, the
  * service's checks); answers the run's id, or the refusal's words (the field's first error, else the message).
  */
-async function upload(form: FormData): Promise<{ id?: number; message?: string }> {
+async function upload(to: string, form: FormData): Promise<{ id?: number; message?: string }> {
   const { token } = await (await fetch('/csrf-token', { headers: { accept: 'application/json' } })).json();
-  const res = await fetch('/leads/import', {
+  const res = await fetch(to, {
     method: 'POST',
     body: form,
     headers: { accept: 'application/json', 'x-csrf-token': token },
@@ -115,7 +115,7 @@ function Refusals({ report }: { report: Report }) {
   );
 }
 
-function RunReport({ report }: { report: Report }) {
+function RunReport({ report, createdKey }: { report: Report; createdKey: string }) {
   const { translateComponent: t } = useTranslation();
   const figures = useFigures();
   const { run } = report;
@@ -135,7 +135,7 @@ function RunReport({ report }: { report: Report }) {
       )}
       {ended && (
         <Box mb="md">
-          <Text data-testid="import-created">{t('importFile.created', { n: figures.number(run.rows_written) })}</Text>
+          <Text data-testid="import-created">{t(createdKey, { n: figures.number(run.rows_written) })}</Text>
           <Text data-testid="import-refused">{t('importFile.refused', { n: figures.number(run.rows_failed) })}</Text>
         </Box>
       )}
@@ -147,32 +147,34 @@ function RunReport({ report }: { report: Report }) {
   );
 }
 
+/** What an import form is told: where it uploads, the accounts an admin chooses from, its words. */
+export interface ImportFormProps {
+  uploadTo: string;
+  accounts: { id: number; name: string }[] | null;
+  intro: string;
+  columns: string;
+  /** The key of "rows written: N" in the run's report. */
+  createdKey?: string;
+}
+
 /**
- * The leads' "Import file" page, inside the panel: choose a file (an admin also the account), upload it through the
- * dashboard route, then follow the run's progress live and read its report: rows created, rows refused with each
- * refusal's line and reason, why a failed run failed, and a link to the run's record.
+ * An import inside the panel: choose a file (an admin also the account), upload it through the dashboard route, then
+ * follow the run's progress live and read its report: rows written, rows refused with each refusal's line and
+ * reason, why a failed run failed, and a link to the run's record. The leads' import and the stock count use it.
  */
-export default function ImportFile({ resource, action }: ActionProps) {
+export function ImportForm({ uploadTo, accounts, intro, columns, createdKey = 'importFile.created' }: ImportFormProps) {
   const { translateComponent: t } = useTranslation();
-  const [accounts, setAccounts] = useState<{ id: number; name: string }[] | null>(null);
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState('');
   const [runId, setRunId] = useState<number | null>(null);
   const report = useReport(runId);
-
-  useEffect(() => {
-    api
-      .resourceAction({ resourceId: resource.id, actionName: action.name })
-      .then(({ data }) => setAccounts((data as { accounts?: { id: number; name: string }[] }).accounts ?? null))
-      .catch(() => setAccounts(null));
-  }, [resource.id, action.name]);
 
   const submit = async (e: React.FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     setBusy(true);
     setRefusal('');
     try {
-      const answer = await upload(new FormData(e.currentTarget));
+      const answer = await upload(uploadTo, new FormData(e.currentTarget));
       if (answer.id) setRunId(answer.id);
       else setRefusal(answer.message || t('importFile.uploadFailed'));
     } catch {
@@ -183,9 +185,9 @@ export default function ImportFile({ resource, action }: ActionProps) {
   };
 
   return (
-    <Box variant="container" p="xl" data-testid="import-page">
-      <Text mb="sm">{t('importFile.intro')}</Text>
-      <Text mb="lg">{t('importFile.columns')}</Text>
+    <Box data-testid="import-form">
+      <Text mb="sm">{intro}</Text>
+      <Text mb="lg">{columns}</Text>
       {runId === null ? (
         <form onSubmit={submit}>
           {accounts && (
@@ -212,12 +214,38 @@ export default function ImportFile({ resource, action }: ActionProps) {
         </form>
       ) : (
         <>
-          {report ? <RunReport report={report} /> : <Text mb="lg">{t('importFile.uploaded')}</Text>}
+          {report ? (
+            <RunReport report={report} createdKey={createdKey} />
+          ) : (
+            <Text mb="lg">{t('importFile.uploaded')}</Text>
+          )}
           <Button type="button" onClick={() => setRunId(null)}>
             {t('importFile.another')}
           </Button>
         </>
       )}
+    </Box>
+  );
+}
+
+/** The leads' "Import file" page (admin/resources/import-page.ts): the import form, with an admin's accounts. */
+export default function ImportFile({ resource, action }: ActionProps) {
+  const { translateComponent: t } = useTranslation();
+  const [accounts, setAccounts] = useState<{ id: number; name: string }[] | null>(null);
+  useEffect(() => {
+    api
+      .resourceAction({ resourceId: resource.id, actionName: action.name })
+      .then(({ data }) => setAccounts((data as { accounts?: { id: number; name: string }[] }).accounts ?? null))
+      .catch(() => setAccounts(null));
+  }, [resource.id, action.name]);
+  return (
+    <Box variant="container" p="xl" data-testid="import-page">
+      <ImportForm
+        uploadTo="/leads/import"
+        accounts={accounts}
+        intro={t('importFile.intro')}
+        columns={t('importFile.columns')}
+      />
     </Box>
   );
 }

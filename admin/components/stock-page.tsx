@@ -16,6 +16,7 @@ import {
   Text,
 } from '@adminjs/design-system';
 import { ApiClient, useTranslation } from 'adminjs';
+import { ImportForm } from './import-file.js';
 import { cardStyle } from './status-palette.js';
 import { useViewer } from './local-text.js';
 import { formatNumber } from '../../src/locale-format.js';
@@ -277,6 +278,18 @@ export default function StockPage() {
       </Box>
       <Levels answer={answer} page={page} go={setPage} />
       {answer.may_adjust && <Adjust warehouses={answer.warehouses ?? []} send={(d) => void load(d)} />}
+      {answer.may_adjust && (
+        <Box style={card} mb="xl" data-testid="stock-count">
+          <H4>{tc('stock.count')}</H4>
+          <ImportForm
+            uploadTo="/stock/import"
+            accounts={answer.accounts ?? null}
+            intro={tc('stock.countIntro')}
+            columns={tc('stock.countColumns')}
+            createdKey="stock.counted"
+          />
+        </Box>
+      )}
       <Ledger movements={answer.movements?.data ?? []} />
       <Warehouses warehouses={answer.warehouses ?? []} mayAdd={!!answer.may_adjust} send={(d) => void load(d)} />
     </Box>

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { stringify } from 'csv-stringify';
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import multer from 'multer';
 import type { AppContext } from '../../src/app-context.js';
 import { ValidationError } from '../../src/errors.js';
@@ -19,9 +19,7 @@ export const IMPORT_PAGE = '/admin/resources/leads/actions/importFile';
 /** POST /leads/import and /leads/export of the spec, and the runs they create (status, progress, report, download). */
 export function createTransferRoutes(ctx: AppContext): Router {
   const { imports, exports } = ctx.services;
-  const tmp = path.join(ctx.config.dataDir, 'uploads', 'incoming');
-  privateDirSync(tmp); // uploads are tenants' data: 0700 (src/private-files.ts)
-  const upload = multer({ dest: tmp, limits: uploadLimits(ctx.config.importMaxBytes) }).single('file');
+  const upload = spreadsheetUpload(ctx);
   const r = express.Router();
 
   // The import page is the panel's (the leads' "Import file"); the old address leads there, so no link to it breaks.
@@ -46,9 +44,7 @@ export function createTransferRoutes(ctx: AppContext): Router {
       imports.authorizeStart(req.actor!);
       next();
     }),
-    (req, res, next) => {
-      upload(req, res, (err: unknown) => next(err ? uploadRefusal(err, ctx.config.importMaxBytes) : undefined));
-    },
+    upload,
     route(async (req, res) => {
       if (!req.file) throw ValidationError.single('file', 'The file field is required.');
       const run = await imports.start(req.actor!, req.file, { account_id: req.body?.account_id });
@@ -66,6 +62,19 @@ export function createTransferRoutes(ctx: AppContext): Router {
 
   addRunRoutes(r, ctx);
   return r;
+}
+
+/**
+ * Reads an import's one file (the `file` field) into DATA_DIR/uploads/incoming, 0700 (tenants' data,
+ * src/private-files.ts); a refusal is answered in the documented shape. Mounted after the route's role check.
+ */
+export function spreadsheetUpload(ctx: AppContext): RequestHandler {
+  const tmp = path.join(ctx.config.dataDir, 'uploads', 'incoming');
+  privateDirSync(tmp);
+  const upload = multer({ dest: tmp, limits: uploadLimits(ctx.config.importMaxBytes) }).single('file');
+  return (req, res, next) => {
+    upload(req, res, (err: unknown) => next(err ? uploadRefusal(err, ctx.config.importMaxBytes) : undefined));
+  };
 }
 
 /**

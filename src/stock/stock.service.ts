@@ -4,7 +4,9 @@ import type { Core } from '../context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { Page } from '../pagination.js';
 import { authorize, namedAccountScope } from '../policy.js';
+import type { UploadedFile } from '../uploads.js';
 import { isFitText, validate } from '../validation.js';
+import { runCount, startCount } from './stock-count.js';
 import { levelDrifts, lockLevels, recordMovements, repairLevels, type Movement } from './stock.repository.js';
 import {
   availableOf,
@@ -190,6 +192,10 @@ export function createStockService(core: Core) {
     products: (actor: Actor, query: unknown) => products(core, actor, query),
     setThreshold: (actor: Actor, sku: string, body: unknown) => setThreshold(core, actor, sku, body),
     check: (actor: Actor, repair = false) => check(core, actor, repair),
+    /** The stock count import (stock-count.ts): the role check before the upload is read, the upload, the job. */
+    authorizeCount: (actor: Actor) => authorize(actor, 'create', 'stock'),
+    startCount: (actor: Actor, file: UploadedFile, options?: unknown) => startCount(core, actor, file, options),
+    runCount: (runId: number) => runCount(core, runId),
     withAvailable: <T extends WithLines>(shown: T, kind: 'lead' | 'order') => withAvailable(core, shown, kind),
   };
 }

@@ -3,7 +3,7 @@ import { Transform, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { pipeline } from 'node:stream/promises';
 import type ExcelJS from 'exceljs';
-import { loadExcelJS } from './excel.js';
+import { loadExcelJS } from '../excel.js';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Sequelize } from 'sequelize';

@@ -14,7 +14,7 @@ import { findInScope } from '../query.js';
 import { validate } from '../validation.js';
 import type { ExportRun } from './export-run.model.js';
 import { csvInHalves, xlsxFile } from './export-streams.js';
-import { runActor } from './run-actor.js';
+import { runActor } from '../accounts/run-actor.js';
 
 export const EXPORT_JOB = 'export-leads';
 export const CLEANUP_JOB = 'cleanup-exports';

@@ -4,8 +4,8 @@ import { checkLeadItems, type Catalogue, type PreparedLead } from '../leads/lead
 import type { LeadService } from '../leads/lead.service.js';
 import type { ImportRun } from './import-run.model.js';
 import { columnOf, type ImportHeader } from './import-rows.js';
-import { insertBadRows, moveCursor, type BadRow } from './import.repository.js';
-import type { ExpansionLimits } from './spreadsheet.js';
+import { insertBadRows, moveCursor, type BadRow } from '../import-runs.js';
+import type { ExpansionLimits } from '../spreadsheet.js';
 
 /*
  * The write side of an import attempt: rows read by import-run.ts are validated in chunks and written in batches, two

@@ -4,7 +4,7 @@ export class ImportRun extends Model {
   declare id: number;
   declare account_id: number;
   declare user_id: number | null;
-  declare kind: 'leads' | 'orders';
+  declare kind: 'leads' | 'orders' | 'stock';
   declare status: 'queued' | 'running' | 'completed' | 'failed';
   declare file_name: string;
   declare file_path: string;

@@ -4,10 +4,10 @@ import { isDatabaseUnavailable } from '../db/index.js';
 import { analyzeAfterImport } from '../db/table-statistics.js';
 import type { LeadService } from '../leads/lead.service.js';
 import { readHeader, toItem } from './import-rows.js';
-import { runActor } from './run-actor.js';
+import { runActor } from '../accounts/run-actor.js';
 import { recordTotal } from './import-total.js';
 import { phoneCountryOf } from '../accounts/phone-country.js';
-import { inflatedSizeProblem, readRowChunks, type ExpansionLimits } from './spreadsheet.js';
+import { inflatedSizeProblem, readRowChunks, type ExpansionLimits } from '../spreadsheet.js';
 import {
   AnotherAttempt,
   CHECK,

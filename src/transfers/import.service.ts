@@ -1,6 +1,4 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import Joi from 'joi';
 import { newRowAccount } from '../chosen-account.js';
 import type { Actor } from '../actor.js';
@@ -8,14 +6,13 @@ import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';
 import type { LeadService } from '../leads/lead.service.js';
 import { accountScope, authorize, isSystemWide } from '../policy.js';
-import { PRIVATE_FILE_MODE, privateDir } from '../private-files.js';
 import { findInScope } from '../query.js';
 import { validate } from '../validation.js';
 import type { ImportRun } from './import-run.model.js';
 import { runImport } from './import-run.js';
 import { csvRowsFromSample } from './import-total.js';
 import { importProgress } from './import-progress.js';
-import { readHead, sniffType, workbookExpansionProblem, type ExpansionLimits, type SheetType } from './spreadsheet.js';
+import { expansionLimits, keepUpload, type UploadedFile } from '../uploads.js';
 
 export const IMPORT_JOB = 'import-leads';
 
@@ -51,23 +48,11 @@ export function importRunView(r: ImportRun) {
 const totalColumns = (t: { total: number; estimated: boolean } | null) =>
   t && { rows_total: t.total, rows_total_estimated: t.estimated };
 
-/** A workbook's limits follow the upload limit: a full-size real workbook expands far less than these. */
-const expansionLimits = (config: Core['config']): ExpansionLimits => ({
-  sharedStringsBytes: config.importMaxSharedStringsBytes,
-  totalBytes: config.importMaxBytes * 50,
-  ratio: 200,
-});
-
 /**
  * Checks the upload (type by content, size), keeps it under DATA_DIR/uploads and queues the import (IMPORTANT).
  * The temporary upload is removed whatever happens, a refusal included.
  */
-async function start(
-  core: Core,
-  actor: Actor,
-  file: { path: string; originalname: string; size: number },
-  options: unknown = {},
-) {
+async function start(core: Core, actor: Actor, file: UploadedFile, options: unknown = {}) {
   try {
     authorize(actor, 'import', 'lead');
     const { account_id } = validate<{ account_id?: number }>(importOptionsSchema, options);
@@ -75,26 +60,7 @@ async function start(
     if (account_id === undefined && isSystemWide(actor))
       throw ValidationError.single('account_id', 'The account_id field is required.');
     const accountId = await newRowAccount(core.db.sequelize, actor, account_id);
-    const ext = path.extname(file.originalname).slice(1).toLowerCase();
-    if (ext !== 'xlsx' && ext !== 'csv')
-      throw ValidationError.single('file', 'The file must be a file of type: xlsx, csv.');
-    if (file.size > core.config.importMaxBytes)
-      throw ValidationError.single(
-        'file',
-        `The file must not be greater than ${Math.round(core.config.importMaxBytes / 1024)} kilobytes.`,
-      );
-    const head = await readHead(file.path);
-    const type = sniffType(head);
-    if (type !== ext) throw ValidationError.single('file', `The file content is not a valid .${ext} spreadsheet.`);
-    const bomb = type === 'xlsx' ? await workbookExpansionProblem(file.path, expansionLimits(core.config)) : null;
-    if (bomb) throw ValidationError.single('file', bomb);
-    const dir = path.join(core.config.dataDir, 'uploads', String(accountId));
-    await privateDir(dir);
-    const stored = path.join(dir, `${crypto.randomUUID()}.${ext}`);
-    await fs.promises.rename(file.path, stored).catch(async () => {
-      await fs.promises.copyFile(file.path, stored);
-    });
-    await fs.promises.chmod(stored, PRIVATE_FILE_MODE);
+    const { stored, type, head } = await keepUpload(core, accountId, file);
     // the run and its job commit together: no run is left queued without a job by a crash in between
     const run = await core.db.sequelize.transaction(async (transaction) => {
       const created = await core.models.ImportRun.create(
@@ -103,7 +69,7 @@ async function start(
           user_id: actor.kind === 'system' ? null : actor.userId,
           file_name: file.originalname.slice(0, 255),
           file_path: stored,
-          file_type: type as SheetType,
+          file_type: type,
           // a CSV's total at once, estimated from its size unless the sample was all of it; counted as the job starts
           ...(type === 'csv' && totalColumns(csvRowsFromSample(head, file.size))),
         },
@@ -128,8 +94,7 @@ export function createImportService(core: Core, deps: { leads: LeadService }) {
     authorizeStart(actor: Actor) {
       authorize(actor, 'import', 'lead');
     },
-    start: (actor: Actor, file: { path: string; originalname: string; size: number }, options?: unknown) =>
-      start(core, actor, file, options),
+    start: (actor: Actor, file: UploadedFile, options?: unknown) => start(core, actor, file, options),
     async list(actor: Actor) {
       authorize(actor, 'viewAny', 'importRun');
       return (

@@ -8,6 +8,7 @@ export const WEBHOOK_EVENTS = [
   'order.created',
   'order.status_changed',
   'import.finished',
+  'stock.low',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -133,4 +133,27 @@ describe('stock in the panel (Chromium)', function () {
     });
     expect((before[0] as unknown[]).length).to.equal(2);
   });
+  it('When a seller imports a stock count on the Stock page, Then the run reports the rows counted and the refused one, and the level is what was counted', async () => {
+    const p = await pageOf(acc.seller, 'fr');
+    await p.goto(`${app.url}/admin/pages/stock`);
+    await p.waitForSelector('[data-testid=stock-count] input[type=file]');
+    const [a] = acc.skus.active;
+    const file = {
+      name: 'inventaire.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(`sku,quantity\n${a},37\nNOPE,1\n`),
+    };
+    await p.setInputFiles('[data-testid=stock-count] input[type=file]', file);
+    await p.click('[data-testid=stock-count] button[type=submit]');
+    const queued = await p.waitForSelector('[data-testid=import-report]');
+    const id = Number((await p.getAttribute('[data-testid=import-run-link]', 'href'))!.split('/').at(-2));
+    expect(await queued.getAttribute('data-status')).to.be.oneOf(['queued', 'running', 'completed']);
+    await getCtx().services.stock.runCount(id);
+    await p.waitForSelector('[data-testid=import-report][data-status=completed]');
+    expect(await p.innerText('[data-testid=import-created]')).to.include('Lignes comptées : 1');
+    expect(await p.innerText('[data-testid=import-refusal]')).to.include('NOPE');
+    await picture(p, 'fr', 'stock-count');
+    const levels = await getCtx().services.stock.list(acc.seller.actor, { sku: a });
+    expect(levels.data.find((l) => l.warehouse === 'MAIN')?.on_hand).to.equal(37);
+  });
 });

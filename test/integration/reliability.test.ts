@@ -445,9 +445,10 @@ describe('reliability', () => {
 
   describe('a job meets a database outage', () => {
     /** A worker whose view of the database says "down" while `state.down` is set (its handlers see what they throw). */
-    async function flakyWorker(handler: JobDefinition['handler']) {
+    /** A worker whose view of the database is down (`down`) until a test says otherwise, with one job queued. */
+    async function flakyWorker(handler: JobDefinition['handler'], down = true) {
       const ctx = getCtx();
-      const state = { down: true };
+      const state = { down };
       const sequelize = new Proxy(ctx.db.sequelize, {
         get: (target, key) =>
           key === 'query' && state.down
@@ -569,8 +570,9 @@ describe('reliability', () => {
       const worker = await flakyWorker(async () => {
         calls.push(Date.now());
         throw Object.assign(new Error('mail server refused'), { code: 'ECONNREFUSED' });
-      });
-      worker.state.down = false;
+        // up from the start: set after the job was queued, the worker could run it first and find the database "down"
+        // (a CI run saw it run twice)
+      }, false);
       // the job has run for good: failed, not due again (no retry), not locked; nothing can run it again
       const settled = async () => {
         const [job] = await getCtx().db.sequelize.query<{ n: number }>(

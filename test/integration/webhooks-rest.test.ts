@@ -1,3 +1,4 @@
+import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook.schemas.js';
 import { expect } from 'chai';
 import { SCOPES } from '../../src/actor.js';
 import { createWebhookService } from '../../src/webhooks/webhook.service.js';
@@ -192,7 +193,7 @@ describe('REST webhooks (scope MANAGE WEBHOOKS)', () => {
     expect(doc.paths['/webhooks'].post.description).to.include('MANAGE WEBHOOKS');
     expect(
       doc.paths['/webhooks'].post.requestBody.content['application/json'].schema.properties.events.maxItems,
-    ).to.equal(5);
+    ).to.equal(WEBHOOK_EVENTS.length);
     expect(doc.info.description).to.include('MANAGE WEBHOOKS');
   });
 

@@ -1,5 +1,5 @@
 import { userActor, type Actor } from '../actor.js';
-import type { User } from '../accounts/user.model.js';
+import type { User } from './user.model.js';
 
 /**
  * A background run acts as the user who started it (history shows their name, the policy their role). When that user

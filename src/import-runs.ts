@@ -1,5 +1,7 @@
 import type { Sequelize, Transaction } from 'sequelize';
-import { select } from '../query.js';
+import { select } from './query.js';
+
+/* The bookkeeping of an import run of any kind (leads, stock counts): its refused rows and its cursor. */
 
 /** A refused row of an import: its file row, the column, and the message for the report. */
 export interface BadRow {

@@ -1,0 +1,50 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Core } from './context.js';
+import { ValidationError } from './errors.js';
+import { PRIVATE_FILE_MODE, privateDir } from './private-files.js';
+import { readHead, sniffType, workbookExpansionProblem, type ExpansionLimits, type SheetType } from './spreadsheet.js';
+
+/** An upload as multer leaves it: a temporary file, the name the browser gave it, its size. */
+export interface UploadedFile {
+  path: string;
+  originalname: string;
+  size: number;
+}
+
+/** A workbook's limits follow the upload limit: a full-size real workbook expands far less than these. */
+export const expansionLimits = (config: Core['config']): ExpansionLimits => ({
+  sharedStringsBytes: config.importMaxSharedStringsBytes,
+  totalBytes: config.importMaxBytes * 50,
+  ratio: 200,
+});
+
+/**
+ * Checks a spreadsheet upload (its name's type, its size, its content's type, a workbook's expansion) and keeps it
+ * under DATA_DIR/uploads/<account>, readable by this service alone; answers where it is, its type and its first bytes.
+ * Every import (leads, stock counts) takes its file through here; a refusal is a 422 under `file`.
+ */
+export async function keepUpload(core: Core, accountId: number, file: UploadedFile) {
+  const ext = path.extname(file.originalname).slice(1).toLowerCase();
+  if (ext !== 'xlsx' && ext !== 'csv')
+    throw ValidationError.single('file', 'The file must be a file of type: xlsx, csv.');
+  if (file.size > core.config.importMaxBytes)
+    throw ValidationError.single(
+      'file',
+      `The file must not be greater than ${Math.round(core.config.importMaxBytes / 1024)} kilobytes.`,
+    );
+  const head = await readHead(file.path);
+  const type = sniffType(head);
+  if (type !== ext) throw ValidationError.single('file', `The file content is not a valid .${ext} spreadsheet.`);
+  const bomb = type === 'xlsx' ? await workbookExpansionProblem(file.path, expansionLimits(core.config)) : null;
+  if (bomb) throw ValidationError.single('file', bomb);
+  const dir = path.join(core.config.dataDir, 'uploads', String(accountId));
+  await privateDir(dir);
+  const stored = path.join(dir, `${crypto.randomUUID()}.${ext}`);
+  await fs.promises.rename(file.path, stored).catch(async () => {
+    await fs.promises.copyFile(file.path, stored);
+  });
+  await fs.promises.chmod(stored, PRIVATE_FILE_MODE);
+  return { stored, type: type as SheetType, head };
+}
