@@ -2,6 +2,7 @@ import type { Transaction } from 'sequelize';
 import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';
 import type { OrderStatus } from '../orders/order.model.js';
+import { anyEnforcing, reserveInPlace } from './stock.moves.js';
 import {
   lockLevels,
   orderNeeds,
@@ -87,6 +88,9 @@ export async function reserveOrders(
 ): Promise<void> {
   const { sequelize } = core.db;
   if (p.warehouses) await placeOrders(core, p.transaction, p.orderIds, p.warehouses);
+  // the common case, no account of the write enforcing: one statement, the lines never leave the database
+  if (!(await anyEnforcing(sequelize, p.transaction, p.orderIds)))
+    return reserveInPlace(sequelize, p.transaction, p.orderIds, p.by);
   const needs = (await orderNeeds(sequelize, p.transaction, p.orderIds, true)).filter(
     (n) => n.status !== 'canceled' && n.open === 0 && !n.shipped,
   );

@@ -7,6 +7,18 @@ import { ON_HAND_KINDS, type MovementKind } from './stock.schemas.js';
 
 const ON_HAND = `ARRAY['${ON_HAND_KINDS.join("','")}']`;
 
+export const INSERT_MOVEMENTS = `INSERT INTO stock_movements (account_id, product_id, warehouse_id, sku, kind,
+                                    quantity, reserved_change, order_id, order_reference, reason, changed_by, user_id)`;
+
+/** Adds the movements of the CTE `m` to their levels, written in key order (as lockLevels locks them). */
+export const ADD_TO_LEVELS = `
+     INSERT INTO stock_levels AS s (account_id, product_id, warehouse_id, on_hand, reserved)
+     SELECT account_id, product_id, warehouse_id,
+            coalesce(sum(quantity) FILTER (WHERE kind = ANY (${ON_HAND})), 0), sum(reserved_change)
+       FROM m GROUP BY account_id, product_id, warehouse_id ORDER BY account_id, product_id, warehouse_id
+     ON CONFLICT (account_id, product_id, warehouse_id) DO UPDATE
+       SET on_hand = s.on_hand + EXCLUDED.on_hand, reserved = s.reserved + EXCLUDED.reserved, updated_at = now()`;
+
 /** One movement to record. */
 export interface Movement {
   accountId: number;
@@ -41,18 +53,12 @@ export async function recordMovements(
   const col = <K extends keyof Movement>(k: K) => rows.map((r) => r[k] ?? null);
   await sequelize.query(
     `WITH m AS (
-       INSERT INTO stock_movements (account_id, product_id, warehouse_id, sku, kind, quantity, reserved_change,
-                                    order_id, order_reference, reason, changed_by, user_id)
+       ${INSERT_MOVEMENTS}
        SELECT v.*, $11, $12
          FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::bigint[],
                      $9::text[], $10::text[]) AS v
        RETURNING account_id, product_id, warehouse_id, kind, quantity, reserved_change)
-     INSERT INTO stock_levels AS s (account_id, product_id, warehouse_id, on_hand, reserved)
-     SELECT account_id, product_id, warehouse_id,
-            coalesce(sum(quantity) FILTER (WHERE kind = ANY (${ON_HAND})), 0), sum(reserved_change)
-       FROM m GROUP BY account_id, product_id, warehouse_id ORDER BY account_id, product_id, warehouse_id
-     ON CONFLICT (account_id, product_id, warehouse_id) DO UPDATE
-       SET on_hand = s.on_hand + EXCLUDED.on_hand, reserved = s.reserved + EXCLUDED.reserved, updated_at = now()`,
+     ${ADD_TO_LEVELS}`,
     {
       bind: [
         col('accountId'),

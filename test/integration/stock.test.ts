@@ -384,4 +384,30 @@ describe('stock', function () {
     );
     expect(kept).to.deep.equal({ changed_by: acc.seller.name, user_id: null });
   });
+
+  it('When an order, a product or the account of movements is deleted, Then the ledger forgets the id or goes with the account', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const [a, b] = acc.skus.active;
+    await ctx.services.stock.record(acc.seller.actor, { movements: [{ sku: b, kind: 'receipt', quantity: 2 }] });
+    const lead = await newLead(acc, [[a, 1]]);
+    await confirm(acc.seller.actor, lead);
+    const order = await orderOf(lead);
+    const ids = async () =>
+      ctx.db.sequelize.query<{ kind: string; order_id: number | null; product_id: number | null }>(
+        'SELECT kind, order_id, product_id FROM stock_movements WHERE account_id = $1 ORDER BY id',
+        { bind: [acc.id], type: QueryTypes.SELECT },
+      );
+    await move(acc, order, 'canceled');
+    await ctx.db.sequelize.query('DELETE FROM orders WHERE reference = $1', { bind: [order] });
+    await ctx.db.sequelize.query('DELETE FROM products WHERE account_id = $1 AND sku = $2', { bind: [acc.id, b] });
+    const forgotten = await ids();
+    expect(forgotten.map((m) => [m.kind, m.order_id, m.product_id === null])).to.deep.equal([
+      ['receipt', null, true],
+      ['reservation', null, false],
+      ['release', null, false],
+    ]);
+    await ctx.db.sequelize.query('DELETE FROM accounts WHERE id = $1', { bind: [acc.id] });
+    expect(await ids()).to.deep.equal([]);
+  });
 });
