@@ -106,6 +106,7 @@ export async function buildPanelRouter(ctx: AppContext, bundle: { prebuilt: bool
       customerCells: component('CustomerCells'),
       sourceParts: component('SourceParts'),
       pushConfirm: component('PushConfirm'),
+      orderWarehouse: component('OrderWarehouse'),
       scopeChecks: component('ScopeChecks'),
       importFile: component('ImportFile'),
       cityChoice: component('CityChoice'),

@@ -26,6 +26,7 @@ export const COMPONENT_SOURCES = {
   CustomerCells: 'customer-cells.tsx',
   SourceParts: 'source-parts.tsx',
   PushConfirm: 'push-confirm.tsx',
+  OrderWarehouse: 'order-warehouse.tsx',
   ScopeChecks: 'scope-checks.tsx',
   ImportFile: 'import-file.tsx',
   CityChoice: 'city-choice.tsx',

@@ -11,3 +11,6 @@ export const field: React.CSSProperties = {
   boxSizing: 'border-box',
 };
 export const error: React.CSSProperties = { color: '#c20012', fontSize: 12, marginTop: 4 };
+
+/** A choice among a few (the push's shipping company, an order's warehouse): a native select in the same look. */
+export const choiceField: React.CSSProperties = { ...field, minWidth: 260 };

@@ -1,6 +1,7 @@
 import React, { useEffect, useState } from 'react';
 import { Box, Button, Label, Text } from '@adminjs/design-system';
 import { ApiClient, useActionResponseHandler, useTranslation, type ActionProps } from 'adminjs';
+import { choiceField as field } from './form-styles.js';
 
 const api = new ApiClient();
 
@@ -8,15 +9,6 @@ interface Company {
   code: string;
   name: string;
 }
-
-const field: React.CSSProperties = {
-  height: 36,
-  minWidth: 260,
-  padding: '0 8px',
-  border: '1px solid #c0c0ca',
-  borderRadius: 4,
-  background: '#fff',
-};
 
 /**
  * The confirmation of a push (the orders list's bulk push, an order page's "Push to carrier"): it names the shipping

@@ -26,9 +26,15 @@ import type { LevelView, MovementView, WarehouseView } from '../../src/stock/sto
 type Level = Omit<LevelView, 'account_id'>;
 type Movement = Omit<MovementView, 'account_id'> & { when_text?: string };
 type Warehouse = Pick<WarehouseView, 'code' | 'name' | 'is_default'>;
+interface Paged<T> {
+  data: T[];
+  total: number;
+  page: number;
+  perPage: number;
+}
 interface Answer {
-  levels?: { data: Level[]; total: number; page: number; perPage: number };
-  movements?: { data: Movement[] };
+  levels?: Paged<Level>;
+  movements?: Paged<Movement>;
   warehouses?: Warehouse[];
   accounts?: { id: number; name: string }[];
   may_adjust?: boolean;
@@ -39,15 +45,33 @@ interface Answer {
 const api = new ApiClient();
 const card = cardStyle({ maxWidth: 1100 });
 
+/** Previous, "from–to of total", next: the levels' and the ledger's pages. */
+function Pager({ shown, page, go }: { shown: Paged<unknown>; page: number; go: (page: number) => void }) {
+  const { translateComponent: tc } = useTranslation();
+  const { language } = useViewer();
+  const n = (v: number) => formatNumber(v, language);
+  const last = Math.max(1, Math.ceil(shown.total / shown.perPage));
+  const from = shown.data.length ? (page - 1) * shown.perPage + 1 : 0;
+  const to = (page - 1) * shown.perPage + shown.data.length;
+  return (
+    <Box flex mt="lg" style={{ gap: 8, alignItems: 'center' }}>
+      <Button size="sm" disabled={page <= 1} onClick={() => go(page - 1)}>
+        {tc('stock.previous')}
+      </Button>
+      <Text>{tc('stock.shown', { from: n(from), to: n(to), total: n(shown.total) })}</Text>
+      <Button size="sm" disabled={page >= last} onClick={() => go(page + 1)}>
+        {tc('stock.next')}
+      </Button>
+    </Box>
+  );
+}
+
 function Levels({ answer, page, go }: { answer: Answer; page: number; go: (page: number) => void }) {
   const { translateComponent: tc } = useTranslation();
   const { language } = useViewer();
   const n = (v: number) => formatNumber(v, language);
   const levels = answer.levels;
   if (!levels) return null;
-  const last = Math.max(1, Math.ceil(levels.total / levels.perPage));
-  const from = levels.data.length ? (page - 1) * levels.perPage + 1 : 0;
-  const to = (page - 1) * levels.perPage + levels.data.length;
   return (
     <Box style={card} mb="xl">
       <Table data-testid="stock-levels">
@@ -76,25 +100,57 @@ function Levels({ answer, page, go }: { answer: Answer; page: number; go: (page:
         </TableBody>
       </Table>
       {levels.data.length === 0 && <Text mt="lg">{tc('stock.none')}</Text>}
-      <Box flex mt="lg" style={{ gap: 8, alignItems: 'center' }}>
-        <Button size="sm" disabled={page <= 1} onClick={() => go(page - 1)}>
-          {tc('stock.previous')}
-        </Button>
-        <Text>{tc('stock.shown', { from: n(from), to: n(to), total: n(levels.total) })}</Text>
-        <Button size="sm" disabled={page >= last} onClick={() => go(page + 1)}>
-          {tc('stock.next')}
-        </Button>
-      </Box>
+      <Pager shown={levels} page={page} go={go} />
     </Box>
   );
 }
 
-function Ledger({ movements }: { movements: Movement[] }) {
+const KINDS = ['receipt', 'adjustment', 'reservation', 'release', 'shipment', 'return'];
+interface LedgerFilters {
+  kind: string;
+  order: string;
+}
+
+/** The ledger, newest first, filtered by kind and order reference (and the levels' sku and warehouse), paged. */
+function Ledger({
+  shown,
+  filters,
+  set,
+  page,
+  go,
+}: {
+  shown: Paged<Movement>;
+  filters: LedgerFilters;
+  set: (f: LedgerFilters) => void;
+  page: number;
+  go: (page: number) => void;
+}) {
   const { translateComponent: tc } = useTranslation();
   const { language } = useViewer();
+  const movements = shown.data;
+  const kinds = KINDS.map((k) => ({ value: k, label: tc(`stock.kinds.${k}`) }));
   return (
     <Box style={card} mb="xl">
       <H4>{tc('stock.ledger')}</H4>
+      <Box flex mb="lg" style={{ gap: 12, alignItems: 'flex-end', flexWrap: 'wrap' }}>
+        <Box style={{ minWidth: 180 }} data-testid="ledger-kind">
+          <Label>{tc('stock.columns.kind')}</Label>
+          <Select
+            isClearable
+            options={kinds}
+            value={kinds.find((k) => k.value === filters.kind) ?? null}
+            onChange={(o: { value: string } | null) => set({ ...filters, kind: o?.value ?? '' })}
+          />
+        </Box>
+        <Box>
+          <Label>{tc('stock.columns.order')}</Label>
+          <Input
+            value={filters.order}
+            data-testid="ledger-order"
+            onChange={(e: { target: { value: string } }) => set({ ...filters, order: e.target.value })}
+          />
+        </Box>
+      </Box>
       <Table data-testid="stock-ledger">
         <TableHead>
           <TableRow>
@@ -118,6 +174,8 @@ function Ledger({ movements }: { movements: Movement[] }) {
           ))}
         </TableBody>
       </Table>
+      {movements.length === 0 && <Text mt="lg">{tc('stock.noMovements')}</Text>}
+      <Pager shown={shown} page={page} go={go} />
     </Box>
   );
 }
@@ -209,6 +267,8 @@ export default function StockPage() {
   const [answer, setAnswer] = useState<Answer>({});
   const [filters, setFilters] = useState({ sku: '', warehouse: '', low: false, account_id: '' });
   const [page, setPage] = useState(1);
+  const [ledger, setLedger] = useState<LedgerFilters>({ kind: '', order: '' });
+  const [ledgerPage, setLedgerPage] = useState(1);
   // AdminJS's translate functions are new on every render: named in load's dependencies they would reload the page
   // after every answer, without end (a CI run caught the form emptied under a test by such a reload)
   const words = useRef(tc);
@@ -216,13 +276,21 @@ export default function StockPage() {
   const load = useCallback(
     async (data: Record<string, unknown>, method: 'get' | 'post' = 'post') => {
       try {
-        const query = { ...filters, low: filters.low ? 'true' : '', page, ...data };
+        const query = {
+          ...filters,
+          low: filters.low ? 'true' : '',
+          page,
+          ledger_kind: ledger.kind,
+          ledger_order: ledger.order,
+          ledger_page: ledgerPage,
+          ...data,
+        };
         setAnswer((await api.getPage({ pageName: 'stock', method, data: query })).data as Answer);
       } catch {
         setAnswer({ refusal: words.current('stock.unreachable') });
       }
     },
-    [filters, page],
+    [filters, page, ledger, ledgerPage],
   );
   useEffect(() => void load({}), [load]);
   const places = (answer.warehouses ?? []).map((w) => ({ value: w.code, label: w.code }));
@@ -290,7 +358,18 @@ export default function StockPage() {
           />
         </Box>
       )}
-      <Ledger movements={answer.movements?.data ?? []} />
+      {answer.movements && (
+        <Ledger
+          shown={answer.movements}
+          filters={ledger}
+          set={(f) => {
+            setLedger(f);
+            setLedgerPage(1);
+          }}
+          page={ledgerPage}
+          go={setLedgerPage}
+        />
+      )}
       <Warehouses warehouses={answer.warehouses ?? []} mayAdd={!!answer.may_adjust} send={(d) => void load(d)} />
     </Box>
   );

@@ -5,6 +5,20 @@ import { formatInZone } from '../../src/time-zones.js';
 import { viewerOf } from '../resources/panel-times.js';
 import { idOf, pageActor, payloadOf, refusalOf } from './page-kit.js';
 
+/**
+ * What the ledger is asked for: the levels' sku and warehouse, and its own kind, order reference and page (`ledger_*`),
+ * ten a page; an empty filter is none.
+ */
+function ledgerQuery(source: Record<string, unknown>, levels: Record<string, unknown>) {
+  const query: Record<string, unknown> = { per_page: 10 };
+  for (const key of ['account_id', 'sku', 'warehouse'] as const)
+    if (levels[key] !== undefined) query[key] = levels[key];
+  const own = { ledger_kind: 'kind', ledger_order: 'order_reference', ledger_page: 'page' } as const;
+  for (const [from, to] of Object.entries(own))
+    if (source[from] !== undefined && source[from] !== '') query[to] = source[from];
+  return query;
+}
+
 /** The filters the page sends on to services.stock.list; other keys are left out. */
 const FILTERS = ['sku', 'warehouse', 'low', 'page'] as const;
 const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -55,7 +69,7 @@ export function stockPageHandler(ctx: AppContext): PageHandler {
       const [levels, warehouses, movements] = await Promise.all([
         stock.list(actor, query, true),
         stock.warehouses(actor, scope),
-        stock.movements(actor, { ...scope, per_page: 10, ...(query.sku ? { sku: query.sku } : {}) }),
+        stock.movements(actor, ledgerQuery(source, query)),
       ]);
       // each movement's time in its account's zone, with the zone (the panel's rule: src/time-zones.ts)
       const ids = [...new Set(movements.data.map((m) => m.account_id))];

@@ -3,6 +3,7 @@ import type { AppContext } from '../../src/app-context.js';
 import { ORDER_STATUSES } from '../../src/orders/order.model.js';
 import { tenantReadActions } from './panel-kit.js';
 import { pushActions } from './order-push.js';
+import { orderWarehouseAction } from './order-warehouse.js';
 import { serviceActions } from './service-actions.js';
 import { statusOptions } from '../components/status-palette.js';
 import { accountProp, type PanelComponents, nav, hidden, contactRecordProps, timelineShow } from './panel-ui.js';
@@ -81,6 +82,7 @@ export function orderResource(ctx: AppContext, components: PanelComponents): Res
           remove: (actor, ids) => services.orders.deleteMany(actor, { ids }, 'ids'),
         }),
         ...pushActions(ctx, components.pushConfirm),
+        ...orderWarehouseAction(ctx, components.orderWarehouse),
       },
     },
   };

@@ -144,7 +144,16 @@ export function tenantReadActions(resource: Resource): ResourceOptions['actions'
  * going to the dashboard route; importReport: a run's progress and report). Every other action changes state and
  * acts only on POST.
  */
-const READ_ACTIONS = new Set(['list', 'search', 'show', 'productChoices', 'pushChoices', 'importFile', 'importReport']);
+const READ_ACTIONS = new Set([
+  'list',
+  'search',
+  'show',
+  'productChoices',
+  'pushChoices',
+  'warehouseChoices',
+  'importFile',
+  'importReport',
+]);
 /** AdminJS's built-in writes go through the adapter, which refuses: a resource opts in with serviceActions. */
 const BUILT_IN_WRITES = ['new', 'edit', 'delete', 'bulkDelete'];
 

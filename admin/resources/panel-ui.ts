@@ -26,6 +26,8 @@ export interface PanelComponents {
   sourceParts: string;
   /** The push of orders, with the shipping company chosen (admin/components/push-confirm.tsx). */
   pushConfirm: string;
+  /** A new order's warehouse, chosen among the account's (admin/components/order-warehouse.tsx). */
+  orderWarehouse: string;
   /** An API key's scopes as checkboxes in words, with presets (admin/components/scope-checks.tsx). */
   scopeChecks: string;
   /** The leads' import page: upload, live progress, report (admin/components/import-file.tsx). */

@@ -6,6 +6,7 @@ import type { Page } from '../pagination.js';
 import { authorize, namedAccountScope } from '../policy.js';
 import type { UploadedFile } from '../uploads.js';
 import { isFitText, validate } from '../validation.js';
+import { moveOrderTo } from './order-warehouse.js';
 import { runCount, startCount } from './stock-count.js';
 import { levelDrifts, lockLevels, recordMovements, repairLevels, type Movement } from './stock.repository.js';
 import {
@@ -196,6 +197,8 @@ export function createStockService(core: Core) {
     authorizeCount: (actor: Actor) => authorize(actor, 'create', 'stock'),
     startCount: (actor: Actor, file: UploadedFile, options?: unknown) => startCount(core, actor, file, options),
     runCount: (runId: number) => runCount(core, runId),
+    /** A new order shipped from another warehouse of its account (order-warehouse.ts). */
+    moveOrderTo: (actor: Actor, orderId: number, body: unknown) => moveOrderTo(core, actor, orderId, body),
     withAvailable: <T extends WithLines>(shown: T, kind: 'lead' | 'order') => withAvailable(core, shown, kind),
   };
 }

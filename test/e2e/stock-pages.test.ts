@@ -156,4 +156,37 @@ describe('stock in the panel (Chromium)', function () {
     const levels = await getCtx().services.stock.list(acc.seller.actor, { sku: a });
     expect(levels.data.find((l) => l.warehouse === 'MAIN')?.on_hand).to.equal(37);
   });
+  it('When a seller reading Arabic ships a new order from another warehouse, Then the order page says so and the ledger filtered by the order shows the move', async () => {
+    const ctx = getCtx();
+    const [a] = acc.skus.active;
+    await ctx.services.stock.createWarehouse(acc.seller.actor, { code: 'TNG', name: 'Tanger' });
+    const lead = await ctx.services.leads.createMany(acc.seller.actor, {
+      leads: [
+        {
+          phone: `+21266${String(Date.now() % 10_000_000).padStart(7, '0')}`,
+          full_name: 'Move buyer',
+          products: [{ sku: a, quantity: 1, price: 100 }],
+        },
+      ],
+    });
+    await ctx.services.leads.updateStatuses(acc.seller.actor, {
+      leads: [{ reference: lead.references[0], status: 'confirmed' }],
+    });
+    const order = (await ctx.models.Order.findOne({ where: { lead_reference: lead.references[0] } }))!;
+    const p = await pageOf(acc.seller, 'ar');
+    await p.goto(`${app.url}/admin/resources/orders/records/${order.id}/orderWarehouse`);
+    await p.waitForSelector('[data-testid=order-warehouse] option[value=TNG]', { state: 'attached' });
+    await p.selectOption('#warehouse', 'TNG');
+    await picture(p, 'ar', 'order-warehouse');
+    await p.click('[data-testid=order-warehouse-save]');
+    await p.waitForURL(/\/show(\?|$)/);
+    expect(await p.innerText('body')).to.include('تُشحن الطلبية الآن من TNG');
+
+    await p.goto(`${app.url}/admin/pages/stock`);
+    await p.fill('[data-testid=ledger-order]', order.reference);
+    await p.waitForFunction(() => document.querySelectorAll('[data-testid=stock-ledger] tbody tr').length === 3);
+    const rows = await p.$$eval('[data-testid=stock-ledger] tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
+    expect(rows.some((r) => r.includes('TNG'))).to.equal(true);
+    expect(rows.every((r) => r.includes(order.reference))).to.equal(true);
+  });
 });

@@ -5,7 +5,7 @@ import { getCtx } from '../hooks.js';
 import { makeAccount, makeAdmin, type TestAccount } from '../factories.js';
 import { useTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
-import { login } from '../session.js';
+import { login, panelApi } from '../session.js';
 
 /** Stock (issue 43, docs/stock.md): the ledger, the levels, the orders moving them, the policy, the REST routes. */
 
@@ -155,6 +155,127 @@ describe('stock', function () {
     });
     expect(direct.status).to.equal(422);
     expect(direct.body.errors.stock[0]).to.include(a).and.include('2 available');
+  });
+
+  it('When an enforcing account confirms short of stock through the dashboard, the panel or the queue, Then each refuses it in the same words and nothing changes', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const [a] = acc.skus.active;
+    await ctx.services.accounts.updateAccount(systemActor(), acc.id, { stock_policy: 'enforce' });
+    await ctx.services.stock.record(acc.seller.actor, { movements: [{ sku: a, kind: 'receipt', quantity: 1 }] });
+    const short = `Not enough stock of ${a} in MAIN: 1 available, 2 needed.`;
+    const seller = await login(web.url, acc.seller.email, acc.seller.password);
+    const idOf = async (reference: string) => (await ctx.models.Lead.findOne({ where: { reference } }))!.id;
+
+    // the dashboard's lead update (session, JSON)
+    const viaDashboard = await newLead(acc, [[a, 2]]);
+    const dashboard = await seller.fetch(`/leads/${await idOf(viaDashboard)}/update`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'confirmed', full_name: 'Stock Buyer', phone: '+212611000111' }),
+    });
+    expect(dashboard.status).to.equal(422);
+    const said = await dashboard.json();
+    expect(said.errors.stock).to.deep.equal([short]);
+
+    // the panel's lead edit form: the refusal is said on the form, the lead stays
+    const viaPanel = await newLead(acc, [[a, 2]]);
+    const id = await idOf(viaPanel);
+    const form = await panelApi(seller, web.url, 'GET', `leads/records/${id}/edit`);
+    const params = { ...(form.body.record.params as Record<string, unknown>), status: 'confirmed' };
+    const body = Object.fromEntries(
+      Object.entries(params).map(([k, v]) => [k, v === null ? '__FORM_VALUE_NULL__' : v]),
+    );
+    const panel = await panelApi(seller, web.url, 'POST', `leads/records/${id}/edit`, body);
+    expect(panel.body.notice?.type, panel.text).to.equal('error');
+    expect(panel.text).to.include(short);
+
+    // the work queue's outcome, by the agent who holds the lead
+    const viaQueue = await newLead(acc, [[a, 2]]);
+    let held: string | undefined;
+    for (let i = 0; i < 3 && held !== viaQueue; i++) held = (await ctx.services.queue.next(acc.agent.actor))?.reference;
+    expect(held).to.equal(viaQueue);
+    const queue = await ctx.services.queue
+      .outcome(acc.agent.actor, { reference: viaQueue }, { status: 'confirmed' })
+      .then(
+        () => null,
+        (err: { name?: string; errors?: Record<string, string[]> }) => err,
+      );
+    expect(queue?.name).to.equal('ValidationError');
+    expect(queue?.errors?.stock).to.deep.equal([short]);
+
+    const [row] = await ctx.db.sequelize.query<{ confirmed: number; orders: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'confirmed')::int AS confirmed,
+              (SELECT count(*)::int FROM orders WHERE account_id = $1) AS orders FROM leads WHERE account_id = $1`,
+      { bind: [acc.id], type: QueryTypes.SELECT },
+    );
+    expect(row).to.deep.equal({ confirmed: 0, orders: 0 });
+    expect((await levels(acc.id)).find((l) => l.sku === a)).to.deep.include({ on_hand: 1, reserved: 0 });
+  });
+
+  it('When a seller ships a new order from another warehouse in the panel, Then what it holds moves there, refused in words when an enforcing account is short', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const [a] = acc.skus.active;
+    const stock = ctx.services.stock;
+    await stock.createWarehouse(acc.seller.actor, { code: 'FES', name: 'Fès' });
+    await stock.record(acc.seller.actor, {
+      movements: [
+        { sku: a, kind: 'receipt', quantity: 5 },
+        { sku: a, kind: 'receipt', quantity: 3, warehouse: 'FES' },
+      ],
+    });
+    const first = await newLead(acc, [[a, 2]]);
+    await confirm(acc.seller.actor, first);
+    const order = (await ctx.models.Order.findOne({ where: { lead_reference: first } }))!;
+    const seller = await login(web.url, acc.seller.email, acc.seller.password);
+    const action = `orders/records/${order.id}/orderWarehouse`;
+
+    const offered = await panelApi(seller, web.url, 'GET', `orders/records/${order.id}/warehouseChoices`);
+    expect(offered.body.current).to.equal('MAIN');
+    expect(offered.body.warehouses.map((w: { code: string }) => w.code)).to.have.members(['FES', 'MAIN']);
+    const moved = await panelApi(seller, web.url, 'POST', action, { warehouse: 'FES' });
+    expect(moved.body.notice, moved.text).to.include({ type: 'success' });
+    const at = async () =>
+      Object.fromEntries(
+        (await levels(acc.id)).filter((l) => l.sku === a).map((l) => [l.warehouse, [l.on_hand, l.reserved]]),
+      );
+    expect(await at()).to.deep.equal({ MAIN: [5, 0], FES: [3, 2] });
+    const ledger = await stock.movements(acc.seller.actor, { order_reference: order.reference });
+    expect(ledger.data.map((m) => [m.kind, m.warehouse, m.quantity])).to.deep.equal([
+      ['reservation', 'FES', 2],
+      ['release', 'MAIN', -2],
+      ['reservation', 'MAIN', 2],
+    ]);
+
+    // enforce: FES has 1 available; a second order of 2 may not go there
+    await ctx.services.accounts.updateAccount(systemActor(), acc.id, { stock_policy: 'enforce' });
+    const second = await newLead(acc, [[a, 2]]);
+    await confirm(acc.seller.actor, second);
+    const other = (await ctx.models.Order.findOne({ where: { lead_reference: second } }))!;
+    const short = await panelApi(seller, web.url, 'POST', `orders/records/${other.id}/orderWarehouse`, {
+      warehouse: 'FES',
+    });
+    expect(short.body.notice?.type, short.text).to.equal('error');
+    expect(short.text).to.include(`Not enough stock of ${a} in FES: 1 available, 2 needed.`);
+    expect(await at()).to.deep.equal({ MAIN: [5, 2], FES: [3, 2] });
+
+    // a pushed order, another account's order, an agent, an unknown code: refused, nothing moves
+    const refusal = (p: Promise<unknown>) =>
+      p.then(
+        () => null,
+        (err: Error) => err.name,
+      );
+    const moveTo = (actor: Actor, id: number, warehouse: unknown) =>
+      refusal(stock.moveOrderTo(actor, id, { warehouse }));
+    await ctx.db.sequelize.query("UPDATE orders SET status = 'pushed' WHERE id = $1", { bind: [order.id] });
+    expect(await moveTo(acc.seller.actor, order.id, 'MAIN')).to.equal('ValidationError');
+    const stranger = await makeAccount(ctx);
+    expect(await moveTo(stranger.seller.actor, other.id, 'MAIN')).to.equal('NotFoundError');
+    expect(await moveTo(acc.agent.actor, other.id, 'MAIN')).to.equal('ForbiddenError');
+    expect(await moveTo(acc.seller.actor, other.id, 'NOWHERE')).to.equal('ValidationError');
+    expect(await moveTo(acc.seller.actor, other.id, ['FES'])).to.equal('ValidationError');
+    expect(await at()).to.deep.equal({ MAIN: [5, 2], FES: [3, 2] });
   });
 
   it('When two agents confirm the last unit at the same moment, Then exactly one succeeds', async () => {
