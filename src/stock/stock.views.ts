@@ -95,29 +95,88 @@ export async function productsBySku(sequelize: Sequelize, accountId: number, sku
 
 const AVAILABLE = '(coalesce(s.on_hand, 0) - coalesce(s.reserved, 0))';
 
-/** Levels of the account's active products in each of its warehouses, by sku then warehouse (low ones on request). */
+const LEVEL_COLUMNS = `p.account_id, p.sku, p.name, w.code AS warehouse, coalesce(s.on_hand, 0) AS on_hand,
+                coalesce(s.reserved, 0) AS reserved, ${AVAILABLE} AS available, p.low_stock_threshold,
+                ${AVAILABLE} <= p.low_stock_threshold AS low`;
+const PRODUCTS = `p.active AND ($1::int IS NULL OR p.account_id = $1)
+                  AND ($2::text IS NULL OR lower(p.sku) = lower($2))`;
+const WAREHOUSES = `($1::int IS NULL OR w.account_id = $1) AND ($3::text IS NULL OR w.code = $3)`;
+
+/**
+ * One account's page of levels: every product has a row in each of the account's warehouses, so the page's offset
+ * in rows is an offset in products (offset ÷ warehouses, read along the products' (account_id, sku) index) and one
+ * within the first product's rows: a deep page reads its own products, not every row before it.
+ */
+const ONE_ACCOUNT_TOTAL = `(CASE WHEN $2::text IS NULL
+                              THEN coalesce((SELECT c.active FROM product_counts c WHERE c.account_id = $1), 0)
+                              ELSE (SELECT count(*) FROM products p WHERE ${PRODUCTS}) END)
+                             * (SELECT count(*) FROM warehouses w WHERE ${WAREHOUSES})`;
+const ONE_ACCOUNT_PAGE = `
+  WITH w AS (SELECT w.id, w.code FROM warehouses w WHERE ${WAREHOUSES}),
+       n AS (SELECT greatest(count(*), 1)::int AS n FROM w),
+       p AS (SELECT p.* FROM products p WHERE ${PRODUCTS} ORDER BY p.sku
+              OFFSET $4::int / (SELECT n FROM n) LIMIT ($4::int % (SELECT n FROM n) + $5::int) / (SELECT n FROM n) + 1)
+  SELECT ${LEVEL_COLUMNS}, (${ONE_ACCOUNT_TOTAL})::int AS total__
+    FROM p JOIN w ON true
+    LEFT JOIN stock_levels s ON s.account_id = p.account_id AND s.product_id = p.id AND s.warehouse_id = w.id
+   ORDER BY p.sku, w.code OFFSET $4::int % (SELECT n FROM n) LIMIT $5`;
+
+/**
+ * Levels of the account's active products in each of its warehouses, by sku then warehouse (low ones on request).
+ * Unless low ones are asked for, a page reads only its own rows in the order of the products' (account_id, sku) index,
+ * and its total is active products × warehouses, the products' count kept per account (product_counts): a page costs
+ * the same at 10,000 products as at 10 (docs/performance.md, "GET /stock"). Low ones need every level's available, so
+ * they are counted together.
+ */
 export async function levelsPage(
   sequelize: Sequelize,
   q: { accountId?: number; sku?: string; warehouse?: string; low?: boolean; page: number; per_page: number },
   lowFirst = false,
 ) {
-  return paged<LevelView>(
-    sequelize,
-    {
-      columns: `p.account_id, p.sku, p.name, w.code AS warehouse, coalesce(s.on_hand, 0) AS on_hand,
-                coalesce(s.reserved, 0) AS reserved, ${AVAILABLE} AS available, p.low_stock_threshold,
-                ${AVAILABLE} <= p.low_stock_threshold AS low`,
-      from: `FROM products p JOIN warehouses w ON w.account_id = p.account_id
+  const from = `FROM products p JOIN warehouses w ON w.account_id = p.account_id
              LEFT JOIN stock_levels s ON s.account_id = p.account_id AND s.product_id = p.id AND s.warehouse_id = w.id
-            WHERE ($1::int IS NULL OR p.account_id = $1) AND p.active
-              AND ($2::text IS NULL OR lower(p.sku) = lower($2)) AND ($3::text IS NULL OR w.code = $3)
-              AND (NOT $4::bool OR ${AVAILABLE} <= p.low_stock_threshold)`,
-      order: `${lowFirst ? `${AVAILABLE} <= p.low_stock_threshold DESC, ` : ''}p.account_id, p.sku, w.code`,
-    },
-    [q.accountId ?? null, q.sku || null, q.warehouse || null, q.low === true],
-    q.page,
-    q.per_page,
-  );
+            WHERE ${PRODUCTS} AND ${WAREHOUSES}`;
+  const bind = [q.accountId ?? null, q.sku || null, q.warehouse || null];
+  if (q.low === true || lowFirst)
+    return paged<LevelView>(
+      sequelize,
+      {
+        columns: LEVEL_COLUMNS,
+        from: `${from} AND (NOT $4::bool OR ${AVAILABLE} <= p.low_stock_threshold)`,
+        order: `${lowFirst ? `${AVAILABLE} <= p.low_stock_threshold DESC, ` : ''}p.account_id, p.sku, w.code`,
+      },
+      [...bind, q.low === true],
+      q.page,
+      q.per_page,
+    );
+  const offset = (q.page - 1) * q.per_page;
+  if (q.accountId !== undefined) {
+    // one round trip: the page's rows, each with the total (an InitPlan, counted once); past the last page, the total
+    const rows = await select<LevelView & { total__: number }>(sequelize, ONE_ACCOUNT_PAGE, [
+      ...bind,
+      offset,
+      q.per_page,
+    ]);
+    if (rows.length) return { rows: rows.map(({ total__: _t, ...r }) => r as LevelView), total: rows[0].total__ };
+    const [{ total }] = await select<{ total: number }>(sequelize, `SELECT (${ONE_ACCOUNT_TOTAL})::int AS total`, bind);
+    return { rows: [], total };
+  }
+  const [rows, [{ total }]] = await Promise.all([
+    select<LevelView>(
+      sequelize,
+      `SELECT ${LEVEL_COLUMNS} ${from} ORDER BY p.account_id, p.sku, w.code OFFSET $4 LIMIT $5`,
+      [...bind, offset, q.per_page],
+    ),
+    select<{ total: number }>(
+      sequelize,
+      `SELECT coalesce(sum(pc * wc), 0)::int AS total
+         FROM (SELECT p.account_id, count(*) AS pc FROM products p WHERE ${PRODUCTS} GROUP BY p.account_id) pp
+         JOIN (SELECT w.account_id, count(*) AS wc FROM warehouses w WHERE ${WAREHOUSES} GROUP BY w.account_id) ww
+           USING (account_id)`,
+      bind,
+    ),
+  ]);
+  return { rows, total };
 }
 
 /** The ledger, newest first. */

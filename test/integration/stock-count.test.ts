@@ -220,4 +220,49 @@ describe('stock counts and stock.low', function () {
     await receive(b, b.skus.active[2], 1);
     expect(receiver.at('/stock-low')).to.have.length(2);
   });
+  it('When the levels are read a page at a time, Then the pages, for every size and filter, are the slices of the whole list', async () => {
+    const stock = getCtx().services.stock;
+    const key = (l: { sku: string; warehouse: string; on_hand: number }) => `${l.sku}@${l.warehouse}:${l.on_hand}`;
+    for (const filter of [{}, { warehouse: 'FES' }, { sku: a.skus.active[1].toLowerCase() }]) {
+      const whole = await stock.list(a.seller.actor, { ...filter, per_page: 100 });
+      expect(whole.total).to.equal(whole.data.length);
+      for (const perPage of [1, 2, 4, 5]) {
+        const pages: string[] = [];
+        for (let page = 1; page <= Math.ceil(whole.total / perPage) + 1; page++) {
+          const got = await stock.list(a.seller.actor, { ...filter, per_page: perPage, page });
+          expect(got.total).to.equal(whole.total);
+          pages.push(...got.data.map(key));
+        }
+        expect(pages, `${JSON.stringify(filter)} by ${perPage}`).to.deep.equal(whole.data.map(key));
+      }
+    }
+    // the total's count of active products is kept by triggers: a product deactivated, made again, added, deleted
+    const total = async () => (await stock.list(a.seller.actor, {})).total;
+    const before = await total();
+    const sql = getCtx().db.sequelize;
+    await sql.query('UPDATE products SET active = false WHERE account_id = $1 AND sku = $2', {
+      bind: [a.id, a.skus.active[2]],
+    });
+    expect(await total()).to.equal(before - 2);
+    await sql.query('UPDATE products SET active = true WHERE account_id = $1', { bind: [a.id] });
+    expect(await total()).to.equal(before + 2); // the inactive one of the factory too
+    await getCtx().services.catalogue.createProduct(systemActor(), {
+      account_id: a.id,
+      sku: 'EXTRA-1',
+      name: 'E',
+      price: 1,
+    });
+    expect(await total()).to.equal(before + 4);
+    await sql.query("DELETE FROM products WHERE account_id = $1 AND sku IN ('EXTRA-1', $2)", {
+      bind: [a.id, a.skus.inactive],
+    });
+    expect(await total()).to.equal(before);
+    const [{ drift }] = await sql.query<{ drift: number }>(
+      `SELECT count(*)::int AS drift
+         FROM (SELECT account_id, count(*) FILTER (WHERE active) AS n FROM products GROUP BY account_id) p
+         FULL JOIN product_counts c USING (account_id) WHERE coalesce(p.n, 0) <> coalesce(c.active, 0)`,
+      { type: QueryTypes.SELECT },
+    );
+    expect(drift).to.equal(0);
+  });
 });
