@@ -2,7 +2,7 @@ import type { Transaction } from 'sequelize';
 import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';
 import type { OrderStatus } from '../orders/order.model.js';
-import { anyEnforcing, reserveInPlace } from './stock.moves.js';
+import { anyEnforcing, moveInPlace, reserveInPlace } from './stock.moves.js';
 import {
   lockLevels,
   orderNeeds,
@@ -91,9 +91,7 @@ export async function reserveOrders(
   // the common case, no account of the write enforcing: one statement, the lines never leave the database
   if (!(await anyEnforcing(sequelize, p.transaction, p.orderIds)))
     return reserveInPlace(sequelize, p.transaction, p.orderIds, p.by);
-  const needs = (await orderNeeds(sequelize, p.transaction, p.orderIds, true)).filter(
-    (n) => n.status !== 'canceled' && n.open === 0 && !n.shipped,
-  );
+  const needs = (await orderNeeds(sequelize, p.transaction, p.orderIds)).filter((n) => n.status !== 'canceled');
   if (needs.length === 0) return;
   await enforce(core, p.transaction, needs);
   const rows = needs.map((n) => movement(n, 'reservation', n.quantity, n.quantity));
@@ -103,8 +101,9 @@ export async function reserveOrders(
 const LEFT: readonly OrderStatus[] = ['shipped', 'delivered', 'returned'];
 
 /**
- * Moves stock with the orders' moves: a cancellation releases what the order holds; leaving (shipped, or delivered or
- * returned reached without shipped) takes the lines off the shelf and ends the reservation; a return puts them back.
+ * Moves stock with the orders' moves, in one statement where the lines are (stock.moves.ts, moveInPlace): a
+ * cancellation releases what the order holds; leaving (shipped, or delivered or returned reached without shipped)
+ * takes the lines off the shelf and ends the reservation; a return puts them back.
  */
 export async function moveOrders(
   core: Core,
@@ -112,19 +111,8 @@ export async function moveOrders(
 ): Promise<void> {
   const moves = p.moves.filter((m) => m.from !== m.to && (m.to === 'canceled' || LEFT.includes(m.to)));
   if (moves.length === 0) return;
-  const to = new Map(moves.map((m) => [m.orderId, m.to]));
-  const needs = await orderNeeds(core.db.sequelize, p.transaction, [...to.keys()]);
-  const rows: Movement[] = [];
-  for (const n of needs) {
-    const status = to.get(n.orderId)!;
-    if (status === 'canceled') {
-      if (n.open !== 0) rows.push(movement(n, 'release', -n.open, -n.open));
-      continue;
-    }
-    if (!n.shipped) rows.push(movement(n, 'shipment', -n.quantity, -n.open));
-    if (status === 'returned') rows.push(movement(n, 'return', n.quantity, 0));
-  }
-  await recordMovements(core.db.sequelize, p.transaction, rows, p.by);
+  const to = new Map(moves.map((m) => [m.orderId, m.to])); // an order named twice moves once, to its last status
+  await moveInPlace(core.db.sequelize, p.transaction, [...to.keys()], [...to.values()], p.by);
 }
 
 /** Orders about to be deleted release what they still hold. */
@@ -132,7 +120,7 @@ export async function releaseOrders(
   core: Core,
   p: { transaction: Transaction; orderIds: number[]; by: MovedBy },
 ): Promise<void> {
-  const needs = await orderNeeds(core.db.sequelize, p.transaction, p.orderIds);
-  const rows = needs.filter((n) => n.open !== 0).map((n) => movement(n, 'release', -n.open, -n.open));
-  await recordMovements(core.db.sequelize, p.transaction, rows, p.by);
+  if (p.orderIds.length === 0) return;
+  const canceled = p.orderIds.map(() => 'canceled');
+  await moveInPlace(core.db.sequelize, p.transaction, p.orderIds, canceled, p.by);
 }

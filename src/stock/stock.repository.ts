@@ -110,7 +110,7 @@ export async function lockLevels(
   );
 }
 
-/** An order's line as stock sees it: what it needs of which product, from which warehouse. */
+/** A new order's line as stock sees it: what it needs of which product, from which warehouse. */
 export interface OrderNeed {
   orderId: number;
   accountId: number;
@@ -121,42 +121,26 @@ export interface OrderNeed {
   warehouseCode: string;
   sku: string;
   quantity: number;
-  /** Units of this line still reserved for the order (its reservations, releases and shipment added up). */
-  open: number;
-  /** Whether the order has left already (a shipment of it is in the ledger). */
-  shipped: boolean;
 }
 
 /**
- * The product lines of `orderIds` per product, each with its order's warehouse (an order that names none is in the
- * account's default one, which never changes) and what the ledger holds of it for the order. `fresh`: orders created
- * in this transaction, which the ledger cannot hold yet (its lookup is skipped). A line whose product was deleted has
- * nothing to move.
+ * The product lines of `orderIds` (orders created in this transaction, of an account that enforces its stock) per
+ * product, each with its order's warehouse (an order that names none is in the account's default one, which never
+ * changes). A line whose product was deleted has nothing to reserve.
  */
-export async function orderNeeds(sequelize: Sequelize, transaction: Transaction, orderIds: number[], fresh = false) {
+export async function orderNeeds(sequelize: Sequelize, transaction: Transaction, orderIds: number[]) {
   if (orderIds.length === 0) return [];
   return select<OrderNeed>(
     sequelize,
-    `WITH lines AS (
-       SELECT o.id, o.account_id, o.reference, o.status, o.warehouse_id, op.product_id, min(op.sku) AS sku,
-              sum(op.quantity)::int AS quantity
-         FROM orders o JOIN order_products op ON op.order_id = o.id
-        WHERE o.id = ANY ($1::bigint[]) AND op.product_id IS NOT NULL
-        GROUP BY o.id, op.product_id),
-     ledger AS (
-       SELECT order_id, product_id, sum(reserved_change)::int AS open, bool_or(kind = 'shipment') AS shipped
-         FROM stock_movements WHERE NOT $2 AND order_id = ANY ($1::bigint[]) GROUP BY order_id, product_id),
-     left_orders AS (SELECT order_id FROM ledger GROUP BY order_id HAVING bool_or(shipped))
-     SELECT l.id AS "orderId", l.account_id AS "accountId", l.reference, l.status, l.product_id AS "productId",
-            w.id AS "warehouseId", w.code AS "warehouseCode", l.sku, l.quantity, coalesce(g.open, 0) AS open,
-            (x.order_id IS NOT NULL) AS shipped
-       FROM lines l
-       JOIN warehouses w ON w.account_id = l.account_id
-        AND (w.id = l.warehouse_id OR (l.warehouse_id IS NULL AND w.is_default))
-       LEFT JOIN ledger g ON g.order_id = l.id AND g.product_id = l.product_id
-       LEFT JOIN left_orders x ON x.order_id = l.id
-      ORDER BY l.id, l.product_id`,
-    [orderIds, fresh],
+    `SELECT o.id AS "orderId", o.account_id AS "accountId", o.reference, o.status, op.product_id AS "productId",
+            w.id AS "warehouseId", w.code AS "warehouseCode", min(op.sku) AS sku, sum(op.quantity)::int AS quantity
+       FROM orders o JOIN order_products op ON op.order_id = o.id AND op.product_id IS NOT NULL
+       JOIN warehouses w ON w.account_id = o.account_id
+        AND (w.id = o.warehouse_id OR (o.warehouse_id IS NULL AND w.is_default))
+      WHERE o.id = ANY ($1::bigint[])
+      GROUP BY o.id, op.product_id, w.id
+      ORDER BY o.id, op.product_id`,
+    [orderIds],
     transaction,
   );
 }
