@@ -79,6 +79,7 @@ const RULES: [RegExp, string, string[]][] = [
     'stockShort',
     ['typed', 'warehouse', 'available', 'needed'],
   ],
+  [/^Only a new order changes warehouse; (\S+) is (.+)\.$/, 'stockOrderNotNew', ['typed', 'state']],
   // the blocklist's refusals (src/blocklist/blocklist.service.ts)
   [/^The (\S+) is already blocked\.$/, 'alreadyBlocked', ['field']],
   [

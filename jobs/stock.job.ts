@@ -6,5 +6,5 @@ export const importStockCountJob: JobDefinition<{ runId: number }> = {
   name: STOCK_COUNT_JOB,
   priority: 'IMPORTANT',
   concurrency: (ctx) => ctx.config.workerImportantConcurrency,
-  handler: (ctx, data) => ctx.services.stock.runCount(data.runId),
+  handler: (ctx, data, _job, handedBack) => ctx.services.stock.runCount(data.runId, handedBack),
 };

@@ -152,12 +152,20 @@ export const up: Migration = async ({ context: db }) => {
     BEGIN
       IF TG_TABLE_NAME = 'accounts' THEN
         DELETE FROM stock_movements m USING old_rows o WHERE m.account_id = o.id;
+      -- (rows of an account being deleted are left for the accounts' branch, which deletes them; a login's are found
+      -- through its account: the ledger has no index on user_id, which would cost every insert)
       ELSIF TG_TABLE_NAME = 'products' THEN
-        UPDATE stock_movements m SET product_id = NULL FROM old_rows o WHERE m.product_id = o.id;
+        UPDATE stock_movements m SET product_id = NULL FROM old_rows o
+         WHERE m.product_id = o.id AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = o.account_id);
       ELSIF TG_TABLE_NAME = 'orders' THEN
-        UPDATE stock_movements m SET order_id = NULL FROM old_rows o WHERE m.order_id = o.id;
+        UPDATE stock_movements m SET order_id = NULL FROM old_rows o
+         WHERE m.order_id = o.id AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = o.account_id);
       ELSE
-        UPDATE stock_movements m SET user_id = NULL FROM old_rows o WHERE m.user_id = o.id;
+        UPDATE stock_movements m SET user_id = NULL FROM old_rows o
+         WHERE m.account_id = o.account_id AND m.user_id = o.id
+           AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = o.account_id);
+        -- an admin records in any account: its rows are looked for everywhere (deleting an admin is rare)
+        UPDATE stock_movements m SET user_id = NULL FROM old_rows o WHERE o.role = 'admin' AND m.user_id = o.id;
       END IF;
       RETURN NULL;
     END $$;
@@ -201,9 +209,10 @@ export const up: Migration = async ({ context: db }) => {
 
 export const down: Migration = async ({ context: db }) => {
   await db.query(`
+    DELETE FROM webhook_events WHERE event = 'stock.low';
     DELETE FROM webhook_deliveries WHERE event = 'stock.low';
+    DELETE FROM webhook_endpoints WHERE events <@ ARRAY['stock.low']::text[];
     UPDATE webhook_endpoints SET events = array_remove(events, 'stock.low') WHERE 'stock.low' = ANY (events);
-    DELETE FROM webhook_endpoints WHERE cardinality(events) = 0;
     ALTER TABLE webhook_deliveries DROP CONSTRAINT webhook_deliveries_event_check,
       ADD CONSTRAINT webhook_deliveries_event_check CHECK (event IN (${EVENTS}));
     ALTER TABLE webhook_endpoints DROP CONSTRAINT webhook_endpoints_events_check,

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Core } from './context.js';
 import { ValidationError } from './errors.js';
 import { PRIVATE_FILE_MODE, privateDir } from './private-files.js';
+import { isFitText } from './validation.js';
 import { readHead, sniffType, workbookExpansionProblem, type ExpansionLimits, type SheetType } from './spreadsheet.js';
 
 /** An upload as multer leaves it: a temporary file, the name the browser gave it, its size. */
@@ -26,6 +27,10 @@ export const expansionLimits = (config: Core['config']): ExpansionLimits => ({
  * Every import (leads, stock counts) takes its file through here; a refusal is a 422 under `file`.
  */
 export async function keepUpload(core: Core, accountId: number, file: UploadedFile) {
+  // the name is kept with the run: one no text column can hold (a NUL, a lone surrogate) is refused here, not by the
+  // database after the file was moved
+  if (!isFitText(file.originalname) || file.originalname.length > 255)
+    throw ValidationError.single('file', 'The file name must be text of at most 255 characters.');
   const ext = path.extname(file.originalname).slice(1).toLowerCase();
   if (ext !== 'xlsx' && ext !== 'csv')
     throw ValidationError.single('file', 'The file must be a file of type: xlsx, csv.');
@@ -47,4 +52,14 @@ export async function keepUpload(core: Core, accountId: number, file: UploadedFi
   });
   await fs.promises.chmod(stored, PRIVATE_FILE_MODE);
   return { stored, type: type as SheetType, head };
+}
+
+/** Runs `write` (the run's row and its job) and removes the kept upload when it fails: no file outlives a refusal. */
+export async function withKeptUpload<T>(stored: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    await fs.promises.rm(stored, { force: true });
+    throw err;
+  }
 }

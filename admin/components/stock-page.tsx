@@ -273,8 +273,11 @@ export default function StockPage() {
   // after every answer, without end (a CI run caught the form emptied under a test by such a reload)
   const words = useRef(tc);
   words.current = tc;
+  // the latest load wins: an answer to a filter typed before the last one is dropped
+  const latest = useRef(0);
   const load = useCallback(
     async (data: Record<string, unknown>, method: 'get' | 'post' = 'post') => {
+      const asked = ++latest.current;
       try {
         const query = {
           ...filters,
@@ -285,14 +288,26 @@ export default function StockPage() {
           ledger_page: ledgerPage,
           ...data,
         };
-        setAnswer((await api.getPage({ pageName: 'stock', method, data: query })).data as Answer);
+        const answer = (await api.getPage({ pageName: 'stock', method, data: query })).data as Answer;
+        if (asked === latest.current) setAnswer(answer);
       } catch {
-        setAnswer({ refusal: words.current('stock.unreachable') });
+        if (asked === latest.current) setAnswer({ refusal: words.current('stock.unreachable') });
       }
     },
     [filters, page, ledger, ledgerPage],
   );
-  useEffect(() => void load({}), [load]);
+  // typed filters (sku, order reference) are asked for once typing pauses, not on every key (each call spends the
+  // session's request budget); the first load is at once
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      void load({});
+      return undefined;
+    }
+    const timer = setTimeout(() => void load({}), 300);
+    return () => clearTimeout(timer);
+  }, [load]);
   const places = (answer.warehouses ?? []).map((w) => ({ value: w.code, label: w.code }));
   return (
     <Box variant="grey" data-testid="stock-page">

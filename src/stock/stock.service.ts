@@ -196,7 +196,7 @@ export function createStockService(core: Core) {
     /** The stock count import (stock-count.ts): the role check before the upload is read, the upload, the job. */
     authorizeCount: (actor: Actor) => authorize(actor, 'create', 'stock'),
     startCount: (actor: Actor, file: UploadedFile, options?: unknown) => startCount(core, actor, file, options),
-    runCount: (runId: number) => runCount(core, runId),
+    runCount: (runId: number, handedBack?: AbortSignal) => runCount(core, runId, handedBack),
     /** A new order shipped from another warehouse of its account (order-warehouse.ts). */
     moveOrderTo: (actor: Actor, orderId: number, body: unknown) => moveOrderTo(core, actor, orderId, body),
     withAvailable: <T extends WithLines>(shown: T, kind: 'lead' | 'order') => withAvailable(core, shown, kind),

@@ -12,7 +12,7 @@ import type { ImportRun } from './import-run.model.js';
 import { runImport } from './import-run.js';
 import { csvRowsFromSample } from './import-total.js';
 import { importProgress } from './import-progress.js';
-import { expansionLimits, keepUpload, type UploadedFile } from '../uploads.js';
+import { expansionLimits, keepUpload, withKeptUpload, type UploadedFile } from '../uploads.js';
 
 export const IMPORT_JOB = 'import-leads';
 
@@ -62,24 +62,26 @@ async function start(core: Core, actor: Actor, file: UploadedFile, options: unkn
     const accountId = await newRowAccount(core.db.sequelize, actor, account_id);
     const { stored, type, head } = await keepUpload(core, accountId, file);
     // the run and its job commit together: no run is left queued without a job by a crash in between
-    const run = await core.db.sequelize.transaction(async (transaction) => {
-      const created = await core.models.ImportRun.create(
-        {
-          account_id: accountId,
-          user_id: actor.kind === 'system' ? null : actor.userId,
-          file_name: file.originalname.slice(0, 255),
-          file_path: stored,
-          file_type: type,
-          // a CSV's total at once, estimated from its size unless the sample was all of it; counted as the job starts
-          ...(type === 'csv' && totalColumns(csvRowsFromSample(head, file.size))),
-        },
-        { transaction },
-      );
-      await core.queue.enqueueIn(transaction, IMPORT_JOB, [{ runId: created.id, accountId: created.account_id }], {
-        priority: 'IMPORTANT',
-      });
-      return created;
-    });
+    const run = await withKeptUpload(stored, () =>
+      core.db.sequelize.transaction(async (transaction) => {
+        const created = await core.models.ImportRun.create(
+          {
+            account_id: accountId,
+            user_id: actor.kind === 'system' ? null : actor.userId,
+            file_name: file.originalname.slice(0, 255),
+            file_path: stored,
+            file_type: type,
+            // a CSV's total at once, estimated from its size unless the sample was all of it; counted as the job starts
+            ...(type === 'csv' && totalColumns(csvRowsFromSample(head, file.size))),
+          },
+          { transaction },
+        );
+        await core.queue.enqueueIn(transaction, IMPORT_JOB, [{ runId: created.id, accountId: created.account_id }], {
+          priority: 'IMPORTANT',
+        });
+        return created;
+      }),
+    );
     return importRunView(run);
   } finally {
     await fs.promises.rm(file.path, { force: true });

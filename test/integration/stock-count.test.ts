@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import { Webhook } from 'standardwebhooks';
@@ -8,6 +10,7 @@ import { makeAccount, makeAdmin, type TestAccount } from '../factories.js';
 import { useTestServer } from '../helpers.js';
 import { login, panelApi, type SessionClient } from '../session.js';
 import { useReceiver } from '../webhook-receiver.js';
+import * as stockMigration from '../../migrations/20261214000000-stock.js';
 
 /**
  * Issue 43: the stock count import (a file of sku, warehouse and quantity counted, as an import run of kind `stock`
@@ -131,6 +134,36 @@ describe('stock counts and stock.low', function () {
     const pdf = await upload(seller, 'count.pdf', 'sku,quantity\n');
     expect(pdf.status).to.equal(422);
     expect(await getCtx().services.stock.movements(a.seller.actor, {})).to.include({ total: before.total });
+  });
+
+  it('When a file names itself with a NUL byte or holds cells longer than any sku, Then it is refused or reported, never kept or crashed', async () => {
+    const uploads = path.join(getCtx().config.dataDir, 'uploads', String(a.id));
+    const before = fs.existsSync(uploads) ? fs.readdirSync(uploads).length : 0;
+    // the name as RFC 5987 says it (filename*), which busboy decodes, NUL included
+    const boundary = 'count-boundary';
+    const body =
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename*=UTF-8''count%00.csv\r\n` +
+      `Content-Type: text/csv\r\n\r\nsku,quantity\n${a.skus.active[0]},1\n\r\n--${boundary}--\r\n`;
+    const res = await seller.fetch('/stock/import', {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, accept: 'application/json' },
+      body,
+    });
+    const named = { status: res.status, body: await res.json() };
+    expect(named.status).to.equal(422);
+    expect(named.body.errors.file[0]).to.match(/file name/);
+    expect(fs.existsSync(uploads) ? fs.readdirSync(uploads).length : 0).to.equal(before);
+
+    const long = 'X'.repeat(5000);
+    const rows = [`sku,quantity,warehouse`, ...Array.from({ length: 200 }, () => `${long},1,${long}`)];
+    const up = await upload(seller, 'long.csv', rows.join('\n') + '\n');
+    await getCtx().services.stock.runCount(up.body.id);
+    const report = await getCtx().services.imports.report(a.seller.actor, up.body.id);
+    expect(report.run).to.include({ status: 'completed', rows_written: 0, rows_failed: 200 });
+    expect(report.refused[0].message).to.not.include('XXXX');
+    // a late attempt of an ended run changes nothing
+    await getCtx().services.stock.runCount(up.body.id);
+    expect((await getCtx().services.imports.report(a.seller.actor, up.body.id)).run.status).to.equal('completed');
   });
 
   it('When another seller names A, an agent uploads, or a stranger posts, Then nothing of A moves', async () => {
@@ -264,5 +297,29 @@ describe('stock counts and stock.low', function () {
       { type: QueryTypes.SELECT },
     );
     expect(drift).to.equal(0);
+  });
+  it('When the stock migration is reverted and applied again, Then its tables, triggers and functions go and come back', async () => {
+    const context = getCtx().db.sequelize;
+    const objects = async () => {
+      const [rows] = await context.query(
+        `SELECT (SELECT count(*) FROM pg_tables WHERE tablename IN
+                  ('warehouses', 'stock_levels', 'stock_movements', 'product_counts'))::int AS tables,
+                (SELECT count(*) FROM pg_trigger WHERE tgname IN ('stock_levels_webhooks', 'accounts_stock_movements',
+                  'products_stock_movements', 'orders_stock_movements', 'users_stock_movements', 'products_counts_insert',
+                  'products_counts_delete', 'products_counts_update', 'accounts_main_warehouse'))::int AS triggers`,
+      );
+      return rows[0];
+    };
+    expect(await objects()).to.deep.equal({ tables: 4, triggers: 9 });
+    await stockMigration.down({ name: 'stock', context });
+    expect(await objects()).to.deep.equal({ tables: 0, triggers: 0 });
+    await stockMigration.up({ name: 'stock', context });
+    expect(await objects()).to.deep.equal({ tables: 4, triggers: 9 });
+    // every account has its MAIN again and the counts of active products are right
+    const [[{ missing }]] = (await context.query(
+      `SELECT count(*)::int AS missing FROM accounts a
+        WHERE NOT EXISTS (SELECT 1 FROM warehouses w WHERE w.account_id = a.id AND w.is_default)`,
+    )) as [{ missing: number }[], unknown];
+    expect(missing).to.equal(0);
   });
 });

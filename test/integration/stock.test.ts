@@ -275,6 +275,9 @@ describe('stock', function () {
     expect(await moveTo(acc.agent.actor, other.id, 'MAIN')).to.equal('ForbiddenError');
     expect(await moveTo(acc.seller.actor, other.id, 'NOWHERE')).to.equal('ValidationError');
     expect(await moveTo(acc.seller.actor, other.id, ['FES'])).to.equal('ValidationError');
+    // an order whose push is queued is the carrier's already, though it still says new
+    await ctx.db.sequelize.query("UPDATE orders SET push_state = 'queued' WHERE id = $1", { bind: [other.id] });
+    expect(await moveTo(acc.seller.actor, other.id, 'FES')).to.equal('ValidationError');
     expect(await at()).to.deep.equal({ MAIN: [5, 2], FES: [3, 2] });
   });
 
