@@ -52,8 +52,19 @@ export async function waitFor(fn: () => Promise<boolean>, ms: number): Promise<b
   return false;
 }
 
-export const exited = (child: { exitCode: number | null; on(e: 'exit', f: (code: number | null) => void): unknown }) =>
-  child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise<number | null>((r) => child.on('exit', r));
+/**
+ * The child's exit code once it has exited (null when a signal ended it). A child a signal killed keeps exitCode null
+ * and says so in signalCode: asked after its 'exit' had fired, the wait never ended (lost-push's 180 s timeout in a
+ * clean-clone CI run, its web process gone by SIGKILL before the test asked).
+ */
+export const exited = (child: {
+  exitCode: number | null;
+  signalCode?: NodeJS.Signals | null;
+  on(e: 'exit', f: (code: number | null) => void): unknown;
+}) =>
+  child.exitCode !== null || child.signalCode
+    ? Promise.resolve(child.exitCode)
+    : new Promise<number | null>((r) => child.on('exit', r));
 
 /**
  * A port for a child process to listen on, below Linux's ephemeral range (32768–60999): a port drawn from that range
