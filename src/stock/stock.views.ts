@@ -121,6 +121,14 @@ const ONE_ACCOUNT_PAGE = `
     LEFT JOIN stock_levels s ON s.account_id = p.account_id AND s.product_id = p.id AND s.warehouse_id = w.id
    ORDER BY p.sku, w.code OFFSET $4::int % (SELECT n FROM n) LIMIT $5`;
 
+/** The first page of one account: its first products along the index, each with its warehouses (less to plan). */
+const ONE_ACCOUNT_FIRST_PAGE = `
+  SELECT ${LEVEL_COLUMNS}, (${ONE_ACCOUNT_TOTAL})::int AS total__
+    FROM (SELECT p.* FROM products p WHERE ${PRODUCTS} ORDER BY p.sku LIMIT $4) p
+    JOIN warehouses w ON w.account_id = p.account_id AND ${WAREHOUSES}
+    LEFT JOIN stock_levels s ON s.account_id = p.account_id AND s.product_id = p.id AND s.warehouse_id = w.id
+   ORDER BY p.sku, w.code LIMIT $4`;
+
 /**
  * Levels of the account's active products in each of its warehouses, by sku then warehouse (low ones on request).
  * Unless low ones are asked for, a page reads only its own rows in the order of the products' (account_id, sku) index,
@@ -152,11 +160,11 @@ export async function levelsPage(
   const offset = (q.page - 1) * q.per_page;
   if (q.accountId !== undefined) {
     // one round trip: the page's rows, each with the total (an InitPlan, counted once); past the last page, the total
-    const rows = await select<LevelView & { total__: number }>(sequelize, ONE_ACCOUNT_PAGE, [
-      ...bind,
-      offset,
-      q.per_page,
-    ]);
+    const rows = await select<LevelView & { total__: number }>(
+      sequelize,
+      offset === 0 ? ONE_ACCOUNT_FIRST_PAGE : ONE_ACCOUNT_PAGE,
+      offset === 0 ? [...bind, q.per_page] : [...bind, offset, q.per_page],
+    );
     if (rows.length) return { rows: rows.map(({ total__: _t, ...r }) => r as LevelView), total: rows[0].total__ };
     const [{ total }] = await select<{ total: number }>(sequelize, `SELECT (${ONE_ACCOUNT_TOTAL})::int AS total`, bind);
     return { rows: [], total };
