@@ -1,10 +1,14 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import Joi from 'joi';
+import type { Actor } from './actor.js';
+import { newRowAccount } from './chosen-account.js';
 import type { Core } from './context.js';
+import { isSystemWide } from './policy.js';
 import { ValidationError } from './errors.js';
 import { PRIVATE_FILE_MODE, privateDir } from './private-files.js';
-import { isFitText } from './validation.js';
+import { isFitText, validate } from './validation.js';
 import { readHead, sniffType, workbookExpansionProblem, type ExpansionLimits, type SheetType } from './spreadsheet.js';
 
 /** An upload as multer leaves it: a temporary file, the name the browser gave it, its size. */
@@ -62,4 +66,18 @@ export async function withKeptUpload<T>(stored: string, write: () => Promise<T>)
     await fs.promises.rm(stored, { force: true });
     throw err;
   }
+}
+
+/** An upload's other field: the account an admin imports into (a tenant's go to their own, whatever it names). */
+const uploadOptionsSchema = Joi.object({ account_id: Joi.number().integer().positive().empty('') });
+
+/**
+ * The account an import's rows go to (leads, stock counts): a tenant's own whatever the form names; an admin must
+ * name one (the import page's required list), so nothing lands in "Back Office" by omission.
+ */
+export async function uploadAccount(core: Core, actor: Actor, options: unknown): Promise<number> {
+  const { account_id } = validate<{ account_id?: number }>(uploadOptionsSchema, options ?? {});
+  if (account_id === undefined && isSystemWide(actor))
+    throw ValidationError.single('account_id', 'The account_id field is required.');
+  return newRowAccount(core.db.sequelize, actor, account_id);
 }

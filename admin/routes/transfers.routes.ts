@@ -2,7 +2,9 @@ import path from 'node:path';
 import { stringify } from 'csv-stringify';
 import express, { type RequestHandler, type Router } from 'express';
 import multer from 'multer';
+import type { Actor } from '../../src/actor.js';
 import type { AppContext } from '../../src/app-context.js';
+import type { UploadedFile } from '../../src/uploads.js';
 import { ValidationError } from '../../src/errors.js';
 import { privateDirSync } from '../../src/private-files.js';
 import { importRunView } from '../../src/transfers/import.service.js';
@@ -19,38 +21,17 @@ export const IMPORT_PAGE = '/admin/resources/leads/actions/importFile';
 /** POST /leads/import and /leads/export of the spec, and the runs they create (status, progress, report, download). */
 export function createTransferRoutes(ctx: AppContext): Router {
   const { imports, exports } = ctx.services;
-  const upload = spreadsheetUpload(ctx);
   const r = express.Router();
 
   // The import page is the panel's (the leads' "Import file"); the old address leads there, so no link to it breaks.
-  // Refused up front to a role that may not import (an agent): no form to fill in and then be refused.
-  r.get(
-    '/leads/import',
-    route(async (req, res) => {
-      try {
-        imports.authorizeStart(req.actor!);
-      } catch (refusal) {
-        sendErrorPage(res, refusal, notAllowedPage({ title: 'site.import.title', lang: requestLanguage(req) }));
-        return;
-      }
-      res.redirect(303, IMPORT_PAGE);
-    }),
-  );
-
-  r.post(
-    '/leads/import',
-    // Session and CSRF were checked by the router; the role is checked here, before a byte of the body is read.
-    route(async (req, _res, next) => {
-      imports.authorizeStart(req.actor!);
-      next();
-    }),
-    upload,
-    route(async (req, res) => {
-      if (!req.file) throw ValidationError.single('file', 'The file field is required.');
-      const run = await imports.start(req.actor!, req.file, { account_id: req.body?.account_id });
-      respond(req, res, 202, { message: 'Import queued.', id: run.id, data: run }, '/admin');
-    }),
-  );
+  addUploadRoutes(r, ctx, {
+    path: '/leads/import',
+    page: IMPORT_PAGE,
+    done: '/admin',
+    message: 'Import queued.',
+    authorize: (actor) => imports.authorizeStart(actor),
+    start: (actor, file, accountId) => imports.start(actor, file, { account_id: accountId }),
+  });
 
   r.post(
     '/leads/export',
@@ -62,6 +43,53 @@ export function createTransferRoutes(ctx: AppContext): Router {
 
   addRunRoutes(r, ctx);
   return r;
+}
+
+/** What an upload route needs: where it is, where its page is, who may, and what starts the run. */
+export interface UploadRoute {
+  path: string;
+  /** The panel page with the form: GET of `path` leads there. */
+  page: string;
+  /** Where an HTML form's post goes once the run is queued. */
+  done: string;
+  message: string;
+  authorize: (actor: Actor) => void;
+  start: (actor: Actor, file: UploadedFile, accountId: unknown) => Promise<{ id: number }>;
+}
+
+/**
+ * An import's two dashboard routes (the leads' and the stock count's): GET leads to the panel's page, or answers a
+ * role that may not import with the 403 page (no form to fill in and then be refused); POST checks the role before a
+ * byte of the body is read (session and CSRF were checked by the router), then reads the one file and starts the run:
+ * 202 with it.
+ */
+export function addUploadRoutes(r: Router, ctx: AppContext, u: UploadRoute): void {
+  const upload = spreadsheetUpload(ctx);
+  r.get(
+    u.path,
+    route(async (req, res) => {
+      try {
+        u.authorize(req.actor!);
+      } catch (refusal) {
+        sendErrorPage(res, refusal, notAllowedPage({ title: 'site.import.title', lang: requestLanguage(req) }));
+        return;
+      }
+      res.redirect(303, u.page);
+    }),
+  );
+  r.post(
+    u.path,
+    route(async (req, _res, next) => {
+      u.authorize(req.actor!);
+      next();
+    }),
+    upload,
+    route(async (req, res) => {
+      if (!req.file) throw ValidationError.single('file', 'The file field is required.');
+      const run = await u.start(req.actor!, req.file, req.body?.account_id);
+      respond(req, res, 202, { message: u.message, id: run.id, data: run }, u.done);
+    }),
+  );
 }
 
 /**

@@ -1,16 +1,12 @@
 import fs from 'node:fs';
-import Joi from 'joi';
 import type { Transaction } from 'sequelize';
 import { runActor } from '../accounts/run-actor.js';
 import { actorUserId, type Actor } from '../actor.js';
-import { newRowAccount } from '../chosen-account.js';
 import type { Core } from '../context.js';
 import { isDatabaseUnavailable } from '../db/index.js';
-import { ValidationError } from '../errors.js';
 import { insertBadRows, moveCursor, type BadRow } from '../import-runs.js';
-import { authorize, isSystemWide } from '../policy.js';
-import { keepUpload, withKeptUpload, type UploadedFile } from '../uploads.js';
-import { validate } from '../validation.js';
+import { authorize } from '../policy.js';
+import { keepUpload, uploadAccount, withKeptUpload, type UploadedFile } from '../uploads.js';
 import { checkRows, readCount, type Counted } from './stock-count-file.js';
 import { lockLevels, recordMovements, type Movement } from './stock.repository.js';
 
@@ -23,16 +19,11 @@ export const STOCK_COUNT_JOB = 'import-stock-count';
 /** Rows per transaction. */
 const BATCH = 1000;
 
-const optionsSchema = Joi.object({ account_id: Joi.number().integer().positive().empty('') });
-
 /** Checks the upload, keeps it and queues the count (IMPORTANT); the temporary upload goes whatever happens. */
 export async function startCount(core: Core, actor: Actor, file: UploadedFile, options: unknown = {}) {
   try {
     authorize(actor, 'create', 'stock');
-    const { account_id } = validate<{ account_id?: number }>(optionsSchema, options);
-    if (account_id === undefined && isSystemWide(actor))
-      throw ValidationError.single('account_id', 'The account_id field is required.');
-    const accountId = await newRowAccount(core.db.sequelize, actor, account_id);
+    const accountId = await uploadAccount(core, actor, options);
     authorize(actor, 'create', 'stock', { account_id: accountId });
     const { stored, type } = await keepUpload(core, accountId, file);
     return await withKeptUpload(stored, () =>

@@ -1,23 +1,16 @@
 import fs from 'node:fs';
-import Joi from 'joi';
-import { newRowAccount } from '../chosen-account.js';
 import type { Actor } from '../actor.js';
 import type { Core } from '../context.js';
-import { ValidationError } from '../errors.js';
 import type { LeadService } from '../leads/lead.service.js';
-import { accountScope, authorize, isSystemWide } from '../policy.js';
+import { accountScope, authorize } from '../policy.js';
 import { findInScope } from '../query.js';
-import { validate } from '../validation.js';
 import type { ImportRun } from './import-run.model.js';
 import { runImport } from './import-run.js';
 import { csvRowsFromSample } from './import-total.js';
 import { importProgress } from './import-progress.js';
-import { expansionLimits, keepUpload, withKeptUpload, type UploadedFile } from '../uploads.js';
+import { expansionLimits, keepUpload, uploadAccount, withKeptUpload, type UploadedFile } from '../uploads.js';
 
 export const IMPORT_JOB = 'import-leads';
-
-/** The upload's other field: the account an admin imports into (a tenant's go to their own, whatever it names). */
-const importOptionsSchema = Joi.object({ account_id: Joi.number().integer().positive().empty('') });
 
 /** Refused rows in file order; the import page shows this many of them (the CSV report has them all). */
 const ERROR_ORDER: [string, string][] = [
@@ -55,11 +48,7 @@ const totalColumns = (t: { total: number; estimated: boolean } | null) =>
 async function start(core: Core, actor: Actor, file: UploadedFile, options: unknown = {}) {
   try {
     authorize(actor, 'import', 'lead');
-    const { account_id } = validate<{ account_id?: number }>(importOptionsSchema, options);
-    // an admin names the account (the import page's required list), so leads never land in "Back Office" by omission
-    if (account_id === undefined && isSystemWide(actor))
-      throw ValidationError.single('account_id', 'The account_id field is required.');
-    const accountId = await newRowAccount(core.db.sequelize, actor, account_id);
+    const accountId = await uploadAccount(core, actor, options);
     const { stored, type, head } = await keepUpload(core, accountId, file);
     // the run and its job commit together: no run is left queued without a job by a crash in between
     const run = await withKeptUpload(stored, () =>
