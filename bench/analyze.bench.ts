@@ -72,7 +72,7 @@ function report(what: string, rounds: Awaited<ReturnType<typeof measure>>[]) {
 async function existingInstall(ctx: AppContext, others: number) {
   await ctx.db.sequelize.query(
     'TRUNCATE leads, lead_products, lead_histories, orders, order_products, order_histories, ' +
-      'import_runs, import_run_errors, stock_movements, stock_levels CASCADE',
+      'import_runs, import_run_errors, stock_movements, stock_levels, stock_follows CASCADE',
   );
   const acc = await seedAccount(ctx);
   await ctx.db.sequelize.query(

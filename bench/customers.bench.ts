@@ -119,7 +119,8 @@ async function importRuns(ctx: AppContext, acc: Awaited<ReturnType<typeof seedAc
     fs.writeFileSync(file, lines.join('\n') + '\n');
     // every run starts from the same tables (the bench's own embedded database), so a later run does not meet the
     // earlier runs' leads; on BENCH_DATABASE_URL the runs add up, alternating with and without
-    if (ctx.db.embedded) await ctx.db.sequelize.query('TRUNCATE leads, orders, stock_movements, stock_levels CASCADE');
+    if (ctx.db.embedded)
+      await ctx.db.sequelize.query('TRUNCATE leads, orders, stock_movements, stock_levels, stock_follows CASCADE');
     await ctx.db.sequelize.query('ANALYZE leads');
     const r = await ctx.services.imports.start(acc.actor, {
       path: file,

@@ -73,7 +73,7 @@ export async function benchAccount(): Promise<{
   if (ctx.db.embedded) {
     await ctx.db.sequelize.query(
       'TRUNCATE leads, lead_products, lead_histories, orders, order_products, order_histories, ' +
-        'import_runs, import_run_errors, export_runs, stock_movements, stock_levels CASCADE',
+        'import_runs, import_run_errors, export_runs, stock_movements, stock_levels, stock_follows CASCADE',
     );
   }
   const { accountId, actor, skus } = await seedAccount(ctx);

@@ -7,7 +7,7 @@ import { passwordResetJob } from './password-reset.job.js';
 import { pushOrderJob } from './push-order.job.js';
 import { checkRowCountsJob, foldRowCountsJob } from './row-counts.job.js';
 import { analyzeTablesJob } from './table-statistics.job.js';
-import { importStockCountJob } from './stock.job.js';
+import { followStockJob, importStockCountJob } from './stock.job.js';
 import { cleanupExportsJob, exportLeadsJob, importLeadsJob } from './transfers.job.js';
 import { cleanupWebhooksJob, deliverWebhooksJob } from './webhooks.job.js';
 
@@ -16,6 +16,7 @@ export const jobDefinitions: JobDefinition<any>[] = [
   pushOrderJob,
   importLeadsJob,
   importStockCountJob,
+  followStockJob,
   exportLeadsJob,
   cleanupExportsJob,
   foldRowCountsJob,

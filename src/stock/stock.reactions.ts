@@ -2,6 +2,7 @@ import type { Transaction } from 'sequelize';
 import type { Core } from '../context.js';
 import { ValidationError } from '../errors.js';
 import type { OrderStatus } from '../orders/order.model.js';
+import { queueFollows } from './stock.follows.js';
 import { anyEnforcing, moveInPlace, reserveInPlace } from './stock.moves.js';
 import {
   lockLevels,
@@ -101,9 +102,10 @@ export async function reserveOrders(
 const LEFT: readonly OrderStatus[] = ['shipped', 'delivered', 'returned'];
 
 /**
- * Moves stock with the orders' moves, in one statement where the lines are (stock.moves.ts, moveInPlace): a
- * cancellation releases what the order holds; leaving (shipped, or delivered or returned reached without shipped)
- * takes the lines off the shelf and ends the reservation; a return puts them back.
+ * Moves stock with the orders' moves: a cancellation releases what the order holds, at once, in one statement where the
+ * lines are (stock.moves.ts, moveInPlace). Leaving (shipped, or delivered or returned reached without shipped: the
+ * lines come off the shelf and the reservation ends) and coming back (a return puts them back) are queued for the
+ * worker (stock.follows.ts): neither makes less stock available.
  */
 export async function moveOrders(
   core: Core,
@@ -112,10 +114,21 @@ export async function moveOrders(
   const moves = p.moves.filter((m) => m.from !== m.to && (m.to === 'canceled' || LEFT.includes(m.to)));
   if (moves.length === 0) return;
   const to = new Map(moves.map((m) => [m.orderId, m.to])); // an order named twice moves once, to its last status
-  await moveInPlace(core.db.sequelize, p.transaction, [...to.keys()], [...to.values()], p.by);
+  const { sequelize } = core.db;
+  const left = [...to].filter(([, status]) => status !== 'canceled');
+  if (left.length)
+    await queueFollows(
+      sequelize,
+      p.transaction,
+      left.map(([id]) => id),
+      left.map(([, status]) => status),
+      p.by,
+    );
+  const canceled = [...to].filter(([, status]) => status === 'canceled').map(([id]) => id);
+  if (canceled.length) await releaseOrders(core, { ...p, orderIds: canceled });
 }
 
-/** Orders about to be deleted release what they still hold. */
+/** Orders canceled or about to be deleted release what they still hold. */
 export async function releaseOrders(
   core: Core,
   p: { transaction: Transaction; orderIds: number[]; by: MovedBy },

@@ -8,6 +8,7 @@ import type { UploadedFile } from '../uploads.js';
 import { isFitText, validate } from '../validation.js';
 import { moveOrderTo } from './order-warehouse.js';
 import { runCount, startCount } from './stock-count.js';
+import { follow, waitingFollows } from './stock.follows.js';
 import { levelDrifts, lockLevels, recordMovements, repairLevels, type Movement } from './stock.repository.js';
 import {
   availableOf,
@@ -180,7 +181,8 @@ async function check(core: Core, actor: Actor, repair: boolean) {
   const { sequelize } = core.db;
   const drifts = await levelDrifts(sequelize);
   if (repair && drifts.length) await sequelize.transaction((t) => repairLevels(sequelize, t));
-  return { drifts, repaired: repair ? drifts.length : 0 };
+  // orders that left or came back and wait for the worker: the levels agree with the ledger, which is behind by them
+  return { drifts, repaired: repair ? drifts.length : 0, waiting: await waitingFollows(sequelize) };
 }
 
 export function createStockService(core: Core) {
@@ -197,6 +199,8 @@ export function createStockService(core: Core) {
     authorizeCount: (actor: Actor) => authorize(actor, 'create', 'stock'),
     startCount: (actor: Actor, file: UploadedFile, options?: unknown) => startCount(core, actor, file, options),
     runCount: (runId: number, handedBack?: AbortSignal) => runCount(core, runId, handedBack),
+    /** Applies the orders' shipments and returns that wait (stock.follows.ts); the `follow-stock` job calls it. */
+    follow: () => follow(core.db.sequelize),
     /** A new order shipped from another warehouse of its account (order-warehouse.ts). */
     moveOrderTo: (actor: Actor, orderId: number, body: unknown) => moveOrderTo(core, actor, orderId, body),
     withAvailable: <T extends WithLines>(shown: T, kind: 'lead' | 'order') => withAvailable(core, shown, kind),

@@ -11,6 +11,7 @@ import { useTestServer } from '../helpers.js';
 import { login, panelApi, type SessionClient } from '../session.js';
 import { useReceiver } from '../webhook-receiver.js';
 import * as stockMigration from '../../migrations/20261214000000-stock.js';
+import * as followsMigration from '../../migrations/20261216000000-stock-follows.js';
 
 /**
  * Issue 43: the stock count import (a file of sku, warehouse and quantity counted, as an import run of kind `stock`
@@ -298,23 +299,25 @@ describe('stock counts and stock.low', function () {
     );
     expect(drift).to.equal(0);
   });
-  it('When the stock migration is reverted and applied again, Then its tables, triggers and functions go and come back', async () => {
+  it('When the stock migrations are reverted and applied again, Then their tables, triggers and functions go and come back', async () => {
     const context = getCtx().db.sequelize;
     const objects = async () => {
       const [rows] = await context.query(
         `SELECT (SELECT count(*) FROM pg_tables WHERE tablename IN
-                  ('warehouses', 'stock_levels', 'stock_movements', 'product_counts'))::int AS tables,
+                  ('warehouses', 'stock_levels', 'stock_movements', 'product_counts', 'stock_follows'))::int AS tables,
                 (SELECT count(*) FROM pg_trigger WHERE tgname IN ('stock_levels_webhooks', 'accounts_stock_movements',
                   'products_stock_movements', 'orders_stock_movements', 'users_stock_movements', 'products_counts_insert',
                   'products_counts_delete', 'products_counts_update', 'accounts_main_warehouse'))::int AS triggers`,
       );
       return rows[0];
     };
-    expect(await objects()).to.deep.equal({ tables: 4, triggers: 9 });
+    expect(await objects()).to.deep.equal({ tables: 5, triggers: 9 });
+    await followsMigration.down({ name: 'stock-follows', context });
     await stockMigration.down({ name: 'stock', context });
     expect(await objects()).to.deep.equal({ tables: 0, triggers: 0 });
     await stockMigration.up({ name: 'stock', context });
-    expect(await objects()).to.deep.equal({ tables: 4, triggers: 9 });
+    await followsMigration.up({ name: 'stock-follows', context });
+    expect(await objects()).to.deep.equal({ tables: 5, triggers: 9 });
     // every account has its MAIN again and the counts of active products are right
     const [[{ missing }]] = (await context.query(
       `SELECT count(*)::int AS missing FROM accounts a

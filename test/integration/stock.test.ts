@@ -6,67 +6,9 @@ import { makeAccount, makeAdmin, type TestAccount } from '../factories.js';
 import { useTestServer } from '../helpers.js';
 import { restClient } from '../rest-client.js';
 import { login, panelApi } from '../session.js';
+import { confirm, fromOrders, levels, move, newLead, orderOf, phone, type Level } from '../stock-fixtures.js';
 
 /** Stock (issue 43, docs/stock.md): the ledger, the levels, the orders moving them, the policy, the REST routes. */
-
-let phoneSeq = 0;
-const phone = () => `+2126${String(Date.now() % 1000000).padStart(6, '0')}${String(++phoneSeq % 100).padStart(2, '0')}`;
-
-type Level = { sku: string; warehouse: string; on_hand: number; reserved: number; available: number };
-
-async function levels(accountId: number): Promise<Level[]> {
-  const page = await getCtx().services.stock.list(systemActor(), { account_id: accountId, per_page: 100 });
-  return page.data.map(({ sku, warehouse, on_hand, reserved, available }) => ({
-    sku,
-    warehouse,
-    on_hand,
-    reserved,
-    available,
-  }));
-}
-
-/** What the orders say the levels must be: received and adjusted, minus shipped, plus returned; reserved by open ones. */
-async function fromOrders(accountId: number): Promise<Record<string, { on_hand: number; reserved: number }>> {
-  const rows = await getCtx().db.sequelize.query<{ sku: string; on_hand: number; reserved: number }>(
-    `SELECT p.sku,
-            (SELECT coalesce(sum(quantity), 0) FROM stock_movements m
-              WHERE m.product_id = p.id AND m.kind IN ('receipt', 'adjustment'))
-          - (SELECT coalesce(sum(op.quantity), 0) FROM order_products op JOIN orders o ON o.id = op.order_id
-              WHERE op.product_id = p.id AND o.status IN ('shipped', 'delivered'))::int AS on_hand,
-            (SELECT coalesce(sum(op.quantity), 0) FROM order_products op JOIN orders o ON o.id = op.order_id
-              WHERE op.product_id = p.id AND o.status IN ('new', 'pushed'))::int AS reserved
-       FROM products p WHERE p.account_id = $1 AND p.active ORDER BY p.sku`,
-    { bind: [accountId], type: QueryTypes.SELECT },
-  );
-  return Object.fromEntries(rows.map((r) => [r.sku, { on_hand: Number(r.on_hand), reserved: Number(r.reserved) }]));
-}
-
-async function newLead(acc: TestAccount, lines: [string, number][]): Promise<string> {
-  const { references } = await getCtx().services.leads.createMany(acc.seller.actor, {
-    leads: [
-      {
-        phone: phone(),
-        full_name: 'Stock Buyer',
-        products: lines.map(([sku, quantity]) => ({ sku, quantity, price: 100 })),
-      },
-    ],
-  });
-  return references[0];
-}
-
-const confirm = (actor: Actor, reference: string) =>
-  getCtx().services.leads.updateStatuses(actor, { leads: [{ reference, status: 'confirmed' }] });
-
-async function orderOf(leadReference: string): Promise<string> {
-  const [row] = await getCtx().db.sequelize.query<{ reference: string }>(
-    'SELECT reference FROM orders WHERE lead_reference = $1',
-    { bind: [leadReference], type: QueryTypes.SELECT },
-  );
-  return row.reference;
-}
-
-const move = (acc: TestAccount, reference: string, status: string) =>
-  getCtx().services.orders.updateStatuses(acc.seller.actor, { orders: [{ reference, status }] });
 
 describe('stock', function () {
   this.timeout(60_000);
@@ -109,6 +51,7 @@ describe('stock', function () {
     await stock.record(acc.seller.actor, {
       movements: [{ sku: a, kind: 'adjustment', quantity: -1, reason: 'Broken' }],
     });
+    await stock.follow(); // the shipments and the return, as the worker moves them
 
     const got = await levels(acc.id);
     const expected = await fromOrders(acc.id);
