@@ -72,6 +72,11 @@ const RULES: [RegExp, string, string[]][] = [
     'stockBelowZero',
     ['typed', 'warehouse', 'count'],
   ],
+  [
+    /^The movement would take (.*) in (\S+) above (\d+) \((-?\d+) on hand\)\.$/,
+    'stockAboveMax',
+    ['typed', 'warehouse', 'limit', 'count'],
+  ],
   [/^The quantity must be a whole number from 0 to (\d+) \(read: (.*)\)\.$/, 'stockCountQuantity', ['limit', 'typed']],
   [/^(.*) in (\S+) is counted twice \(first on row (\d+)\)\.$/, 'stockCountedTwice', ['typed', 'warehouse', 'row']],
   [

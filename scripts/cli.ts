@@ -33,7 +33,7 @@ Every command accepts --json (one JSON object on stdout).
   token:create --email USER_EMAIL --name NAME --scopes "CREATE LEADS,VIEW LEADS" [--expires 2027-01-01]
   counts:check [--repair]          recount every list total kept in row_counts; --repair rebuilds them if one differs
   stock:check [--repair]          add up the stock ledger again; --repair writes the levels from it if one differs
-                                  (waiting: orders whose shipment or return the worker has still to move)
+                                  (waiting: shipments and returns the worker has yet to move; failed: ones it could not)
   kpi:rebuild                      recompute the KPI dashboard's daily rollup from the leads (the job folds changes)
 ${BACKUP_HELP}
   help`;
@@ -134,8 +134,8 @@ export const commands: Record<string, Command> = {
     return { exact: differing.length === 0, differing, repaired: !!f.repair && differing.length > 0 };
   },
   async 'stock:check'(ctx, f) {
-    const { drifts, repaired, waiting } = await ctx.services.stock.check(sys, !!f.repair);
-    return { exact: drifts.length === 0, differing: drifts, repaired: repaired > 0, waiting };
+    const { drifts, repaired, waiting, failed } = await ctx.services.stock.check(sys, !!f.repair);
+    return { exact: drifts.length === 0, differing: drifts, repaired: repaired > 0, waiting, failed };
   },
   async 'kpi:rebuild'(ctx) {
     const started = Date.now();

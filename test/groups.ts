@@ -160,6 +160,7 @@ export const GROUPS = {
     'test/integration/rest-leads.test.ts',
     'test/integration/row-counts.test.ts',
     'test/integration/startup.test.ts',
+    'test/integration/stock-follows.test.ts',
     'test/integration/table-statistics.test.ts',
     'test/integration/token-cache.test.ts',
     'test/integration/webhooks-caps.test.ts',

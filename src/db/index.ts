@@ -166,17 +166,20 @@ export function readPoolState(sequelize: Sequelize): { using: number; available:
  * transaction go through Sequelize, whose typed errors (a foreign key, a unique key) their callers read. The statement
  * still goes to Sequelize's `logging` when one is set, so statement captures see it.
  */
-export async function readQuery<T>(sequelize: Sequelize, sql: string, params: unknown[]): Promise<T[]> {
+export async function readQuery<T>(sequelize: Sequelize, sql: string, params: unknown[], name?: string): Promise<T[]> {
   const log = (sequelize as unknown as { options: { logging: unknown } }).options.logging;
   if (typeof log === 'function') log(`Executing (read): ${sql}`, { bind: params });
   const reads = readPools.get(sequelize);
+  // a named statement is prepared once per connection, and after a few runs PostgreSQL keeps one plan for it (a
+  // statement whose plan costs more than its run: docs/performance.md, "GET /stock")
+  const query = name ? { name, text: sql, values: params } : { text: sql, values: params };
   // pool.query, not connect + query: it listens for the error a connection cut mid-query emits, which on a client
   // held by hand would be unhandled and end the process
-  if (reads) return (await reads.query(sql, params)).rows as T[];
+  if (reads) return (await reads.query(query)).rows as T[];
   const manager = managerOf(sequelize);
   const client = await manager.getConnection({ type: 'read' });
   try {
-    return (await client.query(sql, params)).rows as T[];
+    return (await client.query(query)).rows as T[];
   } finally {
     await manager.releaseConnection(client);
   }

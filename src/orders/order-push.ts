@@ -124,7 +124,7 @@ export async function pushOne(core: Core, orderId: number, requestedBy: string, 
     await o.update({ status: 'pushed', ...sent }, { transaction });
     const move = { account_id: o.account_id, id: o.id, reference: o.reference, old: 'new', status: 'pushed' };
     await insertHistory(sequelize, transaction, 'order', [move], { name: requestedBy, userId });
-    const moves = [{ orderId: o.id, from: 'new' as const, to: 'pushed' as const }];
+    const moves = [{ orderId: o.id, accountId: o.account_id, from: 'new' as const, to: 'pushed' as const }];
     await ordersMoved.emit(core, { transaction, moves, by: { name: requestedBy, userId } });
   });
   core.metrics.carrierPushes.inc({ outcome: 'failure' in result ? 'failed' : 'sent' });

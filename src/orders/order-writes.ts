@@ -49,7 +49,12 @@ export async function applyOrderMoves(core: Core, transaction: Transaction, move
       status,
     }));
   await insertHistory(sequelize, transaction, 'order', history, by);
-  const moved = moves.map((m) => ({ orderId: m.row.id, from: m.row.status, to: m.status }));
+  const moved = moves.map((m) => ({
+    orderId: m.row.id,
+    accountId: m.row.account_id,
+    from: m.row.status,
+    to: m.status,
+  }));
   await ordersMoved.emit(core, { transaction, moves: moved, by });
 }
 

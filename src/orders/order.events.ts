@@ -26,7 +26,7 @@ export const ordersCreated = domainEvent<{
 /** Orders moved from one status to another (REST, panel, a push, a carrier callback). */
 export const ordersMoved = domainEvent<{
   transaction: Transaction;
-  moves: { orderId: number; from: OrderStatus; to: OrderStatus }[];
+  moves: { orderId: number; accountId: number; from: OrderStatus; to: OrderStatus }[];
   by: OrdersBy;
 }>('orders.moved');
 

@@ -8,7 +8,8 @@ import { insertBadRows, moveCursor, type BadRow } from '../import-runs.js';
 import { authorize } from '../policy.js';
 import { keepUpload, uploadAccount, withKeptUpload, type UploadedFile } from '../uploads.js';
 import { checkRows, readCount, type Counted } from './stock-count-file.js';
-import { lockLevels, recordMovements, type Movement } from './stock.repository.js';
+import { applyWaiting } from './stock.follows.js';
+import { isRetryable, lockLevels, recordMovements, type Movement } from './stock.repository.js';
 
 // The stock count import (docs/stock.md "Stock counts"): a file of sku, warehouse (optional) and quantity, the
 // on_hand counted on the shelf, becomes one adjustment per row for the difference. An import run of kind `stock`
@@ -59,6 +60,7 @@ async function writeBatch(
   b: { from: number; to: number; good: Counted[]; bad: BadRow[] },
 ) {
   const { sequelize } = core.db;
+  await applyWaiting(sequelize, t, run.account_id); // a count is of what is on the shelf: parcels gone are gone
   const levels = await lockLevels(sequelize, t, run.account_id, b.good);
   const reason = `Stock count: ${run.file_name}`.slice(0, 500);
   const rows: Movement[] = [];
@@ -91,13 +93,6 @@ async function writeBatch(
 }
 
 class AnotherAttempt extends Error {}
-
-/** deadlock_detected, serialization_failure: another writer met on the same levels; the batch is written again. */
-const RETRYABLE = new Set(['40P01', '40001']);
-const codeOf = (err: unknown) => {
-  const e = err as { code?: string; original?: { code?: string }; parent?: { code?: string } };
-  return e.original?.code ?? e.parent?.code ?? e.code ?? '';
-};
 
 async function finish(core: Core, runId: number, values: object, path: string) {
   await core.models.ImportRun.update(
@@ -145,7 +140,7 @@ export async function runCount(core: Core, runId: number, handedBack?: AbortSign
   } catch (err) {
     if (err instanceof AnotherAttempt) return;
     // an outage, a deadlock or a serialization failure is not the file's fault: the job runs again from the cursor
-    if (isDatabaseUnavailable(err) || RETRYABLE.has(codeOf(err))) throw err;
+    if (isDatabaseUnavailable(err) || isRetryable(err)) throw err;
     core.logger.error({ err, runId }, 'stock count failed');
     const error = `The file could not be read: ${(err as Error).message}`.slice(0, 1000);
     await finish(core, run.id, { status: 'failed', error }, run.file_path);

@@ -109,22 +109,19 @@ const LEFT: readonly OrderStatus[] = ['shipped', 'delivered', 'returned'];
  */
 export async function moveOrders(
   core: Core,
-  p: { transaction: Transaction; moves: { orderId: number; from: OrderStatus; to: OrderStatus }[]; by: MovedBy },
+  p: {
+    transaction: Transaction;
+    moves: { orderId: number; accountId: number; from: OrderStatus; to: OrderStatus }[];
+    by: MovedBy;
+  },
 ): Promise<void> {
   const moves = p.moves.filter((m) => m.from !== m.to && (m.to === 'canceled' || LEFT.includes(m.to)));
   if (moves.length === 0) return;
-  const to = new Map(moves.map((m) => [m.orderId, m.to])); // an order named twice moves once, to its last status
-  const { sequelize } = core.db;
-  const left = [...to].filter(([, status]) => status !== 'canceled');
-  if (left.length)
-    await queueFollows(
-      sequelize,
-      p.transaction,
-      left.map(([id]) => id),
-      left.map(([, status]) => status),
-      p.by,
-    );
-  const canceled = [...to].filter(([, status]) => status === 'canceled').map(([id]) => id);
+  // an order named twice moves once, to its last status
+  const last = [...new Map(moves.map((m) => [m.orderId, m])).values()];
+  const left = last.filter((m) => m.to !== 'canceled');
+  if (left.length) await queueFollows(core.db.sequelize, p.transaction, left, p.by);
+  const canceled = last.filter((m) => m.to === 'canceled').map((m) => m.orderId);
   if (canceled.length) await releaseOrders(core, { ...p, orderIds: canceled });
 }
 

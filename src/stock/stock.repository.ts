@@ -19,6 +19,13 @@ export const ADD_TO_LEVELS = `
      ON CONFLICT (account_id, product_id, warehouse_id) DO UPDATE
        SET on_hand = s.on_hand + EXCLUDED.on_hand, reserved = s.reserved + EXCLUDED.reserved, updated_at = now()`;
 
+/** deadlock_detected, serialization_failure: another writer met on the same levels; the work is done again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+export function isRetryable(err: unknown): boolean {
+  const e = err as { code?: string; original?: { code?: string }; parent?: { code?: string } };
+  return RETRYABLE.has(e.original?.code ?? e.parent?.code ?? e.code ?? '');
+}
+
 /** One movement to record. */
 export interface Movement {
   accountId: number;

@@ -8,7 +8,7 @@ import type { UploadedFile } from '../uploads.js';
 import { isFitText, validate } from '../validation.js';
 import { moveOrderTo } from './order-warehouse.js';
 import { runCount, startCount } from './stock-count.js';
-import { follow, waitingFollows } from './stock.follows.js';
+import { applyWaiting, follow, waitingFollows } from './stock.follows.js';
 import { levelDrifts, lockLevels, recordMovements, repairLevels, type Movement } from './stock.repository.js';
 import {
   availableOf,
@@ -38,6 +38,11 @@ import {
 /** Why an adjustment is refused: it would take what is on the shelf below nothing. */
 export const belowZeroMessage = (sku: string, warehouse: string, onHand: number) =>
   `The adjustment would take ${sku} in ${warehouse} below 0 (${onHand} on hand).`;
+
+/** The most a level holds on hand: a receipt or an adjustment past it is refused (the column is a 4-byte integer). */
+export const ON_HAND_MAX = 1_000_000_000;
+export const aboveMaxMessage = (sku: string, warehouse: string, onHand: number) =>
+  `The movement would take ${sku} in ${warehouse} above ${ON_HAND_MAX} (${onHand} on hand).`;
 
 /**
  * Receipts and adjustments (1 to 1,000, atomic): every sku must be an active product of the account and every
@@ -70,6 +75,7 @@ async function record(core: Core, actor: Actor, body: unknown): Promise<{ moveme
   });
   if (Object.keys(errors).length) throw new ValidationError(errors);
   await sequelize.transaction(async (transaction) => {
+    await applyWaiting(sequelize, transaction, accountId); // what left is off the shelf before a count is corrected
     const levels = await lockLevels(sequelize, transaction, accountId, rows);
     const after = new Map<string, number>();
     rows.forEach((r, i) => {
@@ -80,6 +86,7 @@ async function record(core: Core, actor: Actor, body: unknown): Promise<{ moveme
       const code = warehouses.find((w) => w.id === r.warehouseId)!.code;
       if (r.kind === 'adjustment' && onHand < 0)
         errors[`movements.${i}.quantity`] = [belowZeroMessage(r.sku, code, onHand - r.quantity)];
+      if (onHand > ON_HAND_MAX) errors[`movements.${i}.quantity`] = [aboveMaxMessage(r.sku, code, onHand - r.quantity)];
     });
     if (Object.keys(errors).length) throw new ValidationError(errors);
     await recordMovements(sequelize, transaction, rows, { name: actor.name, userId: actorUserId(actor) });
@@ -182,7 +189,7 @@ async function check(core: Core, actor: Actor, repair: boolean) {
   const drifts = await levelDrifts(sequelize);
   if (repair && drifts.length) await sequelize.transaction((t) => repairLevels(sequelize, t));
   // orders that left or came back and wait for the worker: the levels agree with the ledger, which is behind by them
-  return { drifts, repaired: repair ? drifts.length : 0, waiting: await waitingFollows(sequelize) };
+  return { drifts, repaired: repair ? drifts.length : 0, ...(await waitingFollows(sequelize)) };
 }
 
 export function createStockService(core: Core) {

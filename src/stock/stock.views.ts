@@ -1,4 +1,5 @@
 import type { Sequelize } from 'sequelize';
+import { readQuery } from '../db/index.js';
 import { select } from '../query.js';
 import type { MovementKind } from './stock.schemas.js';
 
@@ -121,13 +122,20 @@ const ONE_ACCOUNT_PAGE = `
     LEFT JOIN stock_levels s ON s.account_id = p.account_id AND s.product_id = p.id AND s.warehouse_id = w.id
    ORDER BY p.sku, w.code OFFSET $4::int % (SELECT n FROM n) LIMIT $5`;
 
-/** The first page of one account: its first products along the index, each with its warehouses (less to plan). */
+/**
+ * The first page of one account, unfiltered (what the panel and most clients ask): its first products along the
+ * index, each with its warehouses, in a statement with no optional filter, so that PostgreSQL can keep one plan for it
+ * (readQuery's named statement): planning it cost more than running it (docs/performance.md, "GET /stock").
+ */
 const ONE_ACCOUNT_FIRST_PAGE = `
-  SELECT ${LEVEL_COLUMNS}, (${ONE_ACCOUNT_TOTAL})::int AS total__
-    FROM (SELECT p.* FROM products p WHERE ${PRODUCTS} ORDER BY p.sku LIMIT $4) p
-    JOIN warehouses w ON w.account_id = p.account_id AND ${WAREHOUSES}
-    LEFT JOIN stock_levels s ON s.account_id = p.account_id AND s.product_id = p.id AND s.warehouse_id = w.id
-   ORDER BY p.sku, w.code LIMIT $4`;
+  SELECT ${LEVEL_COLUMNS},
+         (coalesce((SELECT c.active FROM product_counts c WHERE c.account_id = $1), 0)
+          * (SELECT count(*) FROM warehouses x WHERE x.account_id = $1))::int AS total__
+    FROM (SELECT p.id, p.account_id, p.sku, p.name, p.low_stock_threshold FROM products p
+           WHERE p.account_id = $1 AND p.active ORDER BY p.sku LIMIT $2) p
+    JOIN warehouses w ON w.account_id = $1
+    LEFT JOIN stock_levels s ON s.account_id = $1 AND s.product_id = p.id AND s.warehouse_id = w.id
+   ORDER BY p.sku, w.code LIMIT $2`;
 
 /**
  * Levels of the account's active products in each of its warehouses, by sku then warehouse (low ones on request).
@@ -160,11 +168,15 @@ export async function levelsPage(
   const offset = (q.page - 1) * q.per_page;
   if (q.accountId !== undefined) {
     // one round trip: the page's rows, each with the total (an InitPlan, counted once); past the last page, the total
-    const rows = await select<LevelView & { total__: number }>(
-      sequelize,
-      offset === 0 ? ONE_ACCOUNT_FIRST_PAGE : ONE_ACCOUNT_PAGE,
-      offset === 0 ? [...bind, q.per_page] : [...bind, offset, q.per_page],
-    );
+    const rows =
+      offset === 0 && !q.sku && !q.warehouse
+        ? await readQuery<LevelView & { total__: number }>(
+            sequelize,
+            ONE_ACCOUNT_FIRST_PAGE,
+            [q.accountId, q.per_page],
+            'stock-first-page',
+          )
+        : await select<LevelView & { total__: number }>(sequelize, ONE_ACCOUNT_PAGE, [...bind, offset, q.per_page]);
     if (rows.length) return { rows: rows.map(({ total__: _t, ...r }) => r as LevelView), total: rows[0].total__ };
     const [{ total }] = await select<{ total: number }>(sequelize, `SELECT (${ONE_ACCOUNT_TOTAL})::int AS total`, bind);
     return { rows: [], total };

@@ -75,6 +75,58 @@ describe('stock follows', function () {
     expect((await levels(acc.id))[0]).to.deep.include(expected[a]);
   });
 
+  it('When a seller corrects a count while a shipment waits, Then the shipment is applied first and nothing is counted twice', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const [a] = acc.skus.active;
+    await ctx.services.stock.record(acc.seller.actor, { movements: [{ sku: a, kind: 'receipt', quantity: 10 }] });
+    await shippedOrder(acc, a, 2);
+    // 8 are on the shelf: the seller takes the 8 broken ones off
+    await ctx.services.stock.record(acc.seller.actor, {
+      movements: [{ sku: a, kind: 'adjustment', quantity: -8, reason: 'Broken' }],
+    });
+    await ctx.services.stock.follow();
+    expect((await levels(acc.id))[0]).to.deep.include({ on_hand: 0, reserved: 0, available: 0 });
+  });
+
+  it('When one waiting order cannot be applied, Then it keeps its error for stock:check and every other order moves', async () => {
+    const ctx = getCtx();
+    const [stuck, fine] = [await makeAccount(ctx), await makeAccount(ctx)];
+    for (const acc of [stuck, fine])
+      await ctx.services.stock.record(acc.seller.actor, {
+        movements: [{ sku: acc.skus.active[0], kind: 'receipt', quantity: 5 }],
+      });
+    const bad = await shippedOrder(stuck, stuck.skus.active[0], 1);
+    await ctx.services.stock.follow();
+    await ctx.services.orders.updateStatuses(stuck.seller.actor, { orders: [{ reference: bad, status: 'returned' }] });
+    // a level tampered up to the column's limit: the return cannot add to it
+    await ctx.db.sequelize.query('UPDATE stock_levels SET on_hand = 2147483647 WHERE account_id = $1', {
+      bind: [stuck.id],
+    });
+    const good = await shippedOrder(fine, fine.skus.active[0], 2);
+    await ctx.services.stock.follow();
+    expect((await ledgerOf(good)).map((m) => m.kind)).to.deep.equal(['reservation', 'shipment']);
+    const { failed } = await ctx.services.stock.check(systemActor());
+    const mine = failed.filter((f) => f.status === 'returned' && f.error.includes('out of range'));
+    expect(mine.length).to.be.at.least(1);
+    expect((await ledgerOf(bad)).map((m) => m.kind)).to.deep.equal(['reservation', 'shipment']);
+  });
+
+  it('When a receipt would take on_hand past 1,000,000,000, Then 422 names the sku and nothing is recorded', async () => {
+    const ctx = getCtx();
+    const acc = await makeAccount(ctx);
+    const [a] = acc.skus.active;
+    const many = Array.from({ length: 1000 }, () => ({ sku: a, kind: 'receipt', quantity: 1_000_000 }));
+    await ctx.services.stock.record(acc.seller.actor, { movements: many });
+    const err = await ctx.services.stock
+      .record(acc.seller.actor, { movements: [{ sku: a, kind: 'receipt', quantity: 1 }] })
+      .catch((e: unknown) => e);
+    expect((err as { errors: Record<string, string[]> }).errors['movements.0.quantity']).to.deep.equal([
+      `The movement would take ${a} in MAIN above 1000000000 (1000000000 on hand).`,
+    ]);
+    expect((await levels(acc.id))[0]).to.deep.include({ on_hand: 1_000_000_000 });
+  });
+
   it('When two workers follow at once, Then every waiting order moves once', async () => {
     const ctx = getCtx();
     const acc = await makeAccount(ctx);
