@@ -15,7 +15,7 @@ import { benchContext, seedAccount } from './setup.js';
  * follow-stock, timed apart: a ledger row per line and the levels). "Without" is the same tree with the stock's
  * reactions to created and moved orders left out (DomainEvent.without). The rounds alternate with, without, without,
  * with, so the tables' growth lands on both sides alike, and each timed request follows a vacuum and a checkpoint
- * (settle). Prints every round and the ratio of the medians.
+ * (settle). Prints every round, the ratio of the medians and the median of the pairs' ratios.
  */
 const flag = (name: string, fallback: string) => {
   const i = process.argv.indexOf(name);
@@ -130,7 +130,11 @@ export async function run(): Promise<void> {
       const without = median(seen.without.map((r) => r[key]));
       const withIt = median(seen.with.map((r) => r[key]));
       const ratio = (withIt / without).toFixed(2);
-      process.stdout.write(`${key}: ${ms(without)} without the stock upkeep, ${ms(withIt)} with → ratio ${ratio}\n`);
+      // each pair's two rounds ran next to each other: the median of their ratios is the steadier figure
+      const paired = median(seen.with.map((w, i) => w[key] / seen.without[i][key])).toFixed(2);
+      process.stdout.write(
+        `${key}: ${ms(without)} without the stock upkeep, ${ms(withIt)} with → ratio ${ratio} (pairs: ${paired})\n`,
+      );
     }
   } finally {
     await b.web.close();
