@@ -17,7 +17,7 @@ const FLOORS = [
   },
   { name: 'leads', folders: ['auth', 'blocklist', 'leads'] },
   { name: 'orders', folders: ['orders'] },
-  { name: 'reactors', folders: ['queue', 'sources', 'stats', 'stock', 'transfers', 'webhooks'] },
+  { name: 'reactors', folders: ['cash', 'queue', 'sources', 'stats', 'stock', 'transfers', 'webhooks'] },
   { name: 'wiring', files: ['models', 'reactions', 'seed', 'seed-demo', 'services'] },
 ];
 const WIRING_FILES = FLOORS.at(-1).files;

@@ -16,6 +16,7 @@ import { pageKeys } from '../src/pagination.js';
 import { isoDate } from '../src/validation.js';
 import { BLOCKLIST_OPERATIONS } from './openapi-blocklist.js';
 import { STOCK_OPERATIONS } from './openapi-stock.js';
+import { CASH_OPERATIONS } from './openapi-cash.js';
 import { SOURCE_OPERATIONS } from './openapi-sources.js';
 import { QUEUE_OPERATIONS } from './openapi-queue.js';
 import { WEBHOOK_OPERATIONS } from './openapi-webhooks.js';
@@ -226,5 +227,6 @@ export const OPERATIONS: Operation[] = [
   ...WEBHOOK_OPERATIONS,
   ...BLOCKLIST_OPERATIONS,
   ...STOCK_OPERATIONS,
+  ...CASH_OPERATIONS,
   ...SOURCE_OPERATIONS,
 ];

@@ -13,6 +13,7 @@ import {
 } from './openapi-common.js';
 import { BLOCKLIST_EXAMPLES } from './openapi-blocklist.js';
 import { STOCK_EXAMPLES } from './openapi-stock.js';
+import { CASH_EXAMPLES } from './openapi-cash.js';
 import { SOURCE_EXAMPLES } from './openapi-sources.js';
 import { CORE_EXAMPLES, type Example } from './openapi-examples.js';
 import { MORE_EXAMPLES } from './openapi-examples-more.js';
@@ -35,6 +36,7 @@ export const EXAMPLES: Record<string, Example> = {
   ...MORE_EXAMPLES,
   ...BLOCKLIST_EXAMPLES,
   ...STOCK_EXAMPLES,
+  ...CASH_EXAMPLES,
   ...SOURCE_EXAMPLES,
 };
 export const exampleOf = (op: { method: string; path: string }): Example | undefined =>

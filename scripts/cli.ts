@@ -9,10 +9,12 @@ import { createLogger } from '../src/logger.js';
 import { loginsShown, seed } from '../src/seed.js';
 import { newPassword, refusePasswordFlag, setUserPassword } from './user-password.js';
 import { BACKUP_HELP, backupCommands } from './backup-commands.js';
+import { TARIFF_FLAGS, TARIFF_HELP, tariffOf } from './tariff-flags.js';
 
 const SHIPPING_CREATE =
   'shipping:create --account ID --code fastship --name "Fast Ship" --url URL --api-key KEY --secret SECRET ' +
-  '[--timeout-ms 5000]';
+  `[--timeout-ms 5000]\n                                   ${TARIFF_HELP}\n` +
+  `  shipping:update --id ID [--name NAME] [--url URL] ${TARIFF_HELP}`;
 
 const HELP = `LeadFlow operator CLI: npm run -s cli -- <command> (npm run -s cli:prod -- <command> on a build).
 Every command accepts --json (one JSON object on stdout).
@@ -24,7 +26,7 @@ Every command accepts --json (one JSON object on stdout).
                                    --password-stdin, else generated and printed once; ends its sessions, API tokens
                                    and reset links (--activate: switch the login on)
   account:create --name NAME
-  account:update --id ID [--name NAME] [--stock-policy track|enforce]
+  account:update --id ID [--name NAME] [--stock-policy track|enforce] [--buyer-delivery-fee N] [--currency MAD]
   accounts:list
   user:create --account ID --role seller|agent|admin --email E --name "Full Name" [--generate|--password-stdin]
                                    the password as for user:password (never on the command line)
@@ -56,6 +58,9 @@ const STRING_FLAGS = [
   'timeout-ms',
   'id',
   'stock-policy',
+  'buyer-delivery-fee',
+  'currency',
+  ...TARIFF_FLAGS,
 ];
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -77,7 +82,15 @@ export const commands: Record<string, Command> = {
     return ctx.services.accounts.createAccount(sys, { name: str(f, 'name')! });
   },
   async 'account:update'(ctx, f) {
-    const input = { name: str(f, 'name'), stock_policy: str(f, 'stock-policy') as 'track' | 'enforce' | undefined };
+    const fee = str(f, 'buyer-delivery-fee');
+    const input = {
+      name: str(f, 'name'),
+      stock_policy: str(f, 'stock-policy') as 'track' | 'enforce' | undefined,
+      currency: str(f, 'currency'),
+      // a figure that is not a number stays text, for the service to refuse in words
+      buyer_delivery_fee: (fee === undefined || !Number.isFinite(Number(fee)) ? fee : Number(fee)) as
+        number | undefined,
+    };
     return ctx.services.accounts.updateAccount(sys, num(f, 'id') ?? 0, input);
   },
   async 'accounts:list'(ctx) {
@@ -113,6 +126,14 @@ export const commands: Record<string, Command> = {
       api_key: str(f, 'api-key'),
       hmac_secret: str(f, 'secret')!,
       timeout_ms: num(f, 'timeout-ms'),
+      ...tariffOf(f),
+    });
+  },
+  async 'shipping:update'(ctx, f) {
+    return ctx.services.shipping.updateCompany(sys, num(f, 'id') ?? 0, {
+      ...(str(f, 'name') === undefined ? {} : { name: str(f, 'name') }),
+      ...(str(f, 'url') === undefined ? {} : { endpoint_url: str(f, 'url') }),
+      ...tariffOf(f),
     });
   },
   async 'token:create'(ctx, f) {

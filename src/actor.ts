@@ -16,6 +16,7 @@ export const SCOPES = [
   'MANAGE BLOCKLIST',
   'MANAGE SOURCES',
   'MANAGE STOCK',
+  'MANAGE CASH',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -22,6 +22,7 @@ export const RESOURCES = [
   'customer',
   'source',
   'stock',
+  'cash',
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 
@@ -58,6 +59,8 @@ const ROLE_GRID: Record<Role, Grid> = {
     source: CRUD,
     // warehouses, levels, the ledger and the products' thresholds (docs/stock.md); movements are added, never edited
     stock: ['viewAny', 'view', 'create', 'update'],
+    // the money of delivered orders and the carriers' statements (docs/cash.md); a statement is recorded, never edited
+    cash: ['viewAny', 'view', 'create'],
   },
   agent: {
     lead: ['viewAny', 'view', 'update'],
@@ -115,6 +118,7 @@ const SCOPE_GRID: Partial<Record<Resource, Partial<Record<Ability, Scope>>>> = {
     delete: 'MANAGE SOURCES',
   },
   stock: { viewAny: 'MANAGE STOCK', view: 'MANAGE STOCK', create: 'MANAGE STOCK', update: 'MANAGE STOCK' },
+  cash: { viewAny: 'MANAGE CASH', view: 'MANAGE CASH', create: 'MANAGE CASH' },
 };
 
 /** Roles ordered by what they may do: nobody grants, changes or acts as a role above their own. */

@@ -261,3 +261,25 @@ export async function deleteInBatches(deleteBatch: (size: number) => Promise<num
   for (let n = size; n === size; removed += n) n = await deleteBatch(size);
   return removed;
 }
+
+/** Rows with `total` (count(*) over the filter) to a page; past the last page the count is asked alone. */
+export async function paged<T extends object>(
+  sequelize: Sequelize,
+  sql: { from: string; columns: string; order: string },
+  bind: unknown[],
+  page: number,
+  perPage: number,
+): Promise<{ rows: T[]; total: number }> {
+  const n = bind.length;
+  const rows = await select<T & { total__: number }>(
+    sequelize,
+    `SELECT ${sql.columns}, count(*) OVER ()::int AS total__ ${sql.from} ORDER BY ${sql.order}
+     OFFSET $${n + 1} LIMIT $${n + 2}`,
+    [...bind, (page - 1) * perPage, perPage],
+  );
+  if (rows.length || page === 1)
+    return { rows: rows.map(({ total__: _t, ...r }) => r as unknown as T), total: rows[0]?.total__ ?? 0 };
+  const count = `SELECT count(*)::int AS total FROM (SELECT 1 ${sql.from}) AS f`;
+  const [{ total }] = await select<{ total: number }>(sequelize, count, bind);
+  return { rows: [], total };
+}

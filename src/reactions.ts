@@ -5,6 +5,7 @@ import { createOrdersFromLeads } from './orders/from-leads.js';
 import { ordersCreated, ordersDeleting, ordersMoved } from './orders/order.events.js';
 import { onLoginChanged as endClaimsOf } from './queue/queue.repository.js';
 import { requestZoneRebuild } from './stats/kpi-zones.repository.js';
+import { settleOrders } from './cash/cash.reactions.js';
 import { moveOrders, releaseOrders, reserveOrders } from './stock/stock.reactions.js';
 import { onLoginChanged as forgetTokensOf } from './tokens/token-revocation.js';
 
@@ -27,4 +28,5 @@ leadsConfirmed.subscribe((core, { transaction, actor, leadIds }) =>
 
 ordersCreated.subscribe(reserveOrders);
 ordersMoved.subscribe(moveOrders);
+ordersMoved.subscribe(settleOrders);
 ordersDeleting.subscribe(releaseOrders);

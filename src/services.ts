@@ -23,6 +23,7 @@ import { createTokenService } from './tokens/token.service.js';
 import { createExportService } from './transfers/export.service.js';
 import { createImportService } from './transfers/import.service.js';
 import { createStockService } from './stock/stock.service.js';
+import { createCashService } from './cash/cash.service.js';
 import { createWebhookService } from './webhooks/webhook.service.js';
 import './reactions.js'; // who reacts to which domain event, wired once per process
 
@@ -65,6 +66,7 @@ export function createServices(core: Core) {
     customerLookup: createCustomerLookupService(core),
     sources: createSourceService(core),
     stock,
+    cash: createCashService(core),
     storeIntake: createStoreIntakeService(core, { leads }),
     formIntake: createFormIntakeService(core, { leads }),
   };

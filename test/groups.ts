@@ -42,6 +42,7 @@ export const GROUPS = {
     'test/integration/caps-budgets.test.ts',
     'test/integration/carrier-disclosure.test.ts',
     'test/integration/carrier-ssrf.test.ts',
+    'test/integration/cash.test.ts',
     'test/integration/cli.test.ts',
     'test/integration/compiled.test.ts',
     'test/integration/credential-races.test.ts',

@@ -6,6 +6,7 @@ import { accountRateLimit, restRateLimit } from '../../http/rate-limit.js';
 import { refuseUnfitInput } from '../../http/input-guard.js';
 import { createBlocklistRoutes } from './blocklist.routes.js';
 import { createStockRoutes } from './stock.routes.js';
+import { createCashRoutes } from './cash.routes.js';
 import { createFormIntakeRoutes } from './form-intake.routes.js';
 import { createHistoryRoutes } from './histories.routes.js';
 import { createLeadRoutes } from './leads.routes.js';
@@ -62,6 +63,7 @@ export function createRestRouter(ctx: AppContext): Router {
   router.use(createBlocklistRoutes(ctx));
   router.use(createSourceRoutes(ctx));
   router.use(createStockRoutes(ctx));
+  router.use(createCashRoutes(ctx));
   router.use((_req, _res, next) => next(new NotFoundError()));
   return router;
 }

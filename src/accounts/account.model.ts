@@ -14,6 +14,9 @@ export class Account extends Model {
   declare risk_min_orders: number;
   declare risk_min_delivery_rate: number;
   declare stock_policy: 'track' | 'enforce';
+  /** The currency of its money (ISO 4217; docs/cash.md) and what a buyer pays the courier on top, in cents. */
+  declare currency: string;
+  declare buyer_delivery_fee: number;
   declare created_at: Date;
   declare updated_at: Date;
 }
@@ -34,6 +37,8 @@ export function initAccount(sequelize: Sequelize) {
         defaultValue: DEFAULT_RISK.risk_min_delivery_rate,
       },
       stock_policy: { type: DataTypes.STRING(10), allowNull: false, defaultValue: 'track' },
+      currency: { type: DataTypes.CHAR(3), allowNull: false, defaultValue: 'MAD' },
+      buyer_delivery_fee: { type: DataTypes.BIGINT, allowNull: false, defaultValue: 0 },
     },
     {
       sequelize,

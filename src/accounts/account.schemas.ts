@@ -3,6 +3,7 @@ import { ROLES, type Role } from '../actor.js';
 import type { RiskThresholds } from './risk-thresholds.js';
 import { PHONE_COUNTRIES } from '../phone.js';
 import { timeZoneNames } from '../time-zones.js';
+import { currency, money } from '../money.js';
 
 /** ISO 3166 alpha-2, one libphonenumber knows ("ma" is read as MA). */
 const phoneCountry = Joi.string()
@@ -46,10 +47,17 @@ export const accountUpdateSchema = Joi.object({
   // 0: the delivery rate never makes a customer risky
   risk_min_delivery_rate: threshold(0, 100),
   stock_policy: Joi.string().valid(...STOCK_POLICIES),
+  // docs/cash.md: what the buyer pays the courier on top of the order's total, in the account's currency
+  buyer_delivery_fee: money(),
+  currency: currency(),
 });
 /** A form's text is read as a number by the validation ("3" is 3; "" and "3.5" are refused). */
 export type AccountUpdateInput = Partial<Required<AccountCreateInput>> &
-  Partial<Record<keyof RiskThresholds, number | string>> & { stock_policy?: StockPolicy };
+  Partial<Record<keyof RiskThresholds, number | string>> & {
+    stock_policy?: StockPolicy;
+    buyer_delivery_fee?: number;
+    currency?: string;
+  };
 
 export const userCreateSchema = Joi.object({
   account_id: Joi.number().integer().positive().required(),

@@ -8,6 +8,7 @@ import { idsOrNotFound, isRowId } from '../query.js';
 import { likeExact } from '../like-pattern.js';
 import { validate } from '../validation.js';
 import { withLockTimeout } from '../lock-timeout.js';
+import { fromCents, toCents } from '../money.js';
 import { spendSettingsSave } from './settings-saves.repository.js';
 import {
   accountCreateSchema,
@@ -172,6 +173,8 @@ const accountView = (a: Account) => ({
   risk_min_orders: a.risk_min_orders,
   risk_min_delivery_rate: a.risk_min_delivery_rate,
   stock_policy: a.stock_policy,
+  currency: a.currency,
+  buyer_delivery_fee: fromCents(a.buyer_delivery_fee),
   created_at: a.created_at.toISOString(),
 });
 
@@ -184,7 +187,9 @@ const accountView = (a: Account) => ({
  */
 async function updateAccount(core: Core, actor: Actor, id: number, input: AccountUpdateInput) {
   const { Account } = core.models;
-  const v = validate<AccountUpdateInput>(accountUpdateSchema, input);
+  const typed = validate<AccountUpdateInput>(accountUpdateSchema, input);
+  const fee = typed.buyer_delivery_fee;
+  const v = fee === undefined ? typed : { ...typed, buyer_delivery_fee: toCents(fee) }; // kept in cents
   const a = isRowId(id) ? await Account.findOne({ where: { [Op.and]: [{ id }, idScope(actor)] } }) : null;
   if (!a) throw new NotFoundError();
   authorize(actor, 'update', 'account', { account_id: a.id });

@@ -11,6 +11,11 @@ export class ShippingCompany extends Model {
   declare hmac_secret: string;
   declare timeout_ms: number;
   declare active: boolean;
+  /** The tariff (docs/cash.md), in cents of the account's currency, and the days within which it remits. */
+  declare delivery_fee: number;
+  declare return_fee: number;
+  declare cod_commission_percent: number | string;
+  declare remit_within_days: number;
   declare created_at: Date;
   declare updated_at: Date;
 }
@@ -28,6 +33,10 @@ export function initShippingCompany(sequelize: Sequelize) {
       hmac_secret: { type: DataTypes.STRING(255), allowNull: false },
       timeout_ms: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 5000 },
       active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
+      delivery_fee: { type: DataTypes.BIGINT, allowNull: false, defaultValue: 0 },
+      return_fee: { type: DataTypes.BIGINT, allowNull: false, defaultValue: 0 },
+      cod_commission_percent: { type: DataTypes.DECIMAL(5, 2), allowNull: false, defaultValue: 0 },
+      remit_within_days: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 14 },
     },
     { sequelize, tableName: 'shipping_companies', modelName: 'ShippingCompany' },
   );

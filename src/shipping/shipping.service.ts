@@ -7,7 +7,9 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import { accountScope, authorize } from '../policy.js';
 import { isRowId } from '../query.js';
 import { validate } from '../validation.js';
+import { fromCents, money, toCents } from '../money.js';
 import { checkEndpointUrl } from './carrier-client.js';
+import { cityFeesOf, cityFeesSchema, setCityFees, type CityFee } from './city-fees.js';
 import { MIN_RUN } from './secret-mask.js';
 import type { ShippingCompany } from './shipping-company.model.js';
 
@@ -36,6 +38,12 @@ const companySchema = Joi.object({
   hmac_secret: Joi.string().min(16).max(255).allow(null, ''),
   timeout_ms: Joi.number().integer().min(100).max(120_000).default(CARRIER_TIMEOUT_MS),
   active: Joi.boolean().default(true),
+  // the tariff (docs/cash.md): fees in the account's currency, the COD commission in percent of the cash collected
+  delivery_fee: money(),
+  return_fee: money(),
+  cod_commission_percent: Joi.number().strict().min(0).max(100).precision(2),
+  remit_within_days: Joi.number().strict().integer().min(1).max(365),
+  city_fees: cityFeesSchema,
 });
 /** A change names only what changes: no field is required and no default (timeout, active) is filled in. */
 const updateSchema = companySchema
@@ -51,7 +59,19 @@ export interface ShippingCompanyInput {
   hmac_secret?: string | null;
   timeout_ms?: number;
   active?: boolean;
+  delivery_fee?: number;
+  return_fee?: number;
+  cod_commission_percent?: number;
+  remit_within_days?: number;
+  city_fees?: CityFee[];
 }
+
+/** The fees of a tariff as kept: cents. */
+const inCents = <T extends Partial<ShippingCompanyInput>>({ city_fees: _kept, ...v }: T) => ({
+  ...v,
+  ...(v.delivery_fee === undefined ? {} : { delivery_fee: toCents(v.delivery_fee) }),
+  ...(v.return_fee === undefined ? {} : { return_fee: toCents(v.return_fee) }),
+});
 
 /** How far a callback's X-Timestamp may be from now, in seconds, either way. */
 export const CALLBACK_WINDOW_S = 300;
@@ -80,6 +100,10 @@ export function companyView(c: ShippingCompany) {
     timeout_ms: c.timeout_ms,
     active: c.active,
     has_api_key: !!c.api_key,
+    delivery_fee: fromCents(c.delivery_fee),
+    return_fee: fromCents(c.return_fee),
+    cod_commission_percent: Number(c.cod_commission_percent),
+    remit_within_days: c.remit_within_days,
     created_at: c.created_at.toISOString(),
   };
 }
@@ -97,7 +121,7 @@ async function createCompany(
   core: Core,
   actor: Actor,
   input: ShippingCompanyInput,
-): Promise<ReturnType<typeof companyView> & { hmac_secret?: string }> {
+): Promise<ReturnType<typeof companyView> & { city_fees: CityFee[]; hmac_secret?: string }> {
   const v = validate<ShippingCompanyInput>(companySchema, input);
   await assertEndpoint(core, v.endpoint_url);
   const { ShippingCompany } = core.models;
@@ -107,13 +131,15 @@ async function createCompany(
     throw ValidationError.single('code', 'The code has already been taken.');
   const generated = v.hmac_secret ? null : crypto.randomBytes(32).toString('base64url');
   const c = await ShippingCompany.create({
-    ...v,
+    ...inCents(v),
     account_id,
     adapter: 'http',
     api_key: v.api_key || null,
     hmac_secret: v.hmac_secret || generated,
   });
-  return { ...companyView(c), ...(generated ? { hmac_secret: generated } : {}) };
+  if (v.city_fees) await setCityFees(core.db.sequelize, c, v.city_fees);
+  const city_fees = await cityFeesOf(core.db.sequelize, c.id);
+  return { ...companyView(c), city_fees, ...(generated ? { hmac_secret: generated } : {}) };
 }
 
 async function updateCompany(core: Core, actor: Actor, id: number, input: Partial<ShippingCompanyInput>) {
@@ -123,15 +149,15 @@ async function updateCompany(core: Core, actor: Actor, id: number, input: Partia
   const v = validate<ShippingCompanyInput>(updateSchema, input);
   if (v.endpoint_url !== undefined) await assertEndpoint(core, v.endpoint_url);
   // Secrets are write-only: an empty value keeps the stored one (an API key is removed with null).
-  const { hmac_secret, api_key, ...rest } = v;
-  return companyView(
-    await c.update({
-      ...rest,
-      account_id: c.account_id,
-      ...(hmac_secret ? { hmac_secret } : {}),
-      ...(api_key || api_key === null ? { api_key } : {}),
-    }),
-  );
+  const { hmac_secret, api_key, ...rest } = inCents(v);
+  await c.update({
+    ...rest,
+    account_id: c.account_id,
+    ...(hmac_secret ? { hmac_secret } : {}),
+    ...(api_key || api_key === null ? { api_key } : {}),
+  });
+  if (v.city_fees) await setCityFees(core.db.sequelize, c, v.city_fees);
+  return { ...companyView(c), city_fees: await cityFeesOf(core.db.sequelize, c.id) };
 }
 
 /**

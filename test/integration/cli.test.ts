@@ -50,7 +50,7 @@ function readmeJsonCommands(): string[] {
 }
 
 describe('operator CLI', function () {
-  this.timeout(60_000);
+  this.timeout(180_000); // each case spawns the CLI (tsx loads the sources): minutes on a loaded 2-core machine
   const web = useTestServer();
 
   it("prints one parseable JSON object on stdout through the README's own command line (npm's banner included)", async () => {

@@ -42,6 +42,8 @@ function expected(role: Role, ability: Ability, resource: Resource): boolean {
       return read || ability === 'create';
     case 'stock': // levels, the ledger (added to, never edited), warehouses, thresholds: issue 43
       return ['viewAny', 'view', 'create', 'update'].includes(ability);
+    case 'cash': // outstanding cash and the carriers' statements (recorded, never edited): issue 44; agents: none
+      return ['viewAny', 'view', 'create'].includes(ability);
   }
   return false;
 }
