@@ -87,7 +87,7 @@ describe('input rules: prototype-named keys and lone surrogates, over every rout
   let values: Record<string, string>;
   let seller: SessionClient;
   before(async function () {
-    this.timeout(60_000);
+    this.timeout(180_000); // every route × every key: minutes on a loaded 2-core machine
     // budgets no run reaches: a 429 would end the test's reach, not the input's
     const config = { ...getCtx().config, rateLimitPerMinute: 1e6, rateLimitAccountPerMinute: 1e6 };
     web = await startTestServer({ ...getCtx(), config: { ...config, sessionRatePerMinute: 1e6 } });
@@ -130,7 +130,7 @@ describe('input rules: prototype-named keys and lone surrogates, over every rout
   }
 
   it('When any REST, dashboard or sign-in route gets a prototype-named key in its query or body, Then it answers 4xx (422 naming the key), changes nothing and pollutes no prototype', async function () {
-    this.timeout(60_000);
+    this.timeout(180_000);
     const list = routes();
     expect(list.length).to.be.greaterThan(40);
     let named = 0;
@@ -153,7 +153,7 @@ describe('input rules: prototype-named keys and lone surrogates, over every rout
   });
 
   it('When any REST or dashboard write carries a lone surrogate in a string, Then it answers 422 naming that field and changes nothing', async function () {
-    this.timeout(60_000);
+    this.timeout(180_000);
     for (const route of routes().filter((r) => r.method !== 'get')) {
       const before = await fingerprint(acc.id);
       for (const lone of LONE_SURROGATES) {
