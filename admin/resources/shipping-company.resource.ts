@@ -40,6 +40,11 @@ export function shippingCompanyResource(ctx: AppContext): ResourceWithOptions {
       ],
       editProperties: ['account_id', 'code', 'name', 'endpoint_url', 'api_key', 'hmac_secret', 'timeout_ms', 'active'],
       properties: {
+        // docs/cash.md: the tariff, kept in cents; set with the CLI until the panel's tariff form comes (issue 44)
+        delivery_fee: { isVisible: false },
+        return_fee: { isVisible: false },
+        cod_commission_percent: { isVisible: false },
+        remit_within_days: { isVisible: false },
         ...accountChoiceProp,
         hmac_secret: {
           type: 'password',
